@@ -1,0 +1,1 @@
+/* hsc_b64.c: not written yet */

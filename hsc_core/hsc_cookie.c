@@ -1,0 +1,1 @@
+/* hsc_cookie.c: not written yet */

@@ -1,0 +1,1 @@
+/* hsc_http.c: not written yet */

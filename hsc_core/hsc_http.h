@@ -1,0 +1,54 @@
+/*
+ * hsc_http.h: the untrusted HTTP inputs the module reads, parsed without
+ * httpd so they can be unit-tested and fuzzed: the Cookie header, the login
+ * form body, and the return URL.
+ */
+#ifndef HSC_HTTP_H
+#define HSC_HTTP_H
+
+#include "hsc_util.h"
+
+/**
+ * Find the cookie called name in a Cookie request header (RFC 6265
+ * "name=value; name2=value2"). *val/*vallen point into header; *count is how
+ * many cookies of that name the header holds (callers refuse more than one:
+ * an attacker who can set a cookie for a parent domain could otherwise
+ * shadow the real one). Returns HSC_OK when exactly one was found,
+ * HSC_EINVAL when none, HSC_EMALFORMED when more than one; the
+ * out-parameters are always assigned (NULL/0 unless HSC_OK).
+ */
+hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
+                                    const char **val, size_t *vallen,
+                                    int *count);
+
+/** One decoded field of the login form. */
+typedef struct {
+    char *value;  /* decoded, NUL-terminated, in the caller's buffer */
+    size_t len;   /* may contain NUL bytes if the client sent %00 */
+    int present;  /* 1 when the field appeared */
+} hsc_form_field_t;
+
+/** The fields the login and logout handlers read. */
+typedef struct {
+    hsc_form_field_t username, password, ret, everywhere;
+} hsc_login_form_t;
+
+/**
+ * Parse an application/x-www-form-urlencoded body of len bytes in place
+ * (body is modified: values are percent- and '+'-decoded where they stand).
+ * Unknown fields are ignored; a repeated known field, a bad percent escape,
+ * or a decoded field over its limit (username 255, password 1024, return
+ * 2048 bytes) is HSC_EMALFORMED / HSC_ETOOLONG. *form is always assigned.
+ */
+hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
+
+/**
+ * 1 when url (len bytes) is a safe local redirect target: it starts with a
+ * single '/', is not "//" or "/\" in any spelling (including percent-encoded
+ * and with embedded tabs), has no scheme or authority, and holds no control
+ * characters, backslashes, or bytes above 0x7e. Anything else: 0, and
+ * callers use the configured success URL instead.
+ */
+int hsc_return_url_safe(const char *url, size_t len);
+
+#endif /* HSC_HTTP_H */

@@ -1,0 +1,1 @@
+/* hsc_kdf.c: not written yet */

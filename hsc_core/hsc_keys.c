@@ -1,0 +1,1 @@
+/* hsc_keys.c: not written yet */

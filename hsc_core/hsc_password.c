@@ -1,0 +1,1 @@
+/* hsc_password.c: not written yet */

@@ -1,0 +1,37 @@
+/*
+ * hsc_password.h: setting and checking passwords against the user store.
+ */
+#ifndef HSC_PASSWORD_H
+#define HSC_PASSWORD_H
+
+#include "hsc_util.h"
+#include "hsc_kdf.h"
+#include "hsc_store.h"
+
+/**
+ * Check a password at login. Computes x_n with the user's salt and kdf and
+ * compares SHA-256(x_n) with v in constant time. An unknown user costs the
+ * same KDF work (with dummy_kdf, normally the default for new users, and a
+ * fixed salt), so timing does not reveal which names exist.
+ *
+ * On HSC_OK, xn holds x_n (a secret: wipe it once the cookie is minted) and
+ * *u the user (store-owned strings, see hsc_store.h). On any failure xn is
+ * wiped. Returns HSC_OK, HSC_ETOOLONG (password over 1024 bytes, refused
+ * before hashing), HSC_EINVAL (invalid username), HSC_ENOUSER,
+ * HSC_EDISABLED, HSC_EAUTH (wrong password), HSC_ESTORE or HSC_ECRYPTO.
+ */
+hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
+                                size_t user_len, const char *password,
+                                size_t pwlen, const hsc_kdf_t *dummy_kdf,
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u);
+
+/**
+ * Make the salt and authenticator for a new password: a fresh random salt,
+ * x_n by kdf, v = SHA-256(x_n). Fills salt, kdf and authenticator of *u and
+ * leaves the other fields alone. Returns HSC_OK, HSC_ETOOLONG, HSC_EINVAL
+ * or HSC_ECRYPTO.
+ */
+hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
+                               size_t pwlen, hsc_user_t *u);
+
+#endif /* HSC_PASSWORD_H */

@@ -1,0 +1,1 @@
+/* hsc_store.c: not written yet */

@@ -1,0 +1,107 @@
+/*
+ * hsc_store.h: the user store, as a table of functions.
+ *
+ * The SQLite store (hsc_store_sqlite.c) is the one implementation today; a
+ * networked SQL store can be added later by filling another table, without
+ * touching callers.
+ *
+ * A handle is used by one thread at a time and allocates nothing per call:
+ * strings in an hsc_user_t returned by get() point into handle-owned memory
+ * that stays valid until the next call on the same handle. Copy what you keep.
+ * Every failure of the backing store is HSC_ESTORE: callers fail closed.
+ */
+#ifndef HSC_STORE_H
+#define HSC_STORE_H
+
+#include "hsc_util.h"
+#include "hsc_kdf.h"
+
+typedef struct {
+    const char *name;      /* username, NUL-terminated */
+    size_t name_len;
+    unsigned char salt[HSC_SALT_LEN];
+    hsc_kdf_t kdf;
+    unsigned char authenticator[HSC_AUTH_LEN]; /* v = SHA-256(x_n) */
+    const char *groups;    /* "g1,g2" or "" */
+    int disabled;          /* 1: cookies and logins refused */
+    int64_t revoked_before; /* cookies with iat < this are refused */
+    int64_t created, updated; /* Unix seconds */
+} hsc_user_t;
+
+typedef struct hsc_store hsc_store_t;
+
+/* Called by list() once a user, in name order; non-zero stops the walk. */
+typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
+
+typedef struct {
+    const char *name; /* "sqlite" */
+
+    /** Look a user up. HSC_OK, HSC_ENOUSER, or HSC_ESTORE. */
+    hsc_status_t (*get)(hsc_store_t *s, const char *user, size_t len,
+                        hsc_user_t *out);
+    /** Insert a new user (name, salt, kdf, authenticator, groups, disabled).
+     *  HSC_EEXISTS if present; created/updated are set to now. */
+    hsc_status_t (*add)(hsc_store_t *s, const hsc_user_t *u);
+    /** Replace salt, kdf and authenticator. HSC_ENOUSER if absent. */
+    hsc_status_t (*set_password)(hsc_store_t *s, const char *user,
+                                 const unsigned char salt[HSC_SALT_LEN],
+                                 const hsc_kdf_t *kdf,
+                                 const unsigned char v[HSC_AUTH_LEN]);
+    hsc_status_t (*set_groups)(hsc_store_t *s, const char *user,
+                               const char *groups);
+    hsc_status_t (*set_disabled)(hsc_store_t *s, const char *user, int on);
+    /** revoked_before = when: cookies issued earlier stop working. */
+    hsc_status_t (*revoke)(hsc_store_t *s, const char *user, int64_t when);
+    hsc_status_t (*del)(hsc_store_t *s, const char *user);
+    hsc_status_t (*list)(hsc_store_t *s, hsc_store_each_fn *fn, void *baton);
+    void (*close)(hsc_store_t *s);
+} hsc_store_vtable_t;
+
+struct hsc_store {
+    const hsc_store_vtable_t *vt;
+    char errmsg[256]; /* the backend's last error, for logs; never secrets */
+};
+
+/* Flags for hsc_store_sqlite_open(). */
+#define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
+#define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
+
+/**
+ * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
+ * must exist and carry this project's schema (a foreign database is
+ * HSC_ESTORE with a message saying so); an older schema version is
+ * migrated when writable. WAL mode and a busy timeout let readers go on
+ * while a writer changes users. On failure *ps is NULL and, when errbuf is
+ * not NULL, the reason is written there.
+ * Returns HSC_OK, HSC_EIO, HSC_ESTORE or HSC_ENOMEM.
+ */
+hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
+                                   hsc_store_t **ps, char *errbuf,
+                                   size_t errlen);
+
+/* Callers go through these, so the vtable stays an implementation detail. */
+hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
+                           hsc_user_t *out);
+hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u);
+hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
+                                    const unsigned char salt[HSC_SALT_LEN],
+                                    const hsc_kdf_t *kdf,
+                                    const unsigned char v[HSC_AUTH_LEN]);
+hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
+                                  const char *groups);
+hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on);
+hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when);
+hsc_status_t hsc_store_del(hsc_store_t *s, const char *user);
+hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
+                            void *baton);
+/** The backend's last error message ("" when none). */
+const char *hsc_store_errmsg(const hsc_store_t *s);
+/** Close and free the handle; NULL is allowed. */
+void hsc_store_close(hsc_store_t *s);
+
+/**
+ * 1 when group (len bytes) is one of the comma-separated groups.
+ */
+int hsc_groups_contain(const char *groups, const char *group, size_t len);
+
+#endif /* HSC_STORE_H */

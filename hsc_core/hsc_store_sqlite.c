@@ -1,0 +1,1 @@
+/* hsc_store_sqlite.c: not written yet */

@@ -1,0 +1,1 @@
+/* hsc_util.c: not written yet */

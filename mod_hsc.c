@@ -1,0 +1,1 @@
+/* mod_hsc.c: not written yet */
