@@ -1,1 +1,229 @@
-/* hsc_util.c: not written yet */
+/*
+ * hsc_util.c: the error space and the small helpers of the core.
+ */
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "hsc_util.h"
+
+const char *hsc_strerror(hsc_status_t st)
+{
+    switch (st) {
+    case HSC_OK:
+        return "ok";
+    case HSC_EMALFORMED:
+        return "malformed";
+    case HSC_ETOOLONG:
+        return "too long";
+    case HSC_ENOKEY:
+        return "unknown key id";
+    case HSC_EBADMAC:
+        return "bad mac";
+    case HSC_EEXPIRED:
+        return "expired";
+    case HSC_EFUTURE:
+        return "issued in the future";
+    case HSC_EMAXAGE:
+        return "past maximum age";
+    case HSC_ENOUSER:
+        return "no such user";
+    case HSC_EDISABLED:
+        return "user disabled";
+    case HSC_EREVOKED:
+        return "revoked";
+    case HSC_EAUTH:
+        return "authentication failed";
+    case HSC_ESTORE:
+        return "user store failure";
+    case HSC_EREADONLY:
+        return "user store is read-only";
+    case HSC_EEXISTS:
+        return "user exists";
+    case HSC_EINVAL:
+        return "invalid argument";
+    case HSC_ECRYPTO:
+        return "crypto library failure";
+    case HSC_EIO:
+        return "i/o error";
+    case HSC_ENOMEM:
+        return "out of memory";
+    }
+    return "unknown status";
+}
+
+int hsc_ct_equal(const void *a, const void *b, size_t len)
+{
+    /* CRYPTO_memcmp returns 0 when equal; this function returns 1. */
+    return CRYPTO_memcmp(a, b, len) == 0;
+}
+
+void hsc_wipe(void *p, size_t len)
+{
+    if (p != NULL && len > 0) {
+        OPENSSL_cleanse(p, len);
+    }
+}
+
+hsc_status_t hsc_parse_time(const char *s, size_t len, int64_t *out)
+{
+    int64_t v = 0;
+    size_t i;
+
+    *out = 0;
+    if (s == NULL || len == 0 || len > 19) {
+        return HSC_EMALFORMED;
+    }
+    if (s[0] == '0' && len > 1) {
+        return HSC_EMALFORMED; /* leading zero: not canonical */
+    }
+    for (i = 0; i < len; i++) {
+        int d;
+
+        if (s[i] < '0' || s[i] > '9') {
+            return HSC_EMALFORMED;
+        }
+        d = s[i] - '0';
+        if (v > (INT64_MAX - d) / 10) {
+            return HSC_EMALFORMED; /* would overflow int64_t */
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return HSC_OK;
+}
+
+size_t hsc_format_time(int64_t t, char *buf)
+{
+    char tmp[21];
+    size_t n = 0, i;
+    uint64_t v = t < 0 ? 0 : (uint64_t)t;
+
+    do {
+        tmp[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v != 0);
+    for (i = 0; i < n; i++) {
+        buf[i] = tmp[n - 1 - i];
+    }
+    buf[n] = '\0';
+    return n;
+}
+
+/*
+ * Decode one UTF-8 sequence at s (at most len bytes). Strict: no overlong
+ * forms, no surrogates, nothing above U+10FFFF. Returns its length in bytes
+ * and sets *cp, or 0 when the bytes are not well-formed UTF-8.
+ */
+static size_t utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    uint32_t c;
+    size_t n, i;
+    uint32_t min;
+
+    if (len == 0) {
+        return 0;
+    }
+    if (s[0] < 0x80) {
+        *cp = s[0];
+        return 1;
+    }
+    else if (s[0] >= 0xC2 && s[0] <= 0xDF) {
+        n = 2;
+        c = s[0] & 0x1F;
+        min = 0x80;
+    }
+    else if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        n = 3;
+        c = s[0] & 0x0F;
+        min = 0x800;
+    }
+    else if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        n = 4;
+        c = s[0] & 0x07;
+        min = 0x10000;
+    }
+    else {
+        return 0; /* continuation byte, C0/C1 overlong lead, or > F4 */
+    }
+    if (len < n) {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            return 0;
+        }
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        return 0;
+    }
+    *cp = c;
+    return n;
+}
+
+/* 1 for C0 controls, DEL and C1 controls. */
+static int is_control(uint32_t cp)
+{
+    return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F);
+}
+
+int hsc_username_valid(const char *u, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)u;
+    size_t i = 0;
+
+    if (u == NULL || len == 0 || len > HSC_USER_MAX) {
+        return 0;
+    }
+    while (i < len) {
+        uint32_t cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+
+        if (n == 0 || is_control(cp)) {
+            return 0;
+        }
+        i += n;
+    }
+    return 1;
+}
+
+int hsc_groupname_valid(const char *g, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)g;
+    size_t i = 0;
+
+    if (g == NULL || len == 0 || len > HSC_USER_MAX) {
+        return 0;
+    }
+    while (i < len) {
+        uint32_t cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+
+        /* ',' separates groups in the store, ' ' in Require lines. */
+        if (n == 0 || is_control(cp) || cp == ',' || cp == ' '
+            || cp == 0xA0) {
+            return 0;
+        }
+        i += n;
+    }
+    return 1;
+}
+
+hsc_status_t hsc_random(void *buf, size_t len)
+{
+    unsigned char *b = buf;
+
+    /* RAND_bytes takes an int; feed it in chunks so any size_t works. */
+    while (len > 0) {
+        int n = len > 65536 ? 65536 : (int)len;
+
+        if (RAND_bytes(b, n) != 1) {
+            return HSC_ECRYPTO;
+        }
+        b += n;
+        len -= (size_t)n;
+    }
+    return HSC_OK;
+}
