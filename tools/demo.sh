@@ -1,0 +1,134 @@
+#!/bin/sh
+# Builds mod_hsc and starts a demo httpd on http://127.0.0.1:${HSC_DEMO_PORT:-8080}/
+# with the embedded SQLite user store: a protected page at /private/, a login
+# page at /login, a logout form at /logout, and a demo user whose password is
+# printed below. Ctrl-C stops it. Everything lives in a fresh temporary folder.
+#   HSC_DEMO_PORT=N    listen on another port
+#   --smoke            start, log in and out with curl, stop (used by tests)
+set -eu
+cd "$(dirname "$0")/.."
+top=$(pwd)
+port=${HSC_DEMO_PORT:-8080}
+smoke=0
+[ "${1:-}" = "--smoke" ] && smoke=1
+
+tools/install-deps-debian.sh
+if [ ! -f .libs/mod_hsc.so ] || [ ! -x hsc-admin ]; then
+    [ -f configure ] || ./autogen.sh >/dev/null
+    [ -f Makefile ] || ./configure -q
+    make -j2 >/dev/null
+fi
+
+modules=$(apxs -q LIBEXECDIR)
+httpd="$(apxs -q SBINDIR)/$(apxs -q TARGET)"
+run=$(mktemp -d /tmp/hsc-demo.XXXXXX)
+chmod 755 "$run"
+mkdir -p "$run/htdocs/private" "$run/logs" "$run/db"
+cp .libs/mod_hsc.so "$run/mod_hsc.so"
+
+# The key file is read by the parent before it drops privileges: 0600.
+./hsc-admin keygen "$run/hsc.keys" >/dev/null
+password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
+./hsc-admin init "$run/db/users.db"
+printf '%s\n' "$password" \
+    | ./hsc-admin add "$run/db/users.db" demo --groups staff --password-stdin
+
+user_directive=""
+if [ "$(id -u)" = 0 ]; then
+    # Children run as nobody; SQLite needs to write its WAL files beside the
+    # database, so the folder is theirs.
+    user_directive="User nobody
+Group nogroup"
+    chown -R nobody:nogroup "$run/db"
+fi
+
+cat >"$run/htdocs/index.html" <<'HTML'
+<!doctype html><meta charset="utf-8"><title>mod_hsc demo</title>
+<h1>mod_hsc demo</h1>
+<ul><li><a href="/private/">a protected page</a>
+<li><a href="/login">log in</a><li><a href="/logout">log out</a></ul>
+HTML
+cat >"$run/htdocs/private/index.html" <<'HTML'
+<!doctype html><meta charset="utf-8"><title>private</title>
+<h1>Private page</h1><p>You are logged in. <a href="/logout">Log out</a>.
+HTML
+
+cat >"$run/httpd.conf" <<CONF
+# A demo of mod_hsc; see conf/httpd-hsc-sample.conf for the annotated version.
+ServerRoot "$run"
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile "$run/logs/httpd.pid"
+ErrorLog "$run/logs/error_log"
+LogLevel warn hsc:info
+$user_directive
+LoadModule mpm_event_module $modules/mod_mpm_event.so
+LoadModule authn_core_module $modules/mod_authn_core.so
+LoadModule authz_core_module $modules/mod_authz_core.so
+LoadModule authz_user_module $modules/mod_authz_user.so
+LoadModule mime_module $modules/mod_mime.so
+LoadModule dir_module $modules/mod_dir.so
+LoadModule hsc_module "$run/mod_hsc.so"
+TypesConfig /etc/mime.types
+DirectoryIndex index.html
+DocumentRoot "$run/htdocs"
+
+HSCKeyFile "$run/hsc.keys"
+HSCUserDB "$run/db/users.db"
+
+<Location "/private/">
+    AuthType HSC
+    HSCLoginURL /login
+    # Plain http on localhost for the demo; keep the default (On) behind TLS.
+    HSCCookieSecure Off
+    Require valid-user
+</Location>
+<Location "/login">
+    SetHandler hsc-login
+    HSCCookieSecure Off
+    HSCLoginSuccessURL /private/
+</Location>
+<Location "/logout">
+    SetHandler hsc-logout
+    HSCCookieSecure Off
+</Location>
+CONF
+
+"$httpd" -t -f "$run/httpd.conf" >/dev/null 2>&1 || {
+    "$httpd" -t -f "$run/httpd.conf"
+    exit 1
+}
+
+if [ "$smoke" = 1 ]; then
+    "$httpd" -f "$run/httpd.conf" -k start
+    trap '"$httpd" -f "$run/httpd.conf" -k stop; sleep 1; rm -rf "$run"' EXIT
+    sleep 1
+    base="http://127.0.0.1:$port"
+    jar="$run/jar"
+    fail=0
+    check() { # description, expected, actual
+        if [ "$2" = "$3" ]; then echo "ok - demo: $1"
+        else echo "not ok - demo: $1 (got $3, expected $2)"; fail=1; fi
+    }
+    check "protected page without a cookie" 401 \
+        "$(curl -s -o /dev/null -w '%{http_code}' "$base/private/")"
+    check "login" 303 "$(curl -s -o /dev/null -w '%{http_code}' -c "$jar" \
+        --data-urlencode username=demo --data-urlencode "password=$password" \
+        "$base/login")"
+    check "protected page with the cookie" 200 \
+        "$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" "$base/private/")"
+    exit $fail
+fi
+
+cat <<EOT
+
+  mod_hsc demo: http://127.0.0.1:$port/
+    protected page  http://127.0.0.1:$port/private/
+    log in as       demo
+    password        $password
+
+  Files (key, user database, config, logs): $run
+  Stop with Ctrl-C.
+EOT
+trap 'rm -rf "$run"' EXIT INT TERM
+"$httpd" -f "$run/httpd.conf" -DFOREGROUND
