@@ -1,1 +1,285 @@
-/* hsc_http.c: not written yet */
+/*
+ * hsc_http.c: the untrusted HTTP inputs of the module (Cookie header, login
+ * form, return URL), parsed without httpd so they can be unit-tested and
+ * fuzzed. Nothing here allocates: all work is done in the caller's buffers.
+ */
+#include <string.h>
+
+#include "hsc_http.h"
+
+/* Decoded limits of the form fields (hsc_http.h). */
+#define HSC_FORM_USERNAME_MAX HSC_USER_MAX
+#define HSC_FORM_PASSWORD_MAX HSC_PASSWORD_MAX
+#define HSC_FORM_RETURN_MAX 2048
+#define HSC_FORM_EVERYWHERE_MAX 16
+
+/* RFC 6265 allows only SP and HTAB as optional white space. */
+static int is_ows(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
+                                    const char **val, size_t *vallen,
+                                    int *count)
+{
+    const char *p, *found = NULL;
+    size_t namelen, foundlen = 0;
+    int n = 0;
+
+    *val = NULL;
+    *vallen = 0;
+    *count = 0;
+    if (header == NULL || name == NULL || (namelen = strlen(name)) == 0) {
+        return HSC_EINVAL;
+    }
+
+    p = header;
+    while (*p) {
+        const char *ns, *ne, *vs, *ve, *end;
+
+        /* One "name=value" pair runs up to the next ';' or the end. */
+        end = strchr(p, ';');
+        if (end == NULL) {
+            end = p + strlen(p);
+        }
+        ns = p;
+        while (ns < end && is_ows(*ns)) {
+            ++ns;
+        }
+        ne = memchr(ns, '=', (size_t)(end - ns));
+        if (ne != NULL) {
+            vs = ne + 1;
+            while (ne > ns && is_ows(ne[-1])) {
+                --ne;
+            }
+            /* Exact, case-sensitive name match: "xhsc" is not "hsc". */
+            if ((size_t)(ne - ns) == namelen
+                && memcmp(ns, name, namelen) == 0) {
+                while (vs < end && is_ows(*vs)) {
+                    ++vs;
+                }
+                ve = end;
+                while (ve > vs && is_ows(ve[-1])) {
+                    --ve;
+                }
+                /* RFC 6265: a value may be wrapped in one pair of DQUOTEs. */
+                if (ve - vs >= 2 && vs[0] == '"' && ve[-1] == '"') {
+                    ++vs;
+                    --ve;
+                }
+                ++n;
+                found = vs;
+                foundlen = (size_t)(ve - vs);
+            }
+        }
+        p = *end ? end + 1 : end;
+    }
+
+    *count = n;
+    if (n == 1) {
+        *val = found;
+        *vallen = foundlen;
+        return HSC_OK;
+    }
+    return n == 0 ? HSC_EINVAL : HSC_EMALFORMED;
+}
+
+/* Value of one hex digit, or -1. */
+static int hexval(char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/*
+ * Decode len bytes of src (percent escapes and '+') into dst, which may be
+ * src itself or lie before it: decoding never grows. Returns the decoded
+ * length, or (size_t)-1 on a bad escape.
+ */
+static size_t form_decode(char *dst, const char *src, size_t len)
+{
+    size_t i, o = 0;
+
+    for (i = 0; i < len; ++i) {
+        char c = src[i];
+        if (c == '+') {
+            c = ' ';
+        }
+        else if (c == '%') {
+            int hi, lo;
+            if (len - i < 3) {
+                return (size_t)-1;
+            }
+            hi = hexval(src[i + 1]);
+            lo = hexval(src[i + 2]);
+            if (hi < 0 || lo < 0) {
+                return (size_t)-1;
+            }
+            c = (char)((hi << 4) | lo);
+            i += 2;
+        }
+        dst[o++] = c;
+    }
+    return o;
+}
+
+hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
+{
+    size_t pos = 0;
+    hsc_status_t st = HSC_OK;
+
+    memset(form, 0, sizeof(*form));
+    if (body == NULL) {
+        return len == 0 ? HSC_OK : HSC_EINVAL;
+    }
+
+    while (pos < len) {
+        char *pair = body + pos, *eq, *amp;
+        size_t pairlen, nlen, rawnamelen, vlen;
+        hsc_form_field_t *f = NULL;
+        size_t limit = 0;
+
+        amp = memchr(pair, '&', len - pos);
+        pairlen = amp ? (size_t)(amp - pair) : len - pos;
+        pos += pairlen + (amp ? 1 : 0);
+        if (pairlen == 0) {
+            continue;
+        }
+        eq = memchr(pair, '=', pairlen);
+        rawnamelen = eq ? (size_t)(eq - pair) : pairlen;
+
+        /* The name is decoded in place; it only shrinks. */
+        nlen = form_decode(pair, pair, rawnamelen);
+        if (nlen == (size_t)-1) {
+            st = HSC_EMALFORMED;
+            goto cleanup;
+        }
+        if (nlen == 8 && memcmp(pair, "username", 8) == 0) {
+            f = &form->username;
+            limit = HSC_FORM_USERNAME_MAX;
+        }
+        else if (nlen == 8 && memcmp(pair, "password", 8) == 0) {
+            f = &form->password;
+            limit = HSC_FORM_PASSWORD_MAX;
+        }
+        else if (nlen == 6 && memcmp(pair, "return", 6) == 0) {
+            f = &form->ret;
+            limit = HSC_FORM_RETURN_MAX;
+        }
+        else if (nlen == 10 && memcmp(pair, "everywhere", 10) == 0) {
+            f = &form->everywhere;
+            limit = HSC_FORM_EVERYWHERE_MAX;
+        }
+
+        if (eq == NULL) {
+            /* "name" alone: an empty value, terminated where it stood. */
+            vlen = 0;
+            if (f != NULL) {
+                if (f->present) {
+                    st = HSC_EMALFORMED;
+                    goto cleanup;
+                }
+                f->value = pair;
+                pair[0] = '\0';
+                f->len = 0;
+                f->present = 1;
+            }
+            continue;
+        }
+
+        /*
+         * The value is decoded to start at the '=' (one byte before it
+         * stood), so its terminating NUL always lands inside the pair,
+         * even for the last pair of a body that is not NUL-terminated.
+         */
+        vlen = form_decode(eq, eq + 1, pairlen - rawnamelen - 1);
+        if (vlen == (size_t)-1) {
+            st = HSC_EMALFORMED;
+            goto cleanup;
+        }
+        eq[vlen] = '\0';
+        if (f == NULL) {
+            continue;
+        }
+        if (f->present) {
+            st = HSC_EMALFORMED;
+            goto cleanup;
+        }
+        if (vlen > limit) {
+            st = HSC_ETOOLONG;
+            goto cleanup;
+        }
+        f->value = eq;
+        f->len = vlen;
+        f->present = 1;
+    }
+
+cleanup:
+    if (st != HSC_OK) {
+        memset(form, 0, sizeof(*form));
+    }
+    return st;
+}
+
+/*
+ * 1 when the escape "%XY" at s (3 bytes, already checked to be hex) stands
+ * for '/', '\\' or '%'. "/%2F" and "/%5C" are "//" and "/\\" once a proxy
+ * or framework decodes them, and "%25" opens another layer of the same.
+ */
+static int escape_is_separator(const char *s)
+{
+    int c = (hexval(s[1]) << 4) | hexval(s[2]);
+
+    return c == '/' || c == '\\' || c == '%';
+}
+
+int hsc_return_url_safe(const char *url, size_t len)
+{
+    size_t i;
+
+    if (url == NULL || len == 0 || url[0] != '/') {
+        return 0;
+    }
+    /* Printable ASCII only: no controls (CR, LF, tab), space, DEL, 8-bit. */
+    for (i = 0; i < len; ++i) {
+        unsigned char c = (unsigned char)url[i];
+        if (c <= 0x20 || c >= 0x7f || c == '\\') {
+            return 0;
+        }
+        /* An encoded control character has no business in a target. */
+        if (c == '%') {
+            int hi, lo;
+            if (i + 2 >= len) {
+                return 0;
+            }
+            hi = hexval(url[i + 1]);
+            lo = hexval(url[i + 2]);
+            if (hi < 0 || lo < 0) {
+                return 0;
+            }
+            if (hi < 2 || (hi == 7 && lo == 15)) {
+                return 0;
+            }
+        }
+    }
+    if (len == 1) {
+        return 1;
+    }
+    /* "//host" and "/\host" are scheme-relative in browsers. */
+    if (url[1] == '/') {
+        return 0;
+    }
+    if (url[1] == '%' && escape_is_separator(url + 1)) {
+        return 0;
+    }
+    return 1;
+}

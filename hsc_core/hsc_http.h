@@ -10,9 +10,9 @@
 
 /**
  * Find the cookie called name in a Cookie request header (RFC 6265
- * "name=value; name2=value2"). *val/*vallen point into header; *count is how
- * many cookies of that name the header holds (callers refuse more than one:
- * an attacker who can set a cookie for a parent domain could otherwise
+ * "name=value; name2=value2"). *val and *vallen point into header; *count is
+ * how many cookies of that name the header holds (callers refuse more than
+ * one: an attacker who can set a cookie for a parent domain could otherwise
  * shadow the real one). Returns HSC_OK when exactly one was found,
  * HSC_EINVAL when none, HSC_EMALFORMED when more than one; the
  * out-parameters are always assigned (NULL/0 unless HSC_OK).

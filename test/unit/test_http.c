@@ -1,0 +1,393 @@
+/*
+ * test_http.c: the untrusted HTTP inputs (hsc_http.h): Cookie header scan,
+ * login form parsing, and the return-URL check.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hsc_test.h"
+#include "hsc_http.h"
+
+/* --- Cookie header -------------------------------------------------------- */
+
+static const struct {
+    const char *header; /* the Cookie request header */
+    const char *name;   /* cookie looked for */
+    hsc_status_t st;    /* expected status */
+    int count;          /* expected number of cookies of that name */
+    const char *value;  /* expected value when st == HSC_OK */
+} cookie_cases[] = {
+    {"hsc=abc", "hsc", HSC_OK, 1, "abc"},
+    {"a=1; hsc=abc; b=2", "hsc", HSC_OK, 1, "abc"},
+    {"a=1;hsc=abc;b=2", "hsc", HSC_OK, 1, "abc"},
+    {"  hsc =  abc  ;b=2", "hsc", HSC_OK, 1, "abc"},
+    {"\thsc=abc\t", "hsc", HSC_OK, 1, "abc"},
+    {"hsc=\"abc\"", "hsc", HSC_OK, 1, "abc"},
+    {"hsc=\"\"", "hsc", HSC_OK, 1, ""},
+    {"hsc=\"abc", "hsc", HSC_OK, 1, "\"abc"},
+    {"hsc=", "hsc", HSC_OK, 1, ""},
+    {"hsc=a=b", "hsc", HSC_OK, 1, "a=b"},
+    {"xhsc=evil; hsc=good", "hsc", HSC_OK, 1, "good"},
+    {"hscx=evil; hsc=good", "hsc", HSC_OK, 1, "good"},
+    {"hsc=good; xhsc=evil", "hsc", HSC_OK, 1, "good"},
+    {"HSC=evil; hsc=good", "hsc", HSC_OK, 1, "good"},
+    {"__Host-hsc=v", "__Host-hsc", HSC_OK, 1, "v"},
+    {"hsc=v", "__Host-hsc", HSC_EINVAL, 0, NULL},
+    {"", "hsc", HSC_EINVAL, 0, NULL},
+    {";;;", "hsc", HSC_EINVAL, 0, NULL},
+    {"hsc", "hsc", HSC_EINVAL, 0, NULL},
+    {"xhsc=1", "hsc", HSC_EINVAL, 0, NULL},
+    {"hscx=1", "hsc", HSC_EINVAL, 0, NULL},
+    {"a=hsc=1", "hsc", HSC_EINVAL, 0, NULL},
+    {"hsc=1; hsc=2", "hsc", HSC_EMALFORMED, 2, NULL},
+    {"hsc=1; hsc=1", "hsc", HSC_EMALFORMED, 2, NULL},
+    {"hsc=1;hsc=2;hsc=3", "hsc", HSC_EMALFORMED, 3, NULL},
+    {" hsc = 1 ; a=2 ;  hsc=", "hsc", HSC_EMALFORMED, 2, NULL},
+};
+
+static void cookie_header_find_follows_the_table(void)
+{
+    size_t i;
+    char what[160];
+
+    for (i = 0; i < sizeof(cookie_cases) / sizeof(cookie_cases[0]); ++i) {
+        const char *val = (const char *)1;
+        size_t vallen = 99;
+        int count = -1;
+        hsc_status_t st = hsc_cookie_header_find(cookie_cases[i].header,
+                                                 cookie_cases[i].name, &val,
+                                                 &vallen, &count);
+        snprintf(what, sizeof(what), "case %zu status (\"%s\")", i,
+                 cookie_cases[i].header);
+        CHECK_EQ(st, cookie_cases[i].st, what);
+        snprintf(what, sizeof(what), "case %zu count", i);
+        CHECK_EQ(count, cookie_cases[i].count, what);
+        if (cookie_cases[i].value != NULL) {
+            snprintf(what, sizeof(what), "case %zu value", i);
+            CHECK(val != NULL && vallen == strlen(cookie_cases[i].value)
+                      && memcmp(val, cookie_cases[i].value, vallen) == 0,
+                  what);
+        }
+        else {
+            snprintf(what, sizeof(what), "case %zu outputs cleared", i);
+            CHECK(val == NULL && vallen == 0, what);
+        }
+    }
+}
+
+static void cookie_header_find_refuses_null_inputs(void)
+{
+    const char *val = (const char *)1;
+    size_t vallen = 5;
+    int count = 7;
+
+    CHECK_EQ(hsc_cookie_header_find(NULL, "hsc", &val, &vallen, &count),
+             HSC_EINVAL, "NULL header is none");
+    CHECK(val == NULL && vallen == 0 && count == 0, "outputs assigned");
+    CHECK_EQ(hsc_cookie_header_find("hsc=1", "", &val, &vallen, &count),
+             HSC_EINVAL, "empty name finds nothing");
+}
+
+/* --- Login form ----------------------------------------------------------- */
+
+/* Parses a copy of body exactly len bytes long (no NUL after it). */
+static hsc_status_t parse_copy(const char *body, char *buf, size_t bufsize,
+                               hsc_login_form_t *form)
+{
+    size_t len = strlen(body);
+
+    if (len > bufsize) {
+        len = bufsize;
+    }
+    memcpy(buf, body, len);
+    return hsc_form_parse(buf, len, form);
+}
+
+static void form_parse_decodes_percent_and_plus(void)
+{
+    char buf[256];
+    hsc_login_form_t f;
+
+    CHECK_EQ(parse_copy("username=alice+b%40x&password=p%2Bw+d%25"
+                        "&return=%2Fa%3Fb%3Dc",
+                        buf, sizeof(buf), &f),
+             HSC_OK, "parses");
+    CHECK_STR(f.username.value, "alice b@x", "username decoded");
+    CHECK_EQ(f.username.len, 9, "username length");
+    CHECK_STR(f.password.value, "p+w d%", "password decoded");
+    CHECK_STR(f.ret.value, "/a?b=c", "return decoded");
+    CHECK(f.username.present && f.password.present && f.ret.present,
+          "fields present");
+    CHECK(!f.everywhere.present && f.everywhere.value == NULL,
+          "absent field stays absent");
+}
+
+static void form_parse_accepts_lowercase_hex_and_decoded_names(void)
+{
+    char buf[128];
+    hsc_login_form_t f;
+
+    CHECK_EQ(parse_copy("user%6eame=%61%62&everywhere=1", buf, sizeof(buf),
+                        &f),
+             HSC_OK, "parses");
+    CHECK_STR(f.username.value, "ab", "encoded name and lowercase hex");
+    CHECK_STR(f.everywhere.value, "1", "everywhere");
+}
+
+static void form_parse_terminates_last_value_inside_the_buffer(void)
+{
+    /* The buffer is exactly the body: a NUL past it would overflow, and
+     * the guard byte after it must stay untouched. */
+    char buf[32];
+    hsc_login_form_t f;
+
+    memset(buf, 'Z', sizeof(buf));
+    memcpy(buf, "password=abc", 12);
+    CHECK_EQ(hsc_form_parse(buf, 12, &f), HSC_OK, "parses");
+    CHECK_STR(f.password.value, "abc", "value terminated");
+    CHECK(buf[12] == 'Z', "no byte written past the body");
+}
+
+static void form_parse_ignores_unknown_and_empty_pairs(void)
+{
+    char buf[128];
+    hsc_login_form_t f;
+
+    CHECK_EQ(parse_copy("&&foo=bar&username=bob&&x&=y&", buf, sizeof(buf),
+                        &f),
+             HSC_OK, "parses");
+    CHECK_STR(f.username.value, "bob", "username");
+    CHECK(!f.password.present, "no password");
+}
+
+static void form_parse_treats_a_bare_name_as_empty(void)
+{
+    char buf[64];
+    hsc_login_form_t f;
+
+    CHECK_EQ(parse_copy("everywhere&username=", buf, sizeof(buf), &f), HSC_OK,
+             "parses");
+    CHECK(f.everywhere.present && f.everywhere.len == 0, "bare name");
+    CHECK(f.username.present && f.username.len == 0, "empty value");
+    CHECK_STR(f.username.value, "", "empty string");
+}
+
+static void form_parse_keeps_nul_bytes_counted(void)
+{
+    char buf[64];
+    hsc_login_form_t f;
+
+    CHECK_EQ(parse_copy("username=a%00b", buf, sizeof(buf), &f), HSC_OK,
+             "parses");
+    CHECK_EQ(f.username.len, 3, "length counts the NUL");
+    CHECK(f.username.value[1] == '\0' && f.username.value[2] == 'b',
+          "NUL kept in place");
+}
+
+static const struct {
+    const char *body;  /* form body */
+    hsc_status_t st;   /* expected status */
+} form_bad_cases[] = {
+    {"username=%", HSC_EMALFORMED},
+    {"username=%4", HSC_EMALFORMED},
+    {"username=%zz", HSC_EMALFORMED},
+    {"username=%g0", HSC_EMALFORMED},
+    {"password=a%2", HSC_EMALFORMED},
+    {"unknown=%x1&username=a", HSC_EMALFORMED},
+    {"user%6=a", HSC_EMALFORMED},
+    {"username=a&username=b", HSC_EMALFORMED},
+    {"password=a&password=a", HSC_EMALFORMED},
+    {"return=/a&return=/b", HSC_EMALFORMED},
+    {"everywhere&everywhere=1", HSC_EMALFORMED},
+    {"user%6eame=a&username=b", HSC_EMALFORMED},
+};
+
+static void form_parse_refuses_bad_escapes_and_repeats(void)
+{
+    size_t i;
+    char buf[128], what[128];
+
+    for (i = 0; i < sizeof(form_bad_cases) / sizeof(form_bad_cases[0]);
+         ++i) {
+        hsc_login_form_t f;
+        hsc_status_t st = parse_copy(form_bad_cases[i].body, buf,
+                                     sizeof(buf), &f);
+        snprintf(what, sizeof(what), "\"%s\"", form_bad_cases[i].body);
+        CHECK_EQ(st, form_bad_cases[i].st, what);
+        CHECK(!f.username.present && !f.password.present && !f.ret.present
+                  && f.username.value == NULL,
+              "form cleared on failure");
+    }
+}
+
+/* Builds "name=" followed by n bytes of fill, possibly percent-encoded. */
+static size_t build_field(char *buf, const char *name, size_t n,
+                          int encoded)
+{
+    size_t o = strlen(name), i;
+
+    memcpy(buf, name, o);
+    buf[o++] = '=';
+    for (i = 0; i < n; ++i) {
+        if (encoded) {
+            memcpy(buf + o, "%41", 3);
+            o += 3;
+        }
+        else {
+            buf[o++] = 'a';
+        }
+    }
+    return o;
+}
+
+static const struct {
+    const char *name; /* field name */
+    size_t limit;     /* largest decoded length accepted */
+} form_limits[] = {
+    {"username", 255},
+    {"password", 1024},
+    {"return", 2048},
+};
+
+static void form_parse_enforces_decoded_limits(void)
+{
+    static char buf[8 * 1024];
+    size_t i, len;
+    hsc_login_form_t f;
+    char what[96];
+
+    for (i = 0; i < sizeof(form_limits) / sizeof(form_limits[0]); ++i) {
+        len = build_field(buf, form_limits[i].name, form_limits[i].limit, 0);
+        snprintf(what, sizeof(what), "%s at its limit",
+                 form_limits[i].name);
+        CHECK_EQ(hsc_form_parse(buf, len, &f), HSC_OK, what);
+        len = build_field(buf, form_limits[i].name, form_limits[i].limit + 1,
+                          0);
+        snprintf(what, sizeof(what), "%s one over", form_limits[i].name);
+        CHECK_EQ(hsc_form_parse(buf, len, &f), HSC_ETOOLONG, what);
+        /* The limit is on decoded bytes: encoded at the limit is fine. */
+        len = build_field(buf, form_limits[i].name, form_limits[i].limit, 1);
+        snprintf(what, sizeof(what), "%s encoded at its limit",
+                 form_limits[i].name);
+        CHECK_EQ(hsc_form_parse(buf, len, &f), HSC_OK, what);
+        CHECK_EQ(f.username.len + f.password.len + f.ret.len,
+                 form_limits[i].limit, "decoded length");
+        len = build_field(buf, form_limits[i].name, form_limits[i].limit + 1,
+                          1);
+        snprintf(what, sizeof(what), "%s encoded one over",
+                 form_limits[i].name);
+        CHECK_EQ(hsc_form_parse(buf, len, &f), HSC_ETOOLONG, what);
+    }
+}
+
+static void form_parse_accepts_an_empty_body(void)
+{
+    char buf[1];
+    hsc_login_form_t f;
+
+    CHECK_EQ(hsc_form_parse(buf, 0, &f), HSC_OK, "empty body");
+    CHECK(!f.username.present && !f.password.present, "nothing present");
+}
+
+/* --- Return URL ----------------------------------------------------------- */
+
+static const struct {
+    const char *url; /* candidate redirect target (NUL-free unless len) */
+    size_t len;      /* 0: strlen(url) */
+    int safe;        /* expected verdict */
+} return_cases[] = {
+    /* Safe local targets. */
+    {"/", 0, 1},
+    {"/app", 0, 1},
+    {"/app/page?x=1&y=2#frag", 0, 1},
+    {"/a%20b", 0, 1},
+    {"/caf%C3%A9", 0, 1},
+    {"/a/%2F/b", 0, 1},
+    {"/a:b", 0, 1},
+    {"/.well-known/x", 0, 1},
+    {"/?return=//evil.example", 0, 1},
+    /* Absolute and scheme-relative. */
+    {"//evil.example", 0, 0},
+    {"//evil.example/path", 0, 0},
+    {"///evil.example", 0, 0},
+    {"https://evil.example", 0, 0},
+    {"http://evil.example/", 0, 0},
+    {"javascript:alert(1)", 0, 0},
+    {"evil.example", 0, 0},
+    {"", 0, 0},
+    {"app", 0, 0},
+    /* Backslashes, raw and encoded. */
+    {"/\\evil.example", 0, 0},
+    {"\\\\evil.example", 0, 0},
+    {"/a\\b", 0, 0},
+    {"/%5Cevil.example", 0, 0},
+    {"/%5cevil.example", 0, 0},
+    {"/%2F%5Cevil.example", 0, 0},
+    /* Percent-encoded slashes, single and double. */
+    {"/%2F%2Fevil.example", 0, 0},
+    {"/%2fevil.example", 0, 0},
+    {"/%2F/evil.example", 0, 0},
+    {"/%252F%252Fevil.example", 0, 0},
+    {"/%25", 0, 0},
+    {"%2F%2Fevil.example", 0, 0},
+    /* Control characters, raw and encoded. */
+    {"/\t/evil.example", 0, 0},
+    {"/\r\nSet-Cookie: x=1", 0, 0},
+    {"/a\nb", 0, 0},
+    {"/a\rb", 0, 0},
+    {"/a b", 0, 0},
+    {"/a\x7f", 0, 0},
+    {"/a\x80", 0, 0},
+    {"/caf\xc3\xa9", 0, 0},
+    {"/a%0D%0ASet-Cookie:x", 0, 0},
+    {"/a%0aLocation", 0, 0},
+    {"/a%09", 0, 0},
+    {"/a%7f", 0, 0},
+    {"/a%00", 0, 0},
+    {"/a\0b", 4, 0},
+    /* Broken escapes. */
+    {"/a%", 0, 0},
+    {"/a%4", 0, 0},
+    {"/a%zz", 0, 0},
+};
+
+static void return_url_safe_follows_the_table(void)
+{
+    size_t i;
+    char what[128];
+
+    for (i = 0; i < sizeof(return_cases) / sizeof(return_cases[0]); ++i) {
+        size_t len = return_cases[i].len ? return_cases[i].len
+                                         : strlen(return_cases[i].url);
+        snprintf(what, sizeof(what), "case %zu (%s)", i,
+                 return_cases[i].safe ? "safe" : "refused");
+        CHECK_EQ(hsc_return_url_safe(return_cases[i].url, len),
+                 return_cases[i].safe, what);
+    }
+}
+
+static void return_url_safe_refuses_null_and_prefix_lengths(void)
+{
+    CHECK_EQ(hsc_return_url_safe(NULL, 5), 0, "NULL");
+    /* Only len bytes count: "/" of "//evil" is safe by itself. */
+    CHECK_EQ(hsc_return_url_safe("//evil.example", 1), 1, "prefix of one");
+    CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
+}
+
+int main(void)
+{
+    RUN(cookie_header_find_follows_the_table);
+    RUN(cookie_header_find_refuses_null_inputs);
+    RUN(form_parse_decodes_percent_and_plus);
+    RUN(form_parse_accepts_lowercase_hex_and_decoded_names);
+    RUN(form_parse_terminates_last_value_inside_the_buffer);
+    RUN(form_parse_ignores_unknown_and_empty_pairs);
+    RUN(form_parse_treats_a_bare_name_as_empty);
+    RUN(form_parse_keeps_nul_bytes_counted);
+    RUN(form_parse_refuses_bad_escapes_and_repeats);
+    RUN(form_parse_enforces_decoded_limits);
+    RUN(form_parse_accepts_an_empty_body);
+    RUN(return_url_safe_follows_the_table);
+    RUN(return_url_safe_refuses_null_and_prefix_lengths);
+    return hsc_test_done();
+}
