@@ -1,1 +1,486 @@
-/* hsc_keys.c: not written yet */
+/*
+ * hsc_keys.c: the key file (hsc-v1.md, "Keys") and the cookie MAC.
+ */
+#include <string.h>
+#include <time.h>
+
+#include <apr_strings.h>
+#include <apr_file_io.h>
+#include <apr_file_info.h>
+
+/*
+ * hsc_key_mac3() runs on every request. It uses OpenSSL's low-level
+ * SHA256_Init/Update/Final, deprecated in OpenSSL 3 but present, because
+ * the HMAC inner and outer states can then be computed once at load time
+ * and copied per call as plain structs: no allocation, no key schedule, no
+ * provider dispatch. The EVP equivalents allocate (EVP_MD_CTX_copy_ex,
+ * EVP_MAC_CTX_dup) and the one-shot HMAC() redoes the key schedule, about
+ * four times the cost. The suppression is limited to this file.
+ */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
+#include <openssl/sha.h>
+#include <openssl/hmac.h>
+#include <openssl/evp.h>
+
+#include "hsc_keys.h"
+#include "hsc_b64.h"
+
+/* The label that derives the MAC key from a key file secret. */
+#define MAC_KEY_LABEL "hsc-cookie-mac-v1"
+/* A secret longer than this is refused (nobody needs more than 256). */
+#define SECRET_MAX 256
+/* A key file larger than this is refused before it is read. */
+#define KEYFILE_MAX (1024 * 1024)
+
+struct hsc_key {
+    char kid[HSC_KID_MAX + 1];
+    size_t kid_len;
+    SHA256_CTX inner; /* SHA-256 state after absorbing K ^ ipad */
+    SHA256_CTX outer; /* SHA-256 state after absorbing K ^ opad */
+};
+
+struct hsc_keyring {
+    hsc_key_t *keys; /* file order; keys[0] signs */
+    int nkeys;
+    int nalloc;
+};
+
+int hsc_kid_valid(const char *kid, size_t len)
+{
+    size_t i;
+
+    if (kid == NULL || len == 0 || len > HSC_KID_MAX) {
+        return 0;
+    }
+    for (i = 0; i < len; i++) {
+        char c = kid[i];
+
+        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9') || c == '_' || c == '-')) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Pool cleanup: wipe every key state (they are key-equivalent). */
+static apr_status_t keyring_wipe(void *data)
+{
+    hsc_keyring_t *kr = data;
+
+    if (kr->keys != NULL) {
+        hsc_wipe(kr->keys, sizeof(*kr->keys) * (size_t)kr->nalloc);
+    }
+    kr->nkeys = 0;
+    return APR_SUCCESS;
+}
+
+/*
+ * Fill k's HMAC states from a secret: K = HMAC-SHA256(secret, label), then
+ * the inner and outer states of HMAC-SHA256 keyed with K (RFC 2104; K is
+ * 32 bytes, shorter than the 64-byte block, so it is zero-padded).
+ */
+static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
+                              size_t secret_len)
+{
+    unsigned char K[HSC_MAC_LEN];
+    unsigned char pad[SHA256_CBLOCK];
+    unsigned int klen = 0;
+    hsc_status_t rv = HSC_ECRYPTO;
+    size_t i;
+
+    if (HMAC(EVP_sha256(), secret, (int)secret_len,
+             (const unsigned char *)MAC_KEY_LABEL, sizeof(MAC_KEY_LABEL) - 1,
+             K, &klen) == NULL
+        || klen != sizeof(K)) {
+        goto cleanup;
+    }
+    memset(pad, 0x36, sizeof(pad));
+    for (i = 0; i < sizeof(K); i++) {
+        pad[i] ^= K[i];
+    }
+    if (!SHA256_Init(&k->inner) || !SHA256_Update(&k->inner, pad, sizeof(pad))) {
+        goto cleanup;
+    }
+    memset(pad, 0x5c, sizeof(pad));
+    for (i = 0; i < sizeof(K); i++) {
+        pad[i] ^= K[i];
+    }
+    if (!SHA256_Init(&k->outer) || !SHA256_Update(&k->outer, pad, sizeof(pad))) {
+        goto cleanup;
+    }
+    rv = HSC_OK;
+
+cleanup:
+    hsc_wipe(K, sizeof(K));
+    hsc_wipe(pad, sizeof(pad));
+    if (rv != HSC_OK) {
+        hsc_wipe(&k->inner, sizeof(k->inner));
+        hsc_wipe(&k->outer, sizeof(k->outer));
+    }
+    return rv;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* 1 when the line holds nothing to parse (blank, white space or comment). */
+static int line_ignored(const char *s, size_t len)
+{
+    size_t i = 0;
+
+    if (len > 0 && s[0] == '#') {
+        return 1;
+    }
+    while (i < len && is_space(s[i])) {
+        i++;
+    }
+    return i == len;
+}
+
+/*
+ * Parse one key line into kr->keys[kr->nkeys]. On a fault returns
+ * HSC_EINVAL and sets *why to a short static reason (or an allocated one).
+ */
+static hsc_status_t parse_line(apr_pool_t *p, hsc_keyring_t *kr,
+                               const char *s, size_t len, const char **why)
+{
+    unsigned char secret[SECRET_MAX];
+    size_t i = 0, kid_end, sec_start, sec_end, secret_len = 0;
+    hsc_key_t *k;
+    hsc_status_t rv;
+    int j;
+
+    *why = NULL;
+    while (i < len && !is_space(s[i])) {
+        i++;
+    }
+    kid_end = i;
+    if (!hsc_kid_valid(s, kid_end)) {
+        *why = "bad key id (1..32 characters of A-Za-z0-9_-)";
+        return HSC_EINVAL;
+    }
+    for (j = 0; j < kr->nkeys; j++) {
+        if (kr->keys[j].kid_len == kid_end
+            && memcmp(kr->keys[j].kid, s, kid_end) == 0) {
+            *why = apr_psprintf(p, "duplicate key id \"%.*s\"", (int)kid_end,
+                                s);
+            return HSC_EINVAL;
+        }
+    }
+    while (i < len && is_space(s[i])) {
+        i++;
+    }
+    sec_start = i;
+    while (i < len && !is_space(s[i])) {
+        i++;
+    }
+    sec_end = i;
+    while (i < len && is_space(s[i])) {
+        i++;
+    }
+    if (sec_start == sec_end) {
+        *why = "missing secret after the key id";
+        return HSC_EINVAL;
+    }
+    if (i != len) {
+        *why = "trailing garbage after the secret";
+        return HSC_EINVAL;
+    }
+    rv = hsc_b64url_decode(s + sec_start, sec_end - sec_start, secret,
+                           sizeof(secret), &secret_len);
+    if (rv == HSC_ETOOLONG) {
+        *why = apr_psprintf(p, "secret longer than %d bytes", SECRET_MAX);
+        return HSC_EINVAL;
+    }
+    if (rv != HSC_OK) {
+        *why = "secret is not canonical base64url without padding";
+        return HSC_EINVAL;
+    }
+    if (secret_len < HSC_SECRET_MIN) {
+        hsc_wipe(secret, secret_len);
+        *why = apr_psprintf(p, "secret is %lu bytes, at least %d are needed",
+                            (unsigned long)secret_len, HSC_SECRET_MIN);
+        return HSC_EINVAL;
+    }
+    k = &kr->keys[kr->nkeys];
+    memcpy(k->kid, s, kid_end);
+    k->kid[kid_end] = '\0';
+    k->kid_len = kid_end;
+    rv = key_setup(k, secret, secret_len);
+    hsc_wipe(secret, sizeof(secret));
+    if (rv != HSC_OK) {
+        *why = "key derivation failed in the crypto library";
+        return rv;
+    }
+    kr->nkeys++;
+    return HSC_OK;
+}
+
+hsc_status_t hsc_keyring_parse(apr_pool_t *p, const char *name,
+                               const char *text, size_t len,
+                               hsc_keyring_t **pkr, const char **pmsg)
+{
+    hsc_keyring_t *kr;
+    size_t pos, end;
+    int lineno, candidates = 0;
+    hsc_status_t rv = HSC_OK;
+    const char *why = NULL;
+
+    *pkr = NULL;
+    *pmsg = NULL;
+    if (name == NULL) {
+        name = "(key file)";
+    }
+    if (text == NULL) {
+        len = 0;
+    }
+    /* First pass: count the lines that may hold a key, to size the ring. */
+    for (pos = 0; pos < len; pos = end + 1) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+
+        end = nl ? (size_t)(nl - text) : len;
+        if (!line_ignored(text + pos, end - pos)) {
+            candidates++;
+        }
+    }
+    if (candidates == 0) {
+        *pmsg = apr_psprintf(p, "%s: no key in key file", name);
+        return HSC_EINVAL;
+    }
+    kr = apr_pcalloc(p, sizeof(*kr));
+    kr->keys = apr_pcalloc(p, sizeof(*kr->keys) * (size_t)candidates);
+    kr->nalloc = candidates;
+    apr_pool_cleanup_register(p, kr, keyring_wipe, apr_pool_cleanup_null);
+
+    lineno = 0;
+    for (pos = 0; pos < len; pos = end + 1) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+
+        end = nl ? (size_t)(nl - text) : len;
+        lineno++;
+        if (line_ignored(text + pos, end - pos)) {
+            continue;
+        }
+        rv = parse_line(p, kr, text + pos, end - pos, &why);
+        if (rv != HSC_OK) {
+            *pmsg = apr_psprintf(p, "%s:%d: %s", name, lineno, why);
+            keyring_wipe(kr);
+            return rv;
+        }
+    }
+    *pkr = kr;
+    return HSC_OK;
+}
+
+hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
+                              hsc_keyring_t **pkr, const char **pmsg)
+{
+    apr_file_t *f = NULL;
+    apr_finfo_t finfo;
+    apr_status_t st;
+    char *buf = NULL;
+    apr_size_t size = 0, got = 0;
+    hsc_status_t rv;
+    char err[120];
+    int group_other_read;
+
+    *pkr = NULL;
+    *pmsg = NULL;
+    if (path == NULL) {
+        *pmsg = "key file: no path given";
+        return HSC_EIO;
+    }
+    st = apr_file_open(&f, path, APR_FOPEN_READ | APR_FOPEN_BINARY,
+                       APR_OS_DEFAULT, p);
+    if (st != APR_SUCCESS) {
+        *pmsg = apr_psprintf(p, "%s: cannot open key file: %s", path,
+                             APR_STATUS_IS_ENOENT(st)
+                                 ? "missing (no such file)"
+                                 : apr_strerror(st, err, sizeof(err)));
+        return HSC_EIO;
+    }
+    st = apr_file_info_get(&finfo, APR_FINFO_SIZE | APR_FINFO_PROT
+                                       | APR_FINFO_TYPE, f);
+    if (st != APR_SUCCESS) {
+        *pmsg = apr_psprintf(p, "%s: cannot stat key file: %s", path,
+                             apr_strerror(st, err, sizeof(err)));
+        rv = HSC_EIO;
+        goto cleanup;
+    }
+    if (finfo.filetype != APR_REG) {
+        *pmsg = apr_psprintf(p, "%s: key file is not a regular file", path);
+        rv = HSC_EIO;
+        goto cleanup;
+    }
+    if (finfo.size > KEYFILE_MAX) {
+        *pmsg = apr_psprintf(p, "%s: key file larger than %d bytes", path,
+                             KEYFILE_MAX);
+        rv = HSC_EINVAL;
+        goto cleanup;
+    }
+    group_other_read = (finfo.protection & (APR_GREAD | APR_WREAD)) != 0;
+    size = (apr_size_t)finfo.size;
+    buf = apr_palloc(p, size + 1);
+    if (size > 0) {
+        st = apr_file_read_full(f, buf, size, &got);
+        if (st != APR_SUCCESS && !(APR_STATUS_IS_EOF(st) && got > 0)) {
+            *pmsg = apr_psprintf(p, "%s: cannot read key file: %s", path,
+                                 apr_strerror(st, err, sizeof(err)));
+            rv = HSC_EIO;
+            goto cleanup;
+        }
+    }
+    rv = hsc_keyring_parse(p, path, buf, got, pkr, pmsg);
+    if (rv == HSC_OK && group_other_read) {
+        *pmsg = apr_psprintf(p, "%s: key file is readable by group or "
+                                "others (chmod 600 or 400 it)",
+                             path);
+    }
+
+cleanup:
+    if (buf != NULL) {
+        hsc_wipe(buf, size + 1);
+    }
+    if (f != NULL) {
+        apr_file_close(f);
+    }
+    return rv;
+}
+
+const hsc_key_t *hsc_keyring_signer(const hsc_keyring_t *kr)
+{
+    return (kr != NULL && kr->nkeys > 0) ? &kr->keys[0] : NULL;
+}
+
+const hsc_key_t *hsc_keyring_find(const hsc_keyring_t *kr, const char *kid,
+                                  size_t kidlen)
+{
+    int i;
+
+    if (kr == NULL || kid == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < kr->nkeys; i++) {
+        if (kr->keys[i].kid_len == kidlen
+            && memcmp(kr->keys[i].kid, kid, kidlen) == 0) {
+            return &kr->keys[i];
+        }
+    }
+    return NULL;
+}
+
+int hsc_keyring_count(const hsc_keyring_t *kr)
+{
+    return kr != NULL ? kr->nkeys : 0;
+}
+
+const char *hsc_key_id(const hsc_key_t *k)
+{
+    return k != NULL ? k->kid : "";
+}
+
+hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
+                          size_t len1, const char *part2, size_t len2,
+                          const char *part3, size_t len3,
+                          unsigned char out[HSC_MAC_LEN])
+{
+    /* Copies of the precomputed states: the shared key is only read, so
+     * any number of threads may call this at once. */
+    SHA256_CTX c;
+    unsigned char ih[SHA256_DIGEST_LENGTH];
+    hsc_status_t rv = HSC_ECRYPTO;
+
+    if (k == NULL) {
+        memset(out, 0, HSC_MAC_LEN);
+        return HSC_EINVAL;
+    }
+    c = k->inner;
+    if ((len1 > 0 && !SHA256_Update(&c, part1, len1))
+        || !SHA256_Update(&c, "\n", 1)
+        || (len2 > 0 && !SHA256_Update(&c, part2, len2))
+        || !SHA256_Update(&c, "\n", 1)
+        || (len3 > 0 && !SHA256_Update(&c, part3, len3))
+        || !SHA256_Final(ih, &c)) {
+        goto cleanup;
+    }
+    c = k->outer;
+    if (!SHA256_Update(&c, ih, sizeof(ih)) || !SHA256_Final(out, &c)) {
+        goto cleanup;
+    }
+    rv = HSC_OK;
+
+cleanup:
+    /* The copied states are key-equivalent: leave none on the stack. */
+    hsc_wipe(&c, sizeof(c));
+    hsc_wipe(ih, sizeof(ih));
+    if (rv != HSC_OK) {
+        memset(out, 0, HSC_MAC_LEN);
+    }
+    return rv;
+}
+
+hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen)
+{
+    static const char alpha[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char secret[32];
+    char genkid[HSC_KID_MAX + 1];
+    char b64[HSC_B64URL_LEN(sizeof(secret)) + 1];
+    size_t kidlen, need;
+    hsc_status_t rv;
+
+    if (buf != NULL && buflen > 0) {
+        buf[0] = '\0';
+    }
+    if (buf == NULL) {
+        return HSC_EINVAL;
+    }
+    if (kid == NULL) {
+        /* k<YYYYMMDD>-<6 random alphanumerics>, e.g. k20261203-Q7tb2X */
+        unsigned char rnd[6];
+        time_t t = time(NULL);
+        struct tm tm;
+        size_t i, n;
+
+        if (gmtime_r(&t, &tm) == NULL) {
+            return HSC_EINVAL;
+        }
+        n = strftime(genkid, sizeof(genkid), "k%Y%m%d-", &tm);
+        if (n == 0 || hsc_random(rnd, sizeof(rnd)) != HSC_OK) {
+            return HSC_ECRYPTO;
+        }
+        for (i = 0; i < sizeof(rnd) && n < HSC_KID_MAX; i++) {
+            /* 62 does not divide 256; the slight bias is harmless in a
+             * public key id. */
+            genkid[n++] = alpha[rnd[i] % (sizeof(alpha) - 1)];
+        }
+        genkid[n] = '\0';
+        kid = genkid;
+    }
+    kidlen = strlen(kid);
+    if (!hsc_kid_valid(kid, kidlen)) {
+        return HSC_EINVAL;
+    }
+    need = kidlen + 1 + HSC_B64URL_LEN(sizeof(secret)) + 2;
+    if (buflen < need) {
+        return HSC_EINVAL;
+    }
+    rv = hsc_random(secret, sizeof(secret));
+    if (rv != HSC_OK) {
+        goto cleanup;
+    }
+    hsc_b64url_encode(secret, sizeof(secret), b64);
+    memcpy(buf, kid, kidlen);
+    buf[kidlen] = ' ';
+    memcpy(buf + kidlen + 1, b64, HSC_B64URL_LEN(sizeof(secret)));
+    buf[need - 2] = '\n';
+    buf[need - 1] = '\0';
+
+cleanup:
+    hsc_wipe(secret, sizeof(secret));
+    hsc_wipe(b64, sizeof(b64));
+    return rv;
+}
