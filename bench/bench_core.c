@@ -1,0 +1,5 @@
+/* bench_core.c: not written yet */
+int main(void)
+{
+    return 0;
+}

@@ -1,0 +1,92 @@
+/*
+ * fuzz_return_url.c: hsc_return_url_safe() on an untrusted redirect target
+ * (the login form's return field).
+ *
+ * Properties of every accepted URL (each aborts when violated):
+ *   - it starts with '/', and its second byte is neither '/' nor '\\';
+ *   - it holds no control byte (0x00-0x1f, 0x7f), no '\\' and no byte over
+ *     0x7e;
+ *   - decoded once (%XX escapes), it still starts with a single '/', not
+ *     "//" or "/\\" (the percent-encoded spelling of a protocol-relative
+ *     URL);
+ *   - the answer is the same when asked twice, and for a copy that is
+ *     NUL-terminated (the length, not a terminator, bounds the read).
+ */
+#include <string.h>
+
+#include "hsc_fuzz.h"
+#include "hsc_http.h"
+
+static int hexval(unsigned char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+/* The byte at *i of url decoded once (a "%XX" counts as one byte). */
+static int decoded_at(const unsigned char *u, size_t len, size_t *i)
+{
+    int hi, lo;
+
+    if (*i >= len) {
+        return -1;
+    }
+    if (u[*i] == '%' && *i + 2 < len && (hi = hexval(u[*i + 1])) >= 0
+        && (lo = hexval(u[*i + 2])) >= 0) {
+        *i += 3;
+        return hi * 16 + lo;
+    }
+    return u[(*i)++];
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* Exactly size bytes, so ASan sees any read past the length. */
+    char *url = malloc(size ? size : 1);
+    char *z = malloc(size + 1);
+    int ok, c0, c1;
+    size_t i;
+
+    if (url == NULL || z == NULL) {
+        free(url);
+        free(z);
+        return 0;
+    }
+    if (size) {
+        memcpy(url, data, size);
+        memcpy(z, data, size);
+    }
+    z[size] = '\0';
+
+    ok = hsc_return_url_safe(url, size);
+    HSC_FUZZ_ASSERT(ok == 0 || ok == 1);
+    HSC_FUZZ_ASSERT(hsc_return_url_safe(url, size) == ok);
+    HSC_FUZZ_ASSERT(hsc_return_url_safe(z, size) == ok);
+
+    if (ok) {
+        HSC_FUZZ_ASSERT(size >= 1 && url[0] == '/');
+        HSC_FUZZ_ASSERT(size < 2 || (url[1] != '/' && url[1] != '\\'));
+        for (i = 0; i < size; i++) {
+            unsigned char ch = (unsigned char)url[i];
+
+            HSC_FUZZ_ASSERT(ch >= 0x20 && ch < 0x7f);
+            HSC_FUZZ_ASSERT(ch != '\\');
+        }
+        i = 0;
+        c0 = decoded_at((const unsigned char *)url, size, &i);
+        c1 = decoded_at((const unsigned char *)url, size, &i);
+        HSC_FUZZ_ASSERT(c0 == '/');
+        HSC_FUZZ_ASSERT(c1 != '/' && c1 != '\\');
+    }
+    free(z);
+    free(url);
+    return 0;
+}
