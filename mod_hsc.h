@@ -1,0 +1,108 @@
+/*
+ * mod_hsc.h: what the two halves of the httpd glue share (mod_hsc.c:
+ * configuration, authentication, authorization; mod_hsc_login.c: the login
+ * and logout handlers). Private to the module; never included by hsc_core.
+ */
+#ifndef MOD_HSC_H
+#define MOD_HSC_H
+
+#include "httpd.h"
+#include "http_config.h"
+
+#include "hsc_util.h"
+#include "hsc_keys.h"
+#include "hsc_kdf.h"
+#include "hsc_store.h"
+#include "hsc_cookie.h"
+
+/* Largest login or logout form body read; anything bigger is a 413. */
+#define HSC_FORM_BODY_MAX 8192
+
+typedef enum {
+    HSC_SAMESITE_STRICT,
+    HSC_SAMESITE_LAX,
+    HSC_SAMESITE_NONE
+} hsc_samesite_t;
+
+typedef enum {
+    HSC_UNAUTH_AUTO,     /* browser navigation: redirect; else 401 */
+    HSC_UNAUTH_REDIRECT, /* always redirect to HSCLoginURL */
+    HSC_UNAUTH_401       /* always 401 */
+} hsc_unauth_t;
+
+/* Per server (RSRC_CONF): the secrets and the user store. */
+typedef struct {
+    const char *keyfile;         /* resolved path, or NULL */
+    hsc_keyring_t *keys;         /* loaded in the parent, in pconf */
+    const char *key_warning;     /* e.g. mode too open; logged at startup */
+    const char *userdb;          /* resolved path, or NULL */
+    int db_index;                /* slot in each thread's store cache */
+    hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
+} hsc_srv_conf_t;
+
+/* Per directory (OR_AUTHCFG). Every value is parsed at config time. */
+typedef struct {
+    const char *cookie_name;
+    const char *cookie_domain;   /* NULL: no Domain attribute */
+    const char *cookie_path;
+    int secure;
+    hsc_samesite_t samesite;
+    apr_int64_t idle, max_age, skew; /* seconds */
+    int refresh;
+    const char *scope;
+    int bind_address;
+    const char *login_url;       /* NULL: never redirect */
+    hsc_unauth_t unauth;
+    const char *success_url;
+    const char *logout_url;
+
+    unsigned int cookie_name_set : 1, cookie_domain_set : 1,
+        cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
+        max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
+        bind_address_set : 1, login_url_set : 1, unauth_set : 1,
+        success_url_set : 1, logout_url_set : 1;
+} hsc_dir_conf_t;
+
+/* What a verified request carries, in r->request_config. */
+typedef struct {
+    const char *user;
+    const char *groups;          /* "g1,g2" or "" */
+    char iat[24], exp[24];       /* canonical decimal, for the environment */
+} hsc_req_t;
+
+extern module AP_MODULE_DECLARE_DATA hsc_module;
+
+/* The calling thread's handle on the server's user store, or NULL (logged,
+ * with tag) when it cannot be opened: callers answer 500. */
+hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
+
+/* Fill vp for this request and location. */
+void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, hsc_verify_params_t *vp);
+
+/*
+ * Find and verify the request's cookie. Returns HSC_OK with *c and *u
+ * filled (c->auth is x_n: wipe *c after use), HSC_EINVAL when there is no
+ * cookie, or the refusal (already logged once, with its tag).
+ */
+hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
+                                const hsc_dir_conf_t *d, hsc_store_t *store,
+                                hsc_cookie_t *c, hsc_user_t *u);
+
+/*
+ * The one place a Set-Cookie is built: name=value with the location's
+ * attributes, HttpOnly always, lifetime seconds (0: expire it now). Added
+ * to err_headers_out so it survives redirects and error responses.
+ * Returns 0, or -1 when the merged attributes break a cookie rule
+ * (logged; nothing is set: the caller answers 500).
+ */
+int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
+                   const char *value, apr_int64_t lifetime);
+
+/* NULL, or why these cookie attributes are not allowed together. */
+const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
+
+/* The hsc-login and hsc-logout handlers (mod_hsc_login.c). */
+int hsc_login_handler(request_rec *r);
+
+#endif /* MOD_HSC_H */

@@ -1,0 +1,420 @@
+/*
+ * mod_hsc_login.c: the hsc-login and hsc-logout handlers.
+ *
+ *   SetHandler hsc-login    GET: the built-in login page; POST: log in
+ *   SetHandler hsc-logout   GET: a confirmation form; POST: log out
+ *
+ * Every response carries Cache-Control: no-store. A POST from another site
+ * is refused before its body is read; bodies over HSC_FORM_BODY_MAX are a
+ * 413. A redirect target from the client is used only when
+ * hsc_return_url_safe() accepts it.
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+#include "apr_lib.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "util_script.h"
+
+#include "mod_hsc.h"
+#include "hsc_http.h"
+#include "hsc_password.h"
+
+APLOG_USE_MODULE(hsc);
+
+/* The one message a failed login shows, whatever the reason. */
+#define HSC_LOGIN_FAILED "Login failed: wrong username or password."
+
+/* Headers every response of both handlers carries. */
+static void page_headers(request_rec *r)
+{
+    apr_table_t *h = r->err_headers_out;
+
+    apr_table_setn(h, "Cache-Control", "no-store");
+    apr_table_setn(h, "X-Frame-Options", "DENY");
+    apr_table_setn(h, "Content-Security-Policy",
+                   "default-src 'none'; frame-ancestors 'none'");
+    apr_table_setn(h, "Referrer-Policy", "same-origin");
+}
+
+static void page_start(request_rec *r, int status, const char *title)
+{
+    r->status = status;
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    ap_rvputs(r,
+              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+              "<meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, "
+              "initial-scale=1\">\n<title>",
+              title, "</title>\n</head>\n<body>\n<main>\n<h1>", title,
+              "</h1>\n", NULL);
+}
+
+static int page_end(request_rec *r)
+{
+    ap_rputs("</main>\n</body>\n</html>\n", r);
+    return OK;
+}
+
+/* The built-in login page; ret (already safe) is carried in the form. */
+static int login_page(request_rec *r, const char *ret, int status,
+                      const char *message)
+{
+    page_start(r, status, "Log in");
+    if (message != NULL) {
+        ap_rvputs(r, "<p role=\"alert\"><strong>",
+                  ap_escape_html2(r->pool, message, 1), "</strong></p>\n",
+                  NULL);
+    }
+    ap_rvputs(r,
+              "<form method=\"post\">\n"
+              "<input type=\"hidden\" name=\"return\" value=\"",
+              ret ? ap_escape_html2(r->pool, ret, 1) : "", "\">\n",
+              "<p><label for=\"hsc-username\">Username</label><br>\n"
+              "<input id=\"hsc-username\" name=\"username\" "
+              "autocomplete=\"username\" required autofocus></p>\n"
+              "<p><label for=\"hsc-password\">Password</label><br>\n"
+              "<input id=\"hsc-password\" name=\"password\" "
+              "type=\"password\" autocomplete=\"current-password\" "
+              "required></p>\n"
+              "<p><button type=\"submit\">Log in</button></p>\n"
+              "</form>\n",
+              NULL);
+    return page_end(r);
+}
+
+/* The logout confirmation form (a GET never logs anyone out). */
+static int logout_page(request_rec *r, int status, const char *message)
+{
+    page_start(r, status, "Log out");
+    if (message != NULL) {
+        ap_rvputs(r, "<p role=\"status\">",
+                  ap_escape_html2(r->pool, message, 1), "</p>\n", NULL);
+        return page_end(r);
+    }
+    ap_rputs("<form method=\"post\">\n"
+             "<p><label><input type=\"checkbox\" name=\"everywhere\" "
+             "value=\"1\"> Also log out on every other device</label></p>\n"
+             "<p><button type=\"submit\">Log out</button></p>\n"
+             "</form>\n",
+             r);
+    return page_end(r);
+}
+
+/* Length of "scheme://authority" without a default port for the scheme. */
+static size_t strip_default_port(const char *hostport, size_t len,
+                                 const char *port)
+{
+    size_t pl = strlen(port);
+
+    if (len > pl && !strncmp(hostport + len - pl, port, pl)) {
+        return len - pl;
+    }
+    return len;
+}
+
+/*
+ * 1 when a POST comes from another site: Sec-Fetch-Site says cross-site,
+ * or Origin names another host than the Host this request was sent to
+ * (an opaque "null" Origin counts as another). Requests without either
+ * header (old browsers, curl) pass; SameSite on the cookie is the other
+ * half of the defence.
+ */
+static int cross_site(request_rec *r)
+{
+    const char *sfs = apr_table_get(r->headers_in, "Sec-Fetch-Site");
+    const char *origin = apr_table_get(r->headers_in, "Origin");
+    const char *host, *auth;
+    size_t alen, hlen;
+    int https;
+
+    if (sfs != NULL && !strcasecmp(sfs, "cross-site")) {
+        return 1;
+    }
+    if (origin == NULL) {
+        return 0;
+    }
+    if (!strncasecmp(origin, "https://", 8)) {
+        auth = origin + 8;
+        https = 1;
+    }
+    else if (!strncasecmp(origin, "http://", 7)) {
+        auth = origin + 7;
+        https = 0;
+    }
+    else {
+        return 1; /* "null" or anything else */
+    }
+    host = apr_table_get(r->headers_in, "Host");
+    if (host == NULL) {
+        host = r->hostname;
+    }
+    if (host == NULL) {
+        return 1;
+    }
+    alen = strip_default_port(auth, strlen(auth), https ? ":443" : ":80");
+    hlen = strip_default_port(host, strlen(host), https ? ":443" : ":80");
+    return alen != hlen || strncasecmp(auth, host, alen) != 0;
+}
+
+/*
+ * Read an application/x-www-form-urlencoded body of at most
+ * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
+ */
+static int read_form(request_rec *r, char **body, apr_size_t *len)
+{
+    const char *ct = apr_table_get(r->headers_in, "Content-Type");
+    apr_size_t n = 0;
+    char *buf;
+    int rv;
+
+    *body = NULL;
+    *len = 0;
+    if (ct == NULL
+        || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0
+        || (ct[33] != '\0' && ct[33] != ';' && ct[33] != ' ')) {
+        return HTTP_UNSUPPORTED_MEDIA_TYPE;
+    }
+    if ((rv = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK) {
+        return rv;
+    }
+    if (r->remaining > HSC_FORM_BODY_MAX) {
+        return HTTP_REQUEST_ENTITY_TOO_LARGE;
+    }
+    buf = apr_palloc(r->pool, HSC_FORM_BODY_MAX + 1);
+    if (ap_should_client_block(r)) {
+        long got;
+        while ((got = ap_get_client_block(r, buf + n,
+                                          HSC_FORM_BODY_MAX + 1 - n)) > 0) {
+            n += (apr_size_t)got;
+            if (n > HSC_FORM_BODY_MAX) {
+                hsc_wipe(buf, n);
+                return HTTP_REQUEST_ENTITY_TOO_LARGE;
+            }
+        }
+        if (got < 0) {
+            hsc_wipe(buf, n);
+            return HTTP_BAD_REQUEST;
+        }
+    }
+    buf[n] = '\0';
+    *body = buf;
+    *len = n;
+    return OK;
+}
+
+/* The return target of a form or query, when it is safe; else NULL. */
+static const char *safe_return(const hsc_login_form_t *f)
+{
+    if (f->ret.present && hsc_return_url_safe(f->ret.value, f->ret.len)) {
+        return f->ret.value;
+    }
+    return NULL;
+}
+
+static int login_get(request_rec *r)
+{
+    hsc_login_form_t f;
+    char *args;
+
+    if (r->args == NULL) {
+        return login_page(r, NULL, HTTP_OK, NULL);
+    }
+    args = apr_pstrdup(r->pool, r->args);
+    if (hsc_form_parse(args, strlen(args), &f) != HSC_OK) {
+        return login_page(r, NULL, HTTP_OK, NULL);
+    }
+    return login_page(r, safe_return(&f), HTTP_OK, NULL);
+}
+
+/* Log in: check the password, mint the cookie, 303 to a safe target. */
+static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    unsigned char xn[HSC_XN_LEN];
+    char value[HSC_COOKIE_VALUE_MAX];
+    const char *target = safe_return(f), *user;
+    hsc_store_t *store;
+    hsc_user_t u;
+    hsc_status_t st;
+    hsc_verify_params_t vp;
+    int64_t exp;
+    size_t len;
+
+    if (!f->username.present || !f->password.present
+        || !hsc_username_valid(f->username.value, f->username.len)) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      "HSC030: login refused: missing or invalid username "
+                      "or password field");
+        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
+    }
+    user = ap_escape_logitem(r->pool, f->username.value);
+    if (sc->keys == NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "HSC031: hsc-login without HSCKeyFile");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if ((store = hsc_thread_store(r, sc)) == NULL) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    st = hsc_password_check(store, f->username.value, f->username.len,
+                            f->password.value, f->password.len,
+                            &sc->dummy_kdf, xn, &u);
+    if (st != HSC_OK) {
+        int fault = st == HSC_ESTORE || st == HSC_ECRYPTO
+                    || st == HSC_ENOMEM;
+        ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
+                      "HSC032: login refused for user \"%s\": %s", user,
+                      hsc_strerror(st));
+        if (fault) {
+            return HTTP_INTERNAL_SERVER_ERROR;
+        }
+        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
+    }
+
+    hsc_verify_params(r, sc, d, &vp);
+    exp = hsc_cookie_expiry(vp.now, vp.now, d->idle, d->max_age);
+    st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u.name, u.name_len,
+                         vp.now, exp, xn, vp.scope, vp.address, value,
+                         sizeof(value), &len);
+    hsc_wipe(xn, sizeof(xn));
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "HSC033: cannot mint a cookie for user \"%s\": %s",
+                      user, hsc_strerror(st));
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    st = hsc_set_cookie(r, d, value, exp - vp.now) == 0 ? HSC_OK : HSC_EINVAL;
+    hsc_wipe(value, sizeof(value));
+    if (st != HSC_OK) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  "HSC034: user \"%s\" logged in", user);
+    /* Copied: target points into the body, which is wiped. */
+    apr_table_set(r->headers_out, "Location",
+                  target ? target : d->success_url);
+    return HTTP_SEE_OTHER;
+}
+
+/* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
+static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    const char *message = NULL;
+    int everywhere = f->everywhere.present && f->everywhere.len > 0
+                     && strcmp(f->everywhere.value, "0") != 0;
+
+    if (everywhere) {
+        hsc_store_t *store = hsc_thread_store(r, sc);
+        hsc_cookie_t c;
+        hsc_user_t u;
+        hsc_status_t st = HSC_ESTORE;
+
+        if (store != NULL && sc->keys != NULL) {
+            st = hsc_verify_request(r, sc, d, store, &c, &u);
+        }
+        if (st == HSC_OK) {
+            const char *user = apr_pstrmemdup(r->pool, c.user, c.user_len);
+            hsc_wipe(&c, sizeof(c));
+            st = hsc_store_revoke(store, user,
+                                  (int64_t)apr_time_sec(r->request_time));
+            if (st == HSC_OK) {
+                ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                              "HSC040: user \"%s\" logged out everywhere",
+                              ap_escape_logitem(r->pool, user));
+            }
+            else {
+                ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                              "HSC041: cannot revoke the cookies of user "
+                              "\"%s\": %s (%s)",
+                              ap_escape_logitem(r->pool, user),
+                              hsc_strerror(st), hsc_store_errmsg(store));
+                message = st == HSC_EREADONLY
+                              ? "You are logged out on this device, but "
+                                "your other sessions could not be ended: "
+                                "the user database is read-only. Ask an "
+                                "administrator to revoke them."
+                              : "You are logged out on this device, but "
+                                "your other sessions could not be ended "
+                                "because of a server problem. Ask an "
+                                "administrator to revoke them.";
+            }
+        }
+        else if (st != HSC_EINVAL) {
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                          "HSC042: logout everywhere without a valid "
+                          "cookie: only this browser's cookie is cleared");
+        }
+    }
+    if (hsc_set_cookie(r, d, "", 0) != 0) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (message != NULL) {
+        return logout_page(r, HTTP_OK, message);
+    }
+    apr_table_setn(r->headers_out, "Location", d->logout_url);
+    return HTTP_SEE_OTHER;
+}
+
+int hsc_login_handler(request_rec *r)
+{
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
+    hsc_login_form_t f;
+    char *body;
+    apr_size_t len;
+    int login, rv;
+
+    if (r->handler == NULL) {
+        return DECLINED;
+    }
+    if (!strcmp(r->handler, "hsc-login")) {
+        login = 1;
+    }
+    else if (!strcmp(r->handler, "hsc-logout")) {
+        login = 0;
+    }
+    else {
+        return DECLINED;
+    }
+    page_headers(r);
+    r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
+    if (r->method_number == M_GET) {
+        return login ? login_get(r) : logout_page(r, HTTP_OK, NULL);
+    }
+    if (r->method_number != M_POST) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    if (cross_site(r)) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      "HSC020: cross-site %s POST refused",
+                      login ? "login" : "logout");
+        return HTTP_FORBIDDEN;
+    }
+    if ((rv = read_form(r, &body, &len)) != OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      "HSC021: %s form refused: HTTP %d",
+                      login ? "login" : "logout", rv);
+        return rv;
+    }
+    if (hsc_form_parse(body, len, &f) != HSC_OK) {
+        hsc_wipe(body, len);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      "HSC022: %s form refused: malformed body",
+                      login ? "login" : "logout");
+        return HTTP_BAD_REQUEST;
+    }
+    sc = ap_get_module_config(r->server->module_config, &hsc_module);
+    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    rv = login ? login_post(r, sc, d, &f) : logout_post(r, sc, d, &f);
+    /* The body held the password: wipe it before the pool is reused. */
+    hsc_wipe(body, len);
+    return rv;
+}
