@@ -1,1 +1,124 @@
-/* hsc_password.c: not written yet */
+/*
+ * hsc_password.c: setting and checking passwords against the user store.
+ *
+ * The check does the same KDF work whether or not the user exists or is
+ * disabled, so the time a login takes does not tell which names exist or
+ * which accounts are disabled. Only an invalid username (which no stored
+ * user can have), an oversized password and a store failure answer early.
+ */
+#include <string.h>
+
+#include "hsc_password.h"
+
+/*
+ * The salt of the work done for an unknown user. Fixed and public: that
+ * work is only there to take the same time, its result is thrown away.
+ */
+static const unsigned char dummy_salt[HSC_SALT_LEN] = {
+    'h', 's', 'c', '-', 'n', 'o', '-', 's',
+    'u', 'c', 'h', '-', 'u', 's', 'e', 'r'
+};
+
+hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
+                                size_t user_len, const char *password,
+                                size_t pwlen, const hsc_kdf_t *dummy_kdf,
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u)
+{
+    unsigned char v[HSC_AUTH_LEN];
+    hsc_kdf_t fallback;
+    hsc_status_t st, kst;
+    int equal;
+
+    memset(u, 0, sizeof(*u));
+    hsc_wipe(xn, HSC_XN_LEN);
+    if (password == NULL && pwlen > 0) {
+        return HSC_EINVAL;
+    }
+    if (pwlen > HSC_PASSWORD_MAX) {
+        return HSC_ETOOLONG;
+    }
+    if (user == NULL || !hsc_username_valid(user, user_len)) {
+        return HSC_EINVAL;
+    }
+
+    st = hsc_store_get(s, user, user_len, u);
+    if (st == HSC_ENOUSER) {
+        /* Same cost as a real user with the default KDF. */
+        if (dummy_kdf == NULL) {
+            if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &fallback) != HSC_OK) {
+                return HSC_ECRYPTO;
+            }
+            dummy_kdf = &fallback;
+        }
+        kst = hsc_kdf_derive(dummy_kdf, password ? password : "", pwlen,
+                             dummy_salt, xn);
+        hsc_wipe(xn, HSC_XN_LEN);
+        memset(u, 0, sizeof(*u));
+        return kst == HSC_OK ? HSC_ENOUSER : kst;
+    }
+    if (st != HSC_OK) {
+        memset(u, 0, sizeof(*u));
+        return st;
+    }
+
+    /* A disabled user costs the KDF work too, then is refused. */
+    st = hsc_kdf_derive(&u->kdf, password ? password : "", pwlen, u->salt,
+                        xn);
+    if (st != HSC_OK) {
+        goto cleanup;
+    }
+    st = hsc_authenticator(xn, v);
+    if (st != HSC_OK) {
+        goto cleanup;
+    }
+    equal = hsc_ct_equal(v, u->authenticator, HSC_AUTH_LEN);
+    if (u->disabled) {
+        st = HSC_EDISABLED;
+    }
+    else if (!equal) {
+        st = HSC_EAUTH;
+    }
+
+cleanup:
+    hsc_wipe(v, sizeof(v));
+    if (st != HSC_OK) {
+        hsc_wipe(xn, HSC_XN_LEN);
+        memset(u, 0, sizeof(*u));
+    }
+    return st;
+}
+
+hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
+                               size_t pwlen, hsc_user_t *u)
+{
+    unsigned char salt[HSC_SALT_LEN], xn[HSC_XN_LEN], v[HSC_AUTH_LEN];
+    hsc_status_t st;
+
+    if (kdf == NULL || u == NULL || (password == NULL && pwlen > 0)) {
+        return HSC_EINVAL;
+    }
+    if (pwlen > HSC_PASSWORD_MAX) {
+        return HSC_ETOOLONG;
+    }
+    st = hsc_random(salt, sizeof(salt));
+    if (st != HSC_OK) {
+        goto cleanup;
+    }
+    st = hsc_kdf_derive(kdf, password ? password : "", pwlen, salt, xn);
+    if (st != HSC_OK) {
+        goto cleanup;
+    }
+    st = hsc_authenticator(xn, v);
+    if (st != HSC_OK) {
+        goto cleanup;
+    }
+    memcpy(u->salt, salt, sizeof(salt));
+    u->kdf = *kdf;
+    memcpy(u->authenticator, v, sizeof(v));
+
+cleanup:
+    hsc_wipe(xn, sizeof(xn));
+    hsc_wipe(v, sizeof(v));
+    hsc_wipe(salt, sizeof(salt));
+    return st;
+}

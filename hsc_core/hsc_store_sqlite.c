@@ -1,1 +1,832 @@
-/* hsc_store_sqlite.c: not written yet */
+/*
+ * hsc_store_sqlite.c: the user store in an SQLite file (docs/schema.md).
+ *
+ * One connection per handle, opened with SQLITE_OPEN_NOMUTEX: a handle
+ * belongs to one thread at a time (the module keeps one per thread).
+ *
+ * The file is ours when PRAGMA application_id says so; PRAGMA user_version
+ * is the schema version, raised by the migration steps below. WAL mode lets
+ * readers go on while hsc-admin writes. Readers wait at most
+ * HSC_SQLITE_READ_WAIT_MS for a lock, so a verification never hangs;
+ * writers wait longer. Every SQLite failure is HSC_ESTORE with a message in
+ * s->errmsg (SQLite's text and ours, never a bound value): callers fail
+ * closed.
+ *
+ * get() is the hot path: one statement prepared once per connection, one
+ * primary-key lookup in a WITHOUT ROWID table, strings copied into buffers
+ * the handle owns, no allocation unless a group list outgrows its buffer.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "hsc_store.h"
+
+/* PRAGMA application_id of an hsc user database: "HSC1" in ASCII. */
+#define HSC_SQLITE_APP_ID 0x48534331
+/* Milliseconds a read waits for a lock, and a write. */
+#define HSC_SQLITE_READ_WAIT_MS 300
+#define HSC_SQLITE_WRITE_WAIT_MS 5000
+/* Bytes the WAL is truncated to after a checkpoint. */
+#define HSC_SQLITE_WAL_LIMIT 1048576
+/* Bytes of the group buffer a handle starts with. */
+#define HSC_SQLITE_GROUPS_INIT 256
+
+/*
+ * The schema, one step a version: migrations[i] takes user_version i to
+ * i + 1. Append new steps; never edit a released one.
+ */
+static const char *const migrations[] = {
+    /* 1: the user table. */
+    "CREATE TABLE hsc_users ("
+    " username TEXT NOT NULL PRIMARY KEY"
+    "  CHECK (typeof(username) = 'text'"
+    "         AND length(CAST(username AS BLOB)) BETWEEN 1 AND 255),"
+    " salt BLOB(16) NOT NULL"
+    "  CHECK (typeof(salt) = 'blob' AND length(salt) = 16),"
+    " kdf TEXT NOT NULL"
+    "  CHECK (typeof(kdf) = 'text' AND length(kdf) BETWEEN 1 AND 63),"
+    " authenticator BLOB(32) NOT NULL"
+    "  CHECK (typeof(authenticator) = 'blob'"
+    "         AND length(authenticator) = 32),"
+    " groups TEXT NOT NULL DEFAULT ''"
+    "  CHECK (typeof(groups) = 'text'"
+    "         AND length(CAST(groups AS BLOB)) <= 65535),"
+    " disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),"
+    " revoked_before INTEGER NOT NULL DEFAULT 0"
+    "  CHECK (typeof(revoked_before) = 'integer' AND revoked_before >= 0),"
+    " created INTEGER NOT NULL CHECK (typeof(created) = 'integer'),"
+    " updated INTEGER NOT NULL CHECK (typeof(updated) = 'integer')"
+    ") WITHOUT ROWID"
+};
+#define HSC_SQLITE_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+
+#define USER_COLUMNS \
+    "username, salt, kdf, authenticator, groups, disabled, revoked_before, " \
+    "created, updated"
+
+typedef struct {
+    hsc_store_t base;      /* first: the handle callers hold */
+    sqlite3 *db;           /* NULL while the file is gone */
+    sqlite3_stmt *get_st;  /* the lookup, prepared once per connection */
+    char *path;
+    int flags;             /* as passed to open, without HSC_STORE_CREATE */
+    int readonly;          /* 1: read-only open, or SQLite fell back to it */
+    struct timespec next_check; /* when to look for a replaced file */
+    char name[HSC_USER_MAX + 1];
+    char *groups;
+    size_t groups_cap;
+} sq_store_t;
+
+static const hsc_store_vtable_t sq_vtable;
+
+/* Format a message into buf (truncating; never overflows). */
+static void msgf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void msgf(char *buf, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (buf == NULL || len == 0) {
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(buf, len, fmt, ap);
+    va_end(ap);
+}
+
+/* errmsg = "<what>: <SQLite's message>"; returns HSC_ESTORE. */
+static hsc_status_t sq_fail(sq_store_t *sq, const char *what, int rc)
+{
+    const char *m = sq->db ? sqlite3_errmsg(sq->db) : sqlite3_errstr(rc);
+
+    msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "%s: %s", what, m);
+    return rc == SQLITE_NOMEM ? HSC_ENOMEM : HSC_ESTORE;
+}
+
+/* Run a PRAGMA (or any one-column query) and read its integer result. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc;
+
+    *out = 0;
+    rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        return rc;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+        *out = sqlite3_column_int64(st, 0);
+        rc = SQLITE_OK;
+    }
+    else if (rc == SQLITE_DONE) {
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/*
+ * Bring the schema from version `from` to HSC_SQLITE_VERSION in one
+ * transaction. The version is read again under the write lock, in case
+ * another process migrated first.
+ */
+static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
+{
+    int64_t app = 0, ver = 0;
+    char sql[64];
+    int rc, i;
+
+    sqlite3_busy_timeout(db, HSC_SQLITE_WRITE_WAIT_MS);
+    rc = sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        goto fail;
+    }
+    if ((rc = query_int(db, "PRAGMA application_id", &app)) != SQLITE_OK
+        || (rc = query_int(db, "PRAGMA user_version", &ver)) != SQLITE_OK) {
+        goto fail;
+    }
+    if ((app != 0 && app != HSC_SQLITE_APP_ID) || ver < 0
+        || ver > HSC_SQLITE_VERSION) {
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
+        msgf(msg, msglen, "%s: changed by another program while opening",
+             path);
+        return SQLITE_ERROR;
+    }
+    for (i = (int)ver; i < HSC_SQLITE_VERSION; i++) {
+        rc = sqlite3_exec(db, migrations[i], NULL, NULL, NULL);
+        if (rc != SQLITE_OK) {
+            goto fail;
+        }
+    }
+    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
+             HSC_SQLITE_APP_ID);
+    if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
+        goto fail;
+    }
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+             HSC_SQLITE_VERSION);
+    if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
+        goto fail;
+    }
+    rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        goto fail;
+    }
+    sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
+    return SQLITE_OK;
+
+fail:
+    msgf(msg, msglen, "%s: schema upgrade failed: %s", path,
+         sqlite3_errmsg(db));
+    sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
+    return rc;
+}
+
+/*
+ * Open path, check that it is ours, migrate it when writable, prepare the
+ * lookup. On failure everything is closed and msg says why.
+ */
+static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
+                               sqlite3_stmt **pget, int *preadonly,
+                               char *msg, size_t msglen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *get = NULL;
+    struct stat sb;
+    int64_t app = 0, ver = 0, ntables = 0;
+    int rc, oflags, readonly, need_migration = 0;
+    hsc_status_t st = HSC_ESTORE;
+
+    *pdb = NULL;
+    *pget = NULL;
+    *preadonly = 0;
+    if ((flags & HSC_STORE_READONLY) && (flags & HSC_STORE_CREATE)) {
+        msgf(msg, msglen, "%s: cannot create a database read-only", path);
+        return HSC_ESTORE;
+    }
+    if (stat(path, &sb) != 0) {
+        if (errno != ENOENT || !(flags & HSC_STORE_CREATE)) {
+            if (errno == ENOENT) {
+                msgf(msg, msglen, "%s: no such file (create it with "
+                     "\"hsc-admin init\")", path);
+            }
+            else {
+                msgf(msg, msglen, "%s: %s", path, strerror(errno));
+            }
+            return HSC_EIO;
+        }
+    }
+    else if (!S_ISREG(sb.st_mode)) {
+        msgf(msg, msglen, "%s: not a regular file", path);
+        return HSC_EIO;
+    }
+
+    oflags = SQLITE_OPEN_NOMUTEX;
+    if (flags & HSC_STORE_READONLY) {
+        oflags |= SQLITE_OPEN_READONLY;
+    }
+    else {
+        oflags |= SQLITE_OPEN_READWRITE;
+        if (flags & HSC_STORE_CREATE) {
+            oflags |= SQLITE_OPEN_CREATE;
+        }
+    }
+    rc = sqlite3_open_v2(path, &db, oflags, NULL);
+    if (rc != SQLITE_OK) {
+        msgf(msg, msglen, "%s: cannot open: %s", path,
+             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        st = rc == SQLITE_NOMEM ? HSC_ENOMEM
+             : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO : HSC_ESTORE;
+        goto cleanup;
+    }
+    sqlite3_extended_result_codes(db, 1);
+    sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
+    /* A read-write open of a file we may not write falls back silently. */
+    readonly = (flags & HSC_STORE_READONLY)
+               || sqlite3_db_readonly(db, "main") == 1;
+
+    if ((rc = query_int(db, "PRAGMA application_id", &app)) != SQLITE_OK
+        || (rc = query_int(db, "PRAGMA user_version", &ver)) != SQLITE_OK) {
+        if ((rc & 0xff) == SQLITE_NOTADB) {
+            msgf(msg, msglen, "%s: not an hsc user database (not an SQLite "
+                 "file)", path);
+        }
+        else if (readonly && ((rc & 0xff) == SQLITE_READONLY
+                              || (rc & 0xff) == SQLITE_CANTOPEN)) {
+            /* WAL needs the -shm file: a reader that may not create it in
+             * the directory can only use one that already exists. */
+            msgf(msg, msglen, "%s: cannot read the database read-only "
+                 "(%s): its -wal/-shm files are missing and this user may "
+                 "not create them; make the directory writable by this "
+                 "user", path, sqlite3_errmsg(db));
+        }
+        else {
+            msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+        }
+        goto cleanup;
+    }
+    if (app == 0 && ver == 0) {
+        rc = query_int(db, "SELECT count(*) FROM sqlite_master", &ntables);
+        if (rc != SQLITE_OK) {
+            msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+            goto cleanup;
+        }
+        if (ntables != 0) {
+            msgf(msg, msglen, "%s: not an hsc user database (a foreign "
+                 "SQLite database)", path);
+            goto cleanup;
+        }
+        if (!(flags & HSC_STORE_CREATE)) {
+            msgf(msg, msglen, "%s: not an hsc user database (empty; "
+                 "initialize it with \"hsc-admin init\")", path);
+            goto cleanup;
+        }
+        need_migration = 1;
+    }
+    else if (app != HSC_SQLITE_APP_ID) {
+        msgf(msg, msglen, "%s: not an hsc user database (application_id "
+             "0x%08llx)", path, (unsigned long long)(uint32_t)app);
+        goto cleanup;
+    }
+    else if (ver > HSC_SQLITE_VERSION || ver < 0) {
+        msgf(msg, msglen, "%s: schema version %lld is newer than this "
+             "program knows (%d): upgrade mod_hsc", path, (long long)ver,
+             HSC_SQLITE_VERSION);
+        goto cleanup;
+    }
+    else if (ver < HSC_SQLITE_VERSION) {
+        need_migration = 1;
+    }
+    if (need_migration && readonly) {
+        msgf(msg, msglen, "%s: schema version %lld needs an upgrade to %d, "
+             "which a read-only open cannot do (run \"hsc-admin init\")",
+             path, (long long)ver, HSC_SQLITE_VERSION);
+        goto cleanup;
+    }
+
+    if (!readonly) {
+        int one = 1;
+        char sql[64];
+
+        if (need_migration) {
+            /* WAL is a property of the file: set once, at creation. */
+            rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL,
+                              NULL);
+            if (rc != SQLITE_OK) {
+                msgf(msg, msglen, "%s: cannot enable WAL: %s", path,
+                     sqlite3_errmsg(db));
+                goto cleanup;
+            }
+            if (migrate(db, path, msg, msglen) != SQLITE_OK) {
+                goto cleanup;
+            }
+        }
+        /* Keep -wal and -shm when the last writer closes, so that a reader
+         * that may not create files in the directory can still open the
+         * database read-only; the WAL is truncated on close. */
+        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+        snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %d",
+                 HSC_SQLITE_WAL_LIMIT);
+        sqlite3_exec(db, sql, NULL, NULL, NULL);
+    }
+
+    rc = sqlite3_prepare_v3(db, "SELECT " USER_COLUMNS " FROM hsc_users "
+                            "WHERE username = ?1", -1,
+                            SQLITE_PREPARE_PERSISTENT, &get, NULL);
+    if (rc != SQLITE_OK) {
+        msgf(msg, msglen, "%s: not a usable hsc user database: %s", path,
+             sqlite3_errmsg(db));
+        goto cleanup;
+    }
+    *pdb = db;
+    *pget = get;
+    *preadonly = readonly;
+    return HSC_OK;
+
+cleanup:
+    sqlite3_finalize(get);
+    sqlite3_close(db);
+    return st;
+}
+
+static void disconnect(sq_store_t *sq)
+{
+    sqlite3_finalize(sq->get_st);
+    sq->get_st = NULL;
+    sqlite3_close(sq->db);
+    sq->db = NULL;
+}
+
+/*
+ * At most once a second: has the file been deleted or replaced (another
+ * inode at the path)? Then drop the connection and open the path again.
+ * While the file is gone every call fails with HSC_ESTORE (fail closed).
+ */
+static hsc_status_t watch(sq_store_t *sq)
+{
+    struct timespec now;
+    hsc_status_t st;
+    int moved = 0, ro = 0;
+    char msg[sizeof(sq->base.errmsg)];
+
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec < sq->next_check.tv_sec
+        || (now.tv_sec == sq->next_check.tv_sec
+            && now.tv_nsec < sq->next_check.tv_nsec)) {
+        if (sq->db != NULL) {
+            return HSC_OK;
+        }
+        return HSC_ESTORE; /* gone; errmsg still says why */
+    }
+    sq->next_check = now;
+    sq->next_check.tv_sec += 1;
+    if (sq->db != NULL) {
+        if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED,
+                                 &moved) != SQLITE_OK || !moved) {
+            return HSC_OK;
+        }
+        disconnect(sq);
+    }
+    msg[0] = '\0';
+    st = connect_db(sq->path, sq->flags, &sq->db, &sq->get_st, &ro, msg,
+                    sizeof(msg));
+    if (st != HSC_OK) {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "database file replaced or deleted: %s", msg);
+        return HSC_ESTORE;
+    }
+    sq->readonly = ro;
+    return HSC_OK;
+}
+
+/* Copy the current row of st (USER_COLUMNS) into *out and the buffers. */
+static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
+                                hsc_user_t *out)
+{
+    const unsigned char *name, *kdf, *groups;
+    const void *salt, *auth;
+    int name_len, groups_len;
+
+    name = sqlite3_column_text(st, 0);
+    name_len = sqlite3_column_bytes(st, 0);
+    salt = sqlite3_column_blob(st, 1);
+    kdf = sqlite3_column_text(st, 2);
+    auth = sqlite3_column_blob(st, 3);
+    groups = sqlite3_column_text(st, 4);
+    groups_len = sqlite3_column_bytes(st, 4);
+    if (name == NULL || kdf == NULL || salt == NULL || auth == NULL
+        || groups == NULL || name_len < 1 || name_len > HSC_USER_MAX
+        || sqlite3_column_bytes(st, 1) != HSC_SALT_LEN
+        || sqlite3_column_bytes(st, 3) != HSC_AUTH_LEN || groups_len < 0) {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "user record is malformed");
+        return HSC_ESTORE;
+    }
+    if (hsc_kdf_parse((const char *)kdf, &out->kdf) != HSC_OK) {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "user record has an invalid kdf");
+        return HSC_ESTORE;
+    }
+    if ((size_t)groups_len >= sq->groups_cap) {
+        size_t cap = sq->groups_cap;
+        char *g;
+
+        while (cap <= (size_t)groups_len) {
+            cap *= 2;
+        }
+        g = realloc(sq->groups, cap);
+        if (g == NULL) {
+            msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "out of memory");
+            return HSC_ENOMEM;
+        }
+        sq->groups = g;
+        sq->groups_cap = cap;
+    }
+    memcpy(sq->name, name, (size_t)name_len);
+    sq->name[name_len] = '\0';
+    memcpy(sq->groups, groups, (size_t)groups_len);
+    sq->groups[groups_len] = '\0';
+    out->name = sq->name;
+    out->name_len = (size_t)name_len;
+    memcpy(out->salt, salt, HSC_SALT_LEN);
+    memcpy(out->authenticator, auth, HSC_AUTH_LEN);
+    out->groups = sq->groups;
+    out->disabled = sqlite3_column_int64(st, 5) != 0;
+    out->revoked_before = sqlite3_column_int64(st, 6);
+    out->created = sqlite3_column_int64(st, 7);
+    out->updated = sqlite3_column_int64(st, 8);
+    return HSC_OK;
+}
+
+static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
+                           hsc_user_t *out)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    hsc_status_t st;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    if (len == 0 || len > HSC_USER_MAX) {
+        return HSC_ENOUSER; /* no such name can be stored */
+    }
+    if ((st = watch(sq)) != HSC_OK) {
+        return st;
+    }
+    rc = sqlite3_bind_text(sq->get_st, 1, user, (int)len, SQLITE_STATIC);
+    if (rc != SQLITE_OK) {
+        st = sq_fail(sq, "get", rc);
+        goto cleanup;
+    }
+    rc = sqlite3_step(sq->get_st);
+    if (rc == SQLITE_DONE) {
+        st = HSC_ENOUSER;
+    }
+    else if (rc == SQLITE_ROW) {
+        st = row_to_user(sq, sq->get_st, out);
+    }
+    else {
+        st = sq_fail(sq, "get", rc);
+    }
+
+cleanup:
+    /* Ends the read transaction, so the next get sees new writes. */
+    sqlite3_reset(sq->get_st);
+    sqlite3_clear_bindings(sq->get_st);
+    if (st != HSC_OK) {
+        memset(out, 0, sizeof(*out));
+    }
+    return st;
+}
+
+/* Check the handle can write, then prepare sql. */
+static hsc_status_t write_prepare(sq_store_t *sq, const char *what,
+                                  const char *sql, sqlite3_stmt **pst)
+{
+    hsc_status_t st;
+    int rc;
+
+    *pst = NULL;
+    if ((st = watch(sq)) != HSC_OK) {
+        return st;
+    }
+    if (sq->readonly) {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "%s: the database is open read-only", what);
+        return HSC_EREADONLY;
+    }
+    rc = sqlite3_prepare_v2(sq->db, sql, -1, pst, NULL);
+    if (rc != SQLITE_OK) {
+        *pst = NULL;
+        return sq_fail(sq, what, rc);
+    }
+    return HSC_OK;
+}
+
+/*
+ * Run a prepared write (autocommit: one statement, one transaction) with
+ * the writers' lock timeout. An update that changes no row is HSC_ENOUSER.
+ */
+static hsc_status_t write_run(sq_store_t *sq, const char *what,
+                              sqlite3_stmt *st)
+{
+    hsc_status_t status;
+    int rc;
+
+    sqlite3_busy_timeout(sq->db, HSC_SQLITE_WRITE_WAIT_MS);
+    rc = sqlite3_step(st);
+    sqlite3_busy_timeout(sq->db, HSC_SQLITE_READ_WAIT_MS);
+    if (rc == SQLITE_DONE) {
+        status = sqlite3_changes(sq->db) > 0 ? HSC_OK : HSC_ENOUSER;
+        if (status == HSC_ENOUSER) {
+            msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                 "%s: no such user", what);
+        }
+    }
+    else if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "%s: the user already exists", what);
+        status = HSC_EEXISTS;
+    }
+    else if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+        sq_fail(sq, what, rc);
+        status = HSC_EINVAL; /* a value the schema's CHECKs refuse */
+    }
+    else if ((rc & 0xff) == SQLITE_READONLY) {
+        sq_fail(sq, what, rc);
+        status = HSC_EREADONLY;
+    }
+    else {
+        status = sq_fail(sq, what, rc);
+    }
+    sqlite3_finalize(st);
+    return status;
+}
+
+static int64_t now_s(void)
+{
+    return (int64_t)time(NULL);
+}
+
+static hsc_status_t sq_add(hsc_store_t *s, const hsc_user_t *u)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+    char spec[HSC_KDF_SPEC_MAX];
+    int64_t now = now_s();
+
+    status = write_prepare(sq, "add", "INSERT INTO hsc_users (" USER_COLUMNS
+                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
+                           &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    hsc_kdf_format(&u->kdf, spec, sizeof(spec));
+    if (sqlite3_bind_text(st, 1, u->name, (int)u->name_len, SQLITE_STATIC)
+        || sqlite3_bind_blob(st, 2, u->salt, HSC_SALT_LEN, SQLITE_STATIC)
+        || sqlite3_bind_text(st, 3, spec, -1, SQLITE_STATIC)
+        || sqlite3_bind_blob(st, 4, u->authenticator, HSC_AUTH_LEN,
+                             SQLITE_STATIC)
+        || sqlite3_bind_text(st, 5, u->groups ? u->groups : "", -1,
+                             SQLITE_STATIC)
+        || sqlite3_bind_int(st, 6, u->disabled ? 1 : 0)
+        || sqlite3_bind_int64(st, 7, now)) {
+        status = sq_fail(sq, "add", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "add", st);
+}
+
+static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
+                                    const unsigned char salt[HSC_SALT_LEN],
+                                    const hsc_kdf_t *kdf,
+                                    const unsigned char v[HSC_AUTH_LEN])
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+    char spec[HSC_KDF_SPEC_MAX];
+
+    status = write_prepare(sq, "set_password", "UPDATE hsc_users SET "
+                           "salt = ?2, kdf = ?3, authenticator = ?4, "
+                           "updated = ?5 WHERE username = ?1", &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    hsc_kdf_format(kdf, spec, sizeof(spec));
+    if (sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC)
+        || sqlite3_bind_blob(st, 2, salt, HSC_SALT_LEN, SQLITE_STATIC)
+        || sqlite3_bind_text(st, 3, spec, -1, SQLITE_STATIC)
+        || sqlite3_bind_blob(st, 4, v, HSC_AUTH_LEN, SQLITE_STATIC)
+        || sqlite3_bind_int64(st, 5, now_s())) {
+        status = sq_fail(sq, "set_password", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "set_password", st);
+}
+
+static hsc_status_t sq_set_groups(hsc_store_t *s, const char *user,
+                                  const char *groups)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+
+    status = write_prepare(sq, "set_groups", "UPDATE hsc_users SET "
+                           "groups = ?2, updated = ?3 WHERE username = ?1",
+                           &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    if (sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC)
+        || sqlite3_bind_text(st, 2, groups, -1, SQLITE_STATIC)
+        || sqlite3_bind_int64(st, 3, now_s())) {
+        status = sq_fail(sq, "set_groups", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "set_groups", st);
+}
+
+static hsc_status_t sq_set_disabled(hsc_store_t *s, const char *user, int on)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+
+    status = write_prepare(sq, "set_disabled", "UPDATE hsc_users SET "
+                           "disabled = ?2, updated = ?3 WHERE username = ?1",
+                           &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    if (sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC)
+        || sqlite3_bind_int(st, 2, on ? 1 : 0)
+        || sqlite3_bind_int64(st, 3, now_s())) {
+        status = sq_fail(sq, "set_disabled", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "set_disabled", st);
+}
+
+static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+
+    status = write_prepare(sq, "revoke", "UPDATE hsc_users SET "
+                           "revoked_before = ?2, updated = ?3 "
+                           "WHERE username = ?1", &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    if (sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC)
+        || sqlite3_bind_int64(st, 2, when)
+        || sqlite3_bind_int64(st, 3, now_s())) {
+        status = sq_fail(sq, "revoke", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "revoke", st);
+}
+
+static hsc_status_t sq_del(hsc_store_t *s, const char *user)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st;
+    hsc_status_t status;
+
+    status = write_prepare(sq, "del", "DELETE FROM hsc_users "
+                           "WHERE username = ?1", &st);
+    if (status != HSC_OK) {
+        return status;
+    }
+    if (sqlite3_bind_text(st, 1, user, -1, SQLITE_STATIC)) {
+        status = sq_fail(sq, "del", sqlite3_errcode(sq->db));
+        sqlite3_finalize(st);
+        return status;
+    }
+    return write_run(sq, "del", st);
+}
+
+static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn,
+                            void *baton)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    sqlite3_stmt *st = NULL;
+    hsc_user_t u;
+    hsc_status_t status;
+    int rc;
+
+    if ((status = watch(sq)) != HSC_OK) {
+        return status;
+    }
+    rc = sqlite3_prepare_v2(sq->db, "SELECT " USER_COLUMNS " FROM hsc_users "
+                            "ORDER BY username", -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        return sq_fail(sq, "list", rc);
+    }
+    status = HSC_OK;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        memset(&u, 0, sizeof(u));
+        if ((status = row_to_user(sq, st, &u)) != HSC_OK) {
+            break;
+        }
+        if (fn(baton, &u) != 0) {
+            break;
+        }
+    }
+    if (status == HSC_OK && rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        status = sq_fail(sq, "list", rc);
+    }
+    sqlite3_finalize(st);
+    return status;
+}
+
+static void sq_close(hsc_store_t *s)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+
+    disconnect(sq);
+    free(sq->path);
+    free(sq->groups);
+    free(sq);
+}
+
+static const hsc_store_vtable_t sq_vtable = {
+    "sqlite",
+    sq_get,
+    sq_add,
+    sq_set_password,
+    sq_set_groups,
+    sq_set_disabled,
+    sq_revoke,
+    sq_del,
+    sq_list,
+    sq_close
+};
+
+hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
+                                   hsc_store_t **ps, char *errbuf,
+                                   size_t errlen)
+{
+    sq_store_t *sq = NULL;
+    hsc_status_t st;
+    char msg[sizeof(sq->base.errmsg)];
+
+    *ps = NULL;
+    if (errbuf != NULL && errlen > 0) {
+        errbuf[0] = '\0';
+    }
+    if (path == NULL || *path == '\0') {
+        msgf(errbuf, errlen, "no database path given");
+        return HSC_EIO;
+    }
+    sq = calloc(1, sizeof(*sq));
+    if (sq == NULL) {
+        msgf(errbuf, errlen, "out of memory");
+        return HSC_ENOMEM;
+    }
+    sq->base.vt = &sq_vtable;
+    sq->path = strdup(path);
+    sq->groups_cap = HSC_SQLITE_GROUPS_INIT;
+    sq->groups = malloc(sq->groups_cap);
+    if (sq->path == NULL || sq->groups == NULL) {
+        msgf(errbuf, errlen, "out of memory");
+        st = HSC_ENOMEM;
+        goto cleanup;
+    }
+    sq->flags = flags & ~HSC_STORE_CREATE; /* a reopen never creates */
+    msg[0] = '\0';
+    st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly, msg,
+                    sizeof(msg));
+    if (st != HSC_OK) {
+        msgf(errbuf, errlen, "%s", msg);
+        goto cleanup;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &sq->next_check);
+    sq->next_check.tv_sec += 1;
+    *ps = &sq->base;
+    return HSC_OK;
+
+cleanup:
+    free(sq->path);
+    free(sq->groups);
+    free(sq);
+    return st;
+}
