@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <apr_general.h>
 #include <apr_pools.h>
@@ -298,6 +299,52 @@ static void keyring_load_warns_about_readable_modes(void)
     }
 }
 
+/*
+ * hsc_keyring_load as a user that file modes apply to. Root reads a mode
+ * 0000 file, so as root the load runs in a child that drops to nobody
+ * (65534); the message comes back through a pipe.
+ */
+static hsc_status_t load_unprivileged(const char *path, char *buf,
+                                      size_t len)
+{
+    hsc_keyring_t *kr;
+    const char *msg = NULL;
+    int fds[2], status = 0;
+    pid_t pid;
+    ssize_t n;
+
+    buf[0] = '\0';
+    if (geteuid() != 0) {
+        hsc_status_t st = hsc_keyring_load(pool, path, &kr, &msg);
+
+        snprintf(buf, len, "%s", msg ? msg : "");
+        return st;
+    }
+    if (pipe(fds) != 0 || (pid = fork()) < 0) {
+        return (hsc_status_t)-1;
+    }
+    if (pid == 0) {
+        hsc_status_t st;
+
+        close(fds[0]);
+        if (setgid(65534) != 0 || setuid(65534) != 0) {
+            _exit(100);
+        }
+        st = hsc_keyring_load(pool, path, &kr, &msg);
+        if (msg != NULL && write(fds[1], msg, strlen(msg)) < 0) {
+            _exit(101);
+        }
+        _exit((int)st);
+    }
+    close(fds[1]);
+    n = read(fds[0], buf, len - 1);
+    buf[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? (hsc_status_t)WEXITSTATUS(status)
+                             : (hsc_status_t)-1;
+}
+
 static void keyring_load_reports_file_faults(void)
 {
     hsc_keyring_t *kr = (hsc_keyring_t *)1;
@@ -321,6 +368,21 @@ static void keyring_load_reports_file_faults(void)
               && strstr(msg, "not a regular file") != NULL,
           "message names the path and the fault");
     rmdir(dir);
+
+    path = write_file("unreadable", "k1 " S0 "\n", 0000);
+    {
+        char buf[300];
+        hsc_status_t st = load_unprivileged(path, buf, sizeof(buf));
+
+        CHECK_EQ(st, HSC_EIO, "unreadable (mode 0000, as an unprivileged "
+                              "user)");
+        CHECK_STR(buf,
+                  apr_pstrcat(pool, path,
+                              ": cannot open key file: Permission denied",
+                              NULL),
+                  "unreadable message");
+    }
+    unlink(path);
 
     path = write_file("dup", "# test\nk1 " S0 "\nk1 " S1 "\n", 0600);
     CHECK_EQ(hsc_keyring_load(pool, path, &kr, &msg), HSC_EINVAL,
