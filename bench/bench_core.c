@@ -1,5 +1,586 @@
-/* bench_core.c: not written yet */
-int main(void)
+/*
+ * bench_core.c: what the core costs per request and per login.
+ *
+ *   make bench/bench_core && bench/bench_core [--users N] [--runs R]
+ *                                             [--quick] [--dir DIR]
+ *
+ * DIR (default /dev/shm when writable, else $TMPDIR or /tmp) holds the
+ * temporary user table.
+ *
+ * Per request (nanoseconds, median of R runs): the whole cookie verification
+ * (parse, key, MAC, time, user lookup in a real SQLite table of N users,
+ * SHA-256 of auth against v), its pieces (hsc_cookie_check without the
+ * store, hsc_cookie_parse, hsc_key_mac3, a store lookup alone) and minting.
+ * Per login (milliseconds, median of R runs): hsc_password_check for each
+ * KDF setting worth comparing, and OpenSSL's PBKDF2-HMAC-SHA256 at
+ * 600,000 iterations, OWASP's current guidance, as the reference.
+ *
+ * The table of N users is built in a fresh temporary directory with the
+ * cheap "sha256-chain:1" KDF (only the logins measured use real settings)
+ * and removed at exit. Output is Markdown, ready for docs/benchmarks.md.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <apr_general.h>
+#include <apr_pools.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <sqlite3.h>
+
+#include "hsc_b64.h"
+#include "hsc_cookie.h"
+#include "hsc_kdf.h"
+#include "hsc_keys.h"
+#include "hsc_password.h"
+#include "hsc_store.h"
+#include "hsc_util.h"
+
+/* Cookies minted up front for randomly chosen users, used round robin. */
+#define NCOOKIES 4096
+/* Each timed run of a per-request operation lasts about this long. */
+#define RUN_NS 150000000.0
+#define SCOPE "bench"
+#define ADDRESS "127.0.0.1"
+
+typedef struct {
+    char value[HSC_COOKIE_VALUE_MAX];
+    size_t len;
+    unsigned user;
+} bench_cookie_t;
+
+static struct {
+    unsigned users;
+    int runs;
+    const char *dir;
+    char tmpdir[4096];
+    char dbpath[4200];
+    apr_pool_t *pool;
+    hsc_keyring_t *ring;
+    hsc_store_t *store;
+    hsc_verify_params_t vp;
+    bench_cookie_t *cookies;
+    unsigned *lookups; /* random user numbers for the store lookups */
+    volatile unsigned sink;
+} B;
+
+static void die(const char *what, hsc_status_t st)
 {
+    fprintf(stderr, "bench_core: %s: %s%s%s\n", what, hsc_strerror(st),
+            B.store ? " / " : "", B.store ? hsc_store_errmsg(B.store) : "");
+    exit(1);
+}
+
+static double now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* A small deterministic generator (xorshift32): same users every run. */
+static unsigned rng(void)
+{
+    static unsigned s = 2463534242u;
+
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return s;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return (n % 2) ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void user_name(unsigned i, char *buf, size_t len)
+{
+    snprintf(buf, len, "user%06u@example.org", i);
+}
+
+static void user_password(unsigned i, char *buf, size_t len)
+{
+    snprintf(buf, len, "password-%u", i);
+}
+
+/* Adds a user with the given KDF, computing x_n here so that a cookie can
+ * be minted for it; returns x_n in xn. */
+static void add_user(const char *name, const char *pw, const hsc_kdf_t *kdf,
+                     unsigned char xn[HSC_XN_LEN])
+{
+    hsc_user_t u;
+    hsc_status_t st;
+
+    memset(&u, 0, sizeof(u));
+    u.name = name;
+    u.name_len = strlen(name);
+    u.kdf = *kdf;
+    u.groups = "";
+    if ((st = hsc_random(u.salt, sizeof(u.salt))) != HSC_OK) {
+        die("random salt", st);
+    }
+    if ((st = hsc_kdf_derive(kdf, pw, strlen(pw), u.salt, xn)) != HSC_OK) {
+        die("derive", st);
+    }
+    if ((st = hsc_authenticator(xn, u.authenticator)) != HSC_OK) {
+        die("authenticator", st);
+    }
+    if ((st = hsc_store_add(B.store, &u)) != HSC_OK) {
+        die("store add", st);
+    }
+}
+
+/* One operation of a per-request benchmark, on the i-th prepared input. */
+typedef void bench_fn(unsigned i);
+
+static void op_verify(unsigned i)
+{
+    const bench_cookie_t *c = &B.cookies[i % NCOOKIES];
+    hsc_cookie_t pc;
+    hsc_user_t u;
+    hsc_status_t st;
+
+    st = hsc_cookie_verify(&B.vp, B.store, c->value, c->len, &pc, &u);
+    if (st != HSC_OK) {
+        die("hsc_cookie_verify of a valid cookie", st);
+    }
+    B.sink += (unsigned)u.name_len;
+    hsc_wipe(pc.auth, sizeof(pc.auth));
+}
+
+static void op_check(unsigned i)
+{
+    const bench_cookie_t *c = &B.cookies[i % NCOOKIES];
+    hsc_cookie_t pc;
+    hsc_status_t st;
+
+    st = hsc_cookie_check(&B.vp, c->value, c->len, &pc);
+    if (st != HSC_OK) {
+        die("hsc_cookie_check of a valid cookie", st);
+    }
+    B.sink += (unsigned)pc.user_len;
+    hsc_wipe(pc.auth, sizeof(pc.auth));
+}
+
+static void op_parse(unsigned i)
+{
+    const bench_cookie_t *c = &B.cookies[i % NCOOKIES];
+    hsc_cookie_t pc;
+    hsc_status_t st;
+
+    st = hsc_cookie_parse(c->value, c->len, &pc);
+    if (st != HSC_OK) {
+        die("hsc_cookie_parse of a valid cookie", st);
+    }
+    B.sink += (unsigned)pc.user_len;
+    hsc_wipe(pc.auth, sizeof(pc.auth));
+}
+
+static void op_mac3(unsigned i)
+{
+    const bench_cookie_t *c = &B.cookies[i % NCOOKIES];
+    unsigned char mac[HSC_MAC_LEN];
+    hsc_status_t st;
+
+    /* The MAC input of a cookie: the value up to its last '.' (43 + 1
+     * characters of MAC follow it), the scope, the address. */
+    st = hsc_key_mac3(hsc_keyring_signer(B.ring), c->value,
+                      c->len - 1 - HSC_B64URL_LEN(HSC_MAC_LEN), SCOPE,
+                      sizeof(SCOPE) - 1, ADDRESS, sizeof(ADDRESS) - 1, mac);
+    if (st != HSC_OK) {
+        die("hsc_key_mac3", st);
+    }
+    B.sink += mac[0];
+}
+
+static void op_mint(unsigned i)
+{
+    static const unsigned char xn[HSC_XN_LEN] = {1, 2, 3};
+    char name[64], out[HSC_COOKIE_VALUE_MAX];
+    size_t outlen;
+    hsc_status_t st;
+
+    user_name(B.cookies[i % NCOOKIES].user, name, sizeof(name));
+    st = hsc_cookie_mint(hsc_keyring_signer(B.ring), name, strlen(name),
+                         B.vp.now, B.vp.now + 3600, xn, SCOPE, ADDRESS, out,
+                         sizeof(out), &outlen);
+    if (st != HSC_OK) {
+        die("hsc_cookie_mint", st);
+    }
+    B.sink += (unsigned)outlen;
+}
+
+static void op_store_get(unsigned i)
+{
+    char name[64];
+    hsc_user_t u;
+    hsc_status_t st;
+
+    user_name(B.lookups[i % NCOOKIES], name, sizeof(name));
+    st = hsc_store_get(B.store, name, strlen(name), &u);
+    if (st != HSC_OK) {
+        die("hsc_store_get of an existing user", st);
+    }
+    B.sink += u.authenticator[0];
+}
+
+static void op_store_get_missing(unsigned i)
+{
+    char name[64];
+    hsc_user_t u;
+    hsc_status_t st;
+
+    snprintf(name, sizeof(name), "nobody%u@example.org", B.lookups[i % NCOOKIES]);
+    st = hsc_store_get(B.store, name, strlen(name), &u);
+    if (st != HSC_ENOUSER) {
+        die("hsc_store_get of a missing user", st);
+    }
+    B.sink += 1;
+}
+
+/* Calibrates an iteration count for about RUN_NS, then times B.runs runs;
+ * prints one table row with the median nanoseconds per operation. */
+static void bench_ns(const char *label, bench_fn *fn)
+{
+    double t0, dt, per[64], med, lo, hi;
+    unsigned iters = 16, i;
+    int r;
+
+    /* Warm up (caches, prepared statements), then calibrate: double the
+     * batch until it takes at least 20 ms. */
+    for (i = 0; i < 1024; i++) {
+        fn(i);
+    }
+    for (;;) {
+        t0 = now_ns();
+        for (i = 0; i < iters; i++) {
+            fn(i);
+        }
+        dt = now_ns() - t0;
+        if (dt >= 2e7 || iters >= (1u << 28)) {
+            break;
+        }
+        iters *= 2;
+    }
+    iters = (unsigned)((double)iters * RUN_NS / (dt > 1 ? dt : 1)) + 1;
+
+    for (r = 0; r < B.runs; r++) {
+        t0 = now_ns();
+        for (i = 0; i < iters; i++) {
+            fn(i);
+        }
+        per[r] = (now_ns() - t0) / iters;
+    }
+    med = median(per, B.runs);
+    lo = per[0];
+    hi = per[B.runs - 1];
+    printf("| %-46s | %9.0f | %6.0f - %-6.0f | %d x %u |\n", label, med, lo,
+           hi, B.runs, iters);
+    fflush(stdout);
+}
+
+/* One row of the login table: median, min and max of B.runs times. */
+static void print_ms(const char *label, double *per)
+{
+    double med = median(per, B.runs); /* sorts per */
+
+    printf("| %-34s | %8.1f | %6.1f - %-6.1f | %d |\n", label, med, per[0],
+           per[B.runs - 1], B.runs);
+    fflush(stdout);
+}
+
+/* Times hsc_password_check for one user (runs times, median in ms). */
+static void bench_login(const char *label, const char *user,
+                        const char *pw, const hsc_kdf_t *dummy,
+                        hsc_status_t expect)
+{
+    double per[64], t0;
+    unsigned char xn[HSC_XN_LEN];
+    hsc_user_t u;
+    hsc_status_t st;
+    int r;
+
+    for (r = 0; r < B.runs; r++) {
+        t0 = now_ns();
+        st = hsc_password_check(B.store, user, strlen(user), pw, strlen(pw),
+                                dummy, xn, &u);
+        per[r] = (now_ns() - t0) / 1e6;
+        if (st != expect) {
+            fprintf(stderr, "bench_core: password check for %s: %s\n", label,
+                    hsc_strerror(st));
+            exit(1);
+        }
+        hsc_wipe(xn, sizeof(xn));
+    }
+    print_ms(label, per);
+}
+
+static void bench_pbkdf2(unsigned iterations)
+{
+    static const unsigned char salt[HSC_SALT_LEN] = {0};
+    const char *pw = "correct horse battery staple";
+    unsigned char out[32];
+    double per[64], t0;
+    char label[64];
+    int r;
+
+    for (r = 0; r < B.runs; r++) {
+        t0 = now_ns();
+        if (PKCS5_PBKDF2_HMAC(pw, (int)strlen(pw), salt, sizeof(salt),
+                              (int)iterations, EVP_sha256(), sizeof(out), out)
+            != 1) {
+            fprintf(stderr, "bench_core: PKCS5_PBKDF2_HMAC failed\n");
+            exit(1);
+        }
+        per[r] = (now_ns() - t0) / 1e6;
+    }
+    snprintf(label, sizeof(label), "PBKDF2-HMAC-SHA256 %u (OWASP)",
+             iterations);
+    print_ms(label, per);
+}
+
+static void cpu_model(char *buf, size_t len)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+
+    snprintf(buf, len, "unknown");
+    if (f == NULL) {
+        return;
+    }
+    while (fgets(line, sizeof(line), f) != NULL) {
+        char *colon = strchr(line, ':');
+
+        if (strncmp(line, "model name", 10) == 0 && colon != NULL) {
+            snprintf(buf, len, "%s", colon + 2);
+            buf[strcspn(buf, "\n")] = '\0';
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static void remove_store(void)
+{
+    char p[4300];
+
+    if (B.store != NULL) {
+        hsc_store_close(B.store);
+        B.store = NULL;
+    }
+    if (B.tmpdir[0] == '\0') {
+        return;
+    }
+    unlink(B.dbpath);
+    snprintf(p, sizeof(p), "%s-wal", B.dbpath);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s-shm", B.dbpath);
+    unlink(p);
+    snprintf(p, sizeof(p), "%s-journal", B.dbpath);
+    unlink(p);
+    rmdir(B.tmpdir);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] "
+                    "[--dir DIR]\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    static const char *kdfs[] = {
+        "sha256-chain:100000", "sha256-chain:600000", "sha256-chain:1200000",
+        "scrypt:16384:8:1",    "scrypt:32768:8:3",    "scrypt:65536:8:2",
+        "scrypt:131072:8:1",
+    };
+    char keyline[160], cpu[256], name[64], pw[64], errbuf[256];
+    const char *msg = NULL;
+    unsigned char xn[HSC_XN_LEN];
+    hsc_kdf_t kdf1, k, dummy;
+    hsc_status_t st;
+    double t0;
+    unsigned i;
+    int a;
+    size_t j;
+
+    B.users = 100000;
+    B.runs = 7;
+    /* tmpfs by default: adding 100,000 users one transaction each costs
+     * 100,000 fsyncs on a disk, and lookups are served from the page cache
+     * either way. */
+    if (access("/dev/shm", W_OK) == 0) {
+        B.dir = "/dev/shm";
+    }
+    else {
+        B.dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    }
+    for (a = 1; a < argc; a++) {
+        if (strcmp(argv[a], "--users") == 0 && a + 1 < argc) {
+            B.users = (unsigned)strtoul(argv[++a], NULL, 10);
+        }
+        else if (strcmp(argv[a], "--runs") == 0 && a + 1 < argc) {
+            B.runs = atoi(argv[++a]);
+        }
+        else if (strcmp(argv[a], "--quick") == 0) {
+            B.users = 10000;
+            B.runs = 3;
+        }
+        else if (strcmp(argv[a], "--dir") == 0 && a + 1 < argc) {
+            B.dir = argv[++a];
+        }
+        else {
+            usage();
+        }
+    }
+    if (B.users < 1 || B.runs < 1 || B.runs > 64) {
+        usage();
+    }
+
+    if (apr_initialize() != APR_SUCCESS
+        || apr_pool_create(&B.pool, NULL) != APR_SUCCESS) {
+        fprintf(stderr, "bench_core: APR initialisation failed\n");
+        return 1;
+    }
+    atexit(remove_store);
+
+    /* A fresh signing key (wiped once parsed). */
+    if ((st = hsc_key_generate_line("bench", keyline, sizeof(keyline)))
+        != HSC_OK) {
+        die("key generation", st);
+    }
+    st = hsc_keyring_parse(B.pool, "bench", keyline, strlen(keyline),
+                           &B.ring, &msg);
+    hsc_wipe(keyline, sizeof(keyline));
+    if (st != HSC_OK) {
+        fprintf(stderr, "bench_core: key ring: %s\n", msg ? msg : "?");
+        return 1;
+    }
+
+    snprintf(B.tmpdir, sizeof(B.tmpdir), "%s/hsc-bench.XXXXXX", B.dir);
+    if (mkdtemp(B.tmpdir) == NULL) {
+        fprintf(stderr, "bench_core: mkdtemp %s: %s\n", B.tmpdir,
+                strerror(errno));
+        B.tmpdir[0] = '\0';
+        return 1;
+    }
+    snprintf(B.dbpath, sizeof(B.dbpath), "%s/users.db", B.tmpdir);
+    st = hsc_store_sqlite_open(B.dbpath, HSC_STORE_CREATE, &B.store, errbuf,
+                               sizeof(errbuf));
+    if (st != HSC_OK) {
+        fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
+        return 1;
+    }
+
+    cpu_model(cpu, sizeof(cpu));
+    printf("# bench_core: %s; %ld CPUs online\n", cpu,
+           sysconf(_SC_NPROCESSORS_ONLN));
+    printf("# %s, SQLite %s; median of %d runs\n",
+           OpenSSL_version(OPENSSL_VERSION), sqlite3_libversion(), B.runs);
+    fflush(stdout);
+
+    /* The user table: B.users users with the cheap setup KDF. */
+    if ((st = hsc_kdf_parse("sha256-chain:1", &kdf1)) != HSC_OK) {
+        die("kdf parse", st);
+    }
+    t0 = now_ns();
+    for (i = 0; i < B.users; i++) {
+        user_name(i, name, sizeof(name));
+        user_password(i, pw, sizeof(pw));
+        add_user(name, pw, &kdf1, xn);
+    }
+    printf("# %u users added one by one (sha256-chain:1) in %.1f s, "
+           "%s\n\n", B.users, (now_ns() - t0) / 1e9, B.dbpath);
+    fflush(stdout);
+
+    /* Cookies for random users: x_n recomputed with the user's salt. */
+    B.cookies = calloc(NCOOKIES, sizeof(*B.cookies));
+    B.lookups = calloc(NCOOKIES, sizeof(*B.lookups));
+    if (B.cookies == NULL || B.lookups == NULL) {
+        fprintf(stderr, "bench_core: out of memory\n");
+        return 1;
+    }
+    B.vp.keys = B.ring;
+    B.vp.scope = SCOPE;
+    B.vp.address = ADDRESS;
+    B.vp.now = (int64_t)time(NULL);
+    B.vp.skew = 60;
+    B.vp.max_age = 86400;
+    for (i = 0; i < NCOOKIES; i++) {
+        hsc_user_t u;
+        bench_cookie_t *c = &B.cookies[i];
+
+        c->user = rng() % B.users;
+        B.lookups[i] = rng() % B.users;
+        user_name(c->user, name, sizeof(name));
+        user_password(c->user, pw, sizeof(pw));
+        if ((st = hsc_store_get(B.store, name, strlen(name), &u)) != HSC_OK) {
+            die("store get", st);
+        }
+        if ((st = hsc_kdf_derive(&u.kdf, pw, strlen(pw), u.salt, xn))
+            != HSC_OK) {
+            die("derive", st);
+        }
+        st = hsc_cookie_mint(hsc_keyring_signer(B.ring), name, strlen(name),
+                             B.vp.now - 100, B.vp.now + 3600, xn, SCOPE,
+                             ADDRESS, c->value, sizeof(c->value), &c->len);
+        if (st != HSC_OK) {
+            die("mint", st);
+        }
+    }
+    hsc_wipe(xn, sizeof(xn));
+
+    printf("Per request (ns per operation; %u users in SQLite, %d cookies "
+           "for random users):\n\n", B.users, NCOOKIES);
+    printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op",
+           "min - max", "runs x iterations");
+    printf("|%s|%s|%s|%s|\n", "------------------------------------------------",
+           "----------:", "-----------------", "---");
+    bench_ns("hsc_cookie_verify (all six steps, SQLite)", op_verify);
+    bench_ns("hsc_cookie_check (steps 1-4, no store)", op_check);
+    bench_ns("hsc_cookie_parse (step 1)", op_parse);
+    bench_ns("hsc_key_mac3 (the cookie MAC)", op_mac3);
+    bench_ns("hsc_store_get (existing user)", op_store_get);
+    bench_ns("hsc_store_get (missing user)", op_store_get_missing);
+    bench_ns("hsc_cookie_mint", op_mint);
+
+    /* One user per KDF setting; the unknown-user row uses the default. */
+    printf("\nPer login (ms per hsc_password_check, one user per setting):"
+           "\n\n");
+    printf("| %-34s | %8s | %15s | %s |\n", "KDF", "ms", "min - max", "runs");
+    printf("|%s|%s|%s|%s|\n", "------------------------------------",
+           "---------:", "-----------------", "---");
+    if ((st = hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy)) != HSC_OK) {
+        die("default kdf parse", st);
+    }
+    for (j = 0; j < sizeof(kdfs) / sizeof(kdfs[0]); j++) {
+        if ((st = hsc_kdf_parse(kdfs[j], &k)) != HSC_OK) {
+            die(kdfs[j], st);
+        }
+        snprintf(name, sizeof(name), "kdf-%s", kdfs[j]);
+        add_user(name, "correct horse battery staple", &k, xn);
+        bench_login(kdfs[j], name, "correct horse battery staple", &dummy,
+                    HSC_OK);
+    }
+    hsc_wipe(xn, sizeof(xn));
+    bench_login("unknown user (dummy: default)", "no-such-user",
+                "correct horse battery staple", &dummy, HSC_ENOUSER);
+    bench_pbkdf2(600000);
+    printf("\n# default KDF for new users: %s\n", HSC_KDF_DEFAULT_SPEC);
     return 0;
 }
