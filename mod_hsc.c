@@ -420,12 +420,14 @@ static const char *hsc_cmd_userdb(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+/* Per-directory directives are also allowed at server and vhost level,
+ * where they set the defaults of every section (HSCScope per vhost). */
 #define HSC_DIR_TAKE1(name, what, help)                                       \
-    AP_INIT_TAKE1(name, hsc_cmd_take1, (void *)(apr_uintptr_t)(what),          \
-                  OR_AUTHCFG, help)
+    AP_INIT_TAKE1(name, hsc_cmd_take1, (void *)(apr_uintptr_t)(what),         \
+                  RSRC_CONF | OR_AUTHCFG, help)
 #define HSC_DIR_FLAG(name, what, help)                                        \
-    AP_INIT_FLAG(name, hsc_cmd_flag, (void *)(apr_uintptr_t)(what),            \
-                 OR_AUTHCFG, help)
+    AP_INIT_FLAG(name, hsc_cmd_flag, (void *)(apr_uintptr_t)(what),           \
+                 RSRC_CONF | OR_AUTHCFG, help)
 
 static const command_rec hsc_cmds[] = {
     AP_INIT_TAKE1("HSCUserDB", hsc_cmd_userdb, NULL, RSRC_CONF,

@@ -1,0 +1,244 @@
+package HSCTest;
+# Helpers shared by the Apache::Test files of mod_hsc: the fixtures (made
+# with the built hsc-admin), hsc-admin calls while httpd runs, form posts,
+# and Set-Cookie parsing. Cookies are sent by hand (a Cookie header per
+# request) except where a test says it uses LWP's cookie jar.
+use strict;
+use warnings FATAL => 'all';
+
+use Exporter 'import';
+use File::Path qw(remove_tree make_path);
+use File::Spec ();
+use FindBin ();
+use IPC::Open3 qw(open3);
+use Symbol qw(gensym);
+use Time::HiRes ();
+
+use Apache::TestRequest ();
+
+our @EXPORT = qw(
+    var_dir admin admin_ok ua_plain ua_jar form_encode post_form login
+    set_cookies cookie_from cookie_header_for attrs_of cookie_fields
+    get_with sleep_until %PW html_field
+);
+
+# Every test user, its password and groups. Each test file uses its own
+# users so that hsc-admin changes in one file cannot disturb another.
+our %PW = map { $_ => "$_-pw-1" }
+    qw(alice bob carol dave erin frank grace heidi ivan judy);
+my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff');
+
+sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
+sub var_dir { t_dir() . '/var' }
+
+sub admin_bin
+{
+    my $bin = $ENV{HSC_ADMIN} || t_dir() . '/../hsc-admin';
+    die "hsc-admin not found at $bin (build it, or set HSC_ADMIN)\n"
+        unless -x $bin;
+    return $bin;
+}
+
+# Run hsc-admin with @args, $stdin fed to it; returns (exit status, output).
+sub admin_in
+{
+    my ($stdin, @args) = @_;
+    my $err = gensym;
+    my $pid = open3(my $in, my $out, $err, admin_bin(), @args);
+    print $in $stdin if defined $stdin;
+    close $in;
+    my $output = do { local $/; <$out> } // '';
+    $output .= do { local $/; <$err> } // '';
+    waitpid $pid, 0;
+    my $rc = $? >> 8;
+    fix_owner();
+    return ($rc, $output);
+}
+
+sub admin { return admin_in(undef, @_) }
+
+# Run hsc-admin and die with its output when it fails (setup steps).
+sub admin_ok
+{
+    my ($stdin, @args) = @_;
+    my ($rc, $out) = admin_in($stdin, @args);
+    die "hsc-admin @args: exit $rc: $out\n" if $rc != 0;
+    return $out;
+}
+
+# The children run as nobody and SQLite writes its WAL and shm files beside
+# the database: the database and its folder belong to them.
+sub fix_owner
+{
+    return if $> != 0;
+    my ($uid, $gid) = (getpwnam('nobody'))[2, 3];
+    return unless defined $uid;
+    my $var = var_dir();
+    chown $uid, $gid, $var,
+        grep { -e } map { "$var/users.db$_" } ('', '-wal', '-shm');
+}
+
+# Key files: k1 is the main server's; keys-rotated has a newer key first
+# (it signs) and k1 second; keys-k2only has the newer key alone. All are
+# mode 0600 and stay root's: only the parent reads them.
+sub make_fixtures
+{
+    my ($var) = @_;
+    remove_tree($var);
+    make_path($var);
+    chmod 0755, $var;
+    my $db = "$var/users.db";
+
+    admin_ok(undef, 'keygen', "$var/k1.line");
+    admin_ok(undef, 'keygen', "$var/k2.line");
+    my $k1 = slurp("$var/k1.line");
+    my $k2 = slurp("$var/k2.line");
+    unlink "$var/k1.line", "$var/k2.line";
+    spew("$var/keys", $k1);
+    spew("$var/keys-rotated", $k2 . $k1);
+    spew("$var/keys-k2only", $k2);
+
+    admin_ok(undef, 'init', $db);
+    for my $user (sort keys %PW) {
+        admin_ok("$PW{$user}\n", 'add', $db, $user,
+                 '--kdf', 'sha256-chain:1000',
+                 ($GROUPS{$user} ? ('--groups', $GROUPS{$user}) : ()),
+                 '--password-stdin');
+    }
+    fix_owner();
+}
+
+sub slurp
+{
+    my ($file) = @_;
+    open my $fh, '<', $file or die "$file: $!\n";
+    local $/;
+    return scalar <$fh>;
+}
+
+sub spew
+{
+    my ($file, $text) = @_;
+    my $old = umask 077;
+    open my $fh, '>', $file or die "$file: $!\n";
+    print $fh $text;
+    close $fh or die "$file: $!\n";
+    umask $old;
+    chmod 0600, $file;
+}
+
+# A user agent that never follows redirects; with or without a jar.
+sub ua_plain
+{
+    Apache::TestRequest::user_agent(reset => 1, requests_redirectable => 0,
+                                    keep_alive => 1);
+}
+
+sub ua_jar
+{
+    Apache::TestRequest::user_agent(reset => 1, cookie_jar => {},
+                                    requests_redirectable => 0);
+}
+
+# application/x-www-form-urlencoded, every byte but unreserved escaped.
+sub form_encode
+{
+    my @pairs = @_;
+    my @out;
+    while (my ($k, $v) = splice @pairs, 0, 2) {
+        for ($k, $v) {
+            s/([^A-Za-z0-9_.~-])/sprintf('%%%02X', ord $1)/ge;
+        }
+        push @out, "$k=$v";
+    }
+    return join '&', @out;
+}
+
+sub post_form
+{
+    my ($path, $body, @headers) = @_;
+    return Apache::TestRequest::POST(
+        $path,
+        'Content-Type' => 'application/x-www-form-urlencoded',
+        @headers,
+        content => $body);
+}
+
+# POST a login form to $path (default /login); %opt: return, headers.
+sub login
+{
+    my ($user, $pw, %opt) = @_;
+    my $path = $opt{path} || '/login';
+    my @fields = (username => $user, password => $pw);
+    push @fields, (return => $opt{return}) if defined $opt{return};
+    return post_form($path, form_encode(@fields), @{ $opt{headers} || [] });
+}
+
+sub set_cookies
+{
+    my ($res) = @_;
+    return $res->headers->header('Set-Cookie');
+}
+
+# The value of cookie $name set by $res, or undef.
+sub cookie_from
+{
+    my ($res, $name) = @_;
+    $name //= 'hsc';
+    for my $h (set_cookies($res)) {
+        return $1 if $h =~ /^\Q$name\E=([^;]*)/;
+    }
+    return undef;
+}
+
+# The whole Set-Cookie header for $name, or undef.
+sub cookie_header_for
+{
+    my ($res, $name) = @_;
+    for my $h (set_cookies($res)) {
+        return $h if $h =~ /^\Q$name\E=/;
+    }
+    return undef;
+}
+
+# Attributes of one Set-Cookie header: lower-case name => value (or '').
+sub attrs_of
+{
+    my ($header) = @_;
+    my ($pair, @attrs) = split /\s*;\s*/, $header;
+    my %a;
+    for (@attrs) {
+        my ($k, $v) = split /=/, $_, 2;
+        $a{lc $k} = $v // '';
+    }
+    return \%a;
+}
+
+# The fields of a format 1 value: (version, kid, user, iat, exp, auth, mac).
+sub cookie_fields { return split /\./, $_[0] }
+
+# GET $path sending the cookie $name=$value (no cookie when undef).
+sub get_with
+{
+    my ($path, $name, $value, @headers) = @_;
+    push @headers, (Cookie => "$name=$value") if defined $value;
+    return Apache::TestRequest::GET($path, @headers);
+}
+
+sub sleep_until
+{
+    my ($t) = @_;
+    my $d = $t - Time::HiRes::time();
+    Time::HiRes::sleep($d) if $d > 0;
+}
+
+# The value of the form field $name in an HTML page.
+sub html_field
+{
+    my ($html, $name) = @_;
+    return $1 if $html =~ /<input[^>]*name="\Q$name\E"[^>]*value="([^"]*)"/;
+    return $1 if $html =~ /<input[^>]*value="([^"]*)"[^>]*name="\Q$name\E"/;
+    return undef;
+}
+
+1;
