@@ -25,8 +25,8 @@
 #define SCRYPT_RP_MAX (1ull << 30)            /* r * p < 2^30 (RFC 7914) */
 #define SCRYPT_MEM_MAX (1ull << 30)           /* 128 * N * r * p <= 1 GiB */
 
-/* Parse a canonical decimal (no sign, no leading zero, no space) of at most
- * 10 digits that fits in 32 bits, ending at ':' or NUL. Advances *s. */
+/* Parse a canonical decimal (no sign, no leading zero, no space) of 1..10
+ * digits, ending at ':' or NUL; the caller checks its range. Advances *s. */
 static int parse_u64_field(const char **s, uint64_t *out)
 {
     const char *p = *s;

@@ -99,14 +99,16 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
     for (i = 0; i < sizeof(K); i++) {
         pad[i] ^= K[i];
     }
-    if (!SHA256_Init(&k->inner) || !SHA256_Update(&k->inner, pad, sizeof(pad))) {
+    if (!SHA256_Init(&k->inner)
+        || !SHA256_Update(&k->inner, pad, sizeof(pad))) {
         goto cleanup;
     }
     memset(pad, 0x5c, sizeof(pad));
     for (i = 0; i < sizeof(K); i++) {
         pad[i] ^= K[i];
     }
-    if (!SHA256_Init(&k->outer) || !SHA256_Update(&k->outer, pad, sizeof(pad))) {
+    if (!SHA256_Init(&k->outer)
+        || !SHA256_Update(&k->outer, pad, sizeof(pad))) {
         goto cleanup;
     }
     rv = HSC_OK;
@@ -193,30 +195,34 @@ static hsc_status_t parse_line(apr_pool_t *p, hsc_keyring_t *kr,
                            sizeof(secret), &secret_len);
     if (rv == HSC_ETOOLONG) {
         *why = apr_psprintf(p, "secret longer than %d bytes", SECRET_MAX);
-        return HSC_EINVAL;
+        rv = HSC_EINVAL;
+        goto cleanup;
     }
     if (rv != HSC_OK) {
         *why = "secret is not canonical base64url without padding";
-        return HSC_EINVAL;
+        rv = HSC_EINVAL;
+        goto cleanup;
     }
     if (secret_len < HSC_SECRET_MIN) {
-        hsc_wipe(secret, secret_len);
         *why = apr_psprintf(p, "secret is %lu bytes, at least %d are needed",
                             (unsigned long)secret_len, HSC_SECRET_MIN);
-        return HSC_EINVAL;
+        rv = HSC_EINVAL;
+        goto cleanup;
     }
     k = &kr->keys[kr->nkeys];
     memcpy(k->kid, s, kid_end);
     k->kid[kid_end] = '\0';
     k->kid_len = kid_end;
     rv = key_setup(k, secret, secret_len);
-    hsc_wipe(secret, sizeof(secret));
     if (rv != HSC_OK) {
         *why = "key derivation failed in the crypto library";
-        return rv;
+        goto cleanup;
     }
     kr->nkeys++;
-    return HSC_OK;
+
+cleanup:
+    hsc_wipe(secret, sizeof(secret)); /* only K's HMAC states are kept */
+    return rv;
 }
 
 hsc_status_t hsc_keyring_parse(apr_pool_t *p, const char *name,

@@ -685,7 +685,7 @@ static void cookie_refresh_keeps_iat_and_auth_within_max_age(void)
           "no refresh once max age is reached");
 }
 
-/* --- steps 5-6 against a real SQLite store --------------------------------- */
+/* --- steps 5-6 against a real SQLite store ------------------------------- */
 
 static const char *db_path;
 static hsc_store_t *store;

@@ -14,7 +14,7 @@
 static const unsigned char salt[HSC_SALT_LEN] = {
     0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 
-/* --- parse and format ------------------------------------------------------ */
+/* --- parse and format ---------------------------------------------------- */
 
 /* Specs that parse, and what they parse to; each formats back to itself. */
 static const struct {
@@ -139,7 +139,7 @@ static void kdf_parse_refuses_bad_specs(void)
     CHECK_EQ(hsc_kdf_parse(NULL, &(hsc_kdf_t){0}), HSC_EINVAL, "NULL");
 }
 
-/* --- derivation ------------------------------------------------------------ */
+/* --- derivation ---------------------------------------------------------- */
 
 /* x_n by the spec's definition, with plain EVP calls. */
 static void chain_reference(const void *pw, size_t pwlen, unsigned n,

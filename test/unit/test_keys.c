@@ -400,7 +400,7 @@ static void keyring_load_reports_file_faults(void)
     unlink(path);
 }
 
-/* --- kids and generation --------------------------------------------------- */
+/* --- kids and generation ------------------------------------------------- */
 
 static const struct {
     const char *kid; /* candidate key id */

@@ -9,7 +9,7 @@
 #include "hsc_test.h"
 #include "hsc_util.h"
 
-/* --- hsc_strerror ---------------------------------------------------------- */
+/* --- hsc_strerror -------------------------------------------------------- */
 
 static void strerror_names_every_status_distinctly(void)
 {
@@ -34,7 +34,7 @@ static void strerror_names_every_status_distinctly(void)
               "out of range");
 }
 
-/* --- hsc_ct_equal ---------------------------------------------------------- */
+/* --- hsc_ct_equal -------------------------------------------------------- */
 
 static void ct_equal_returns_one_only_when_equal(void)
 {
@@ -148,7 +148,7 @@ static void format_time_round_trips(void)
     CHECK_STR(buf, "9223372036854775807", "INT64_MAX text");
 }
 
-/* --- hsc_username_valid ---------------------------------------------------- */
+/* --- hsc_username_valid -------------------------------------------------- */
 
 static const struct {
     const char *bytes; /* the username bytes */
@@ -215,7 +215,7 @@ static void username_valid_limits_length_to_255_bytes(void)
     CHECK_EQ(hsc_username_valid(NULL, 3), 0, "NULL refused");
 }
 
-/* --- hsc_groupname_valid --------------------------------------------------- */
+/* --- hsc_groupname_valid ------------------------------------------------- */
 
 static const struct {
     const char *name; /* group name */
@@ -250,7 +250,7 @@ static void groupname_valid_follows_the_table(void)
     CHECK_EQ(hsc_groupname_valid(big, 256), 0, "256 bytes refused");
 }
 
-/* --- hsc_random ------------------------------------------------------------ */
+/* --- hsc_random ---------------------------------------------------------- */
 
 static void random_fills_and_differs(void)
 {
