@@ -74,6 +74,18 @@ struct hsc_store {
  * while a writer changes users. On failure *ps is NULL and, when errbuf is
  * not NULL, the reason is written there.
  * Returns HSC_OK, HSC_EIO, HSC_ESTORE or HSC_ENOMEM.
+ *
+ * The connection is opened with SQLITE_OPEN_NOMUTEX: use one handle per
+ * thread. Without HSC_STORE_READONLY a file this process may not write is
+ * opened read-only all the same (writes are then HSC_EREADONLY).
+ *
+ * A long-lived handle watches its file: at most once a second, a call
+ * checks whether the path still names the file it opened (SQLite's
+ * SQLITE_FCNTL_HAS_MOVED: deleted, or renamed over). If not, the handle
+ * drops its connection and opens the path again; while that fails (file
+ * gone, foreign, ...) every call is HSC_ESTORE, and it retries a second
+ * later. So a deleted database fails closed within a second, and a
+ * replaced one is picked up without restarting the server.
  */
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,

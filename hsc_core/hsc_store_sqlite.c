@@ -505,6 +505,9 @@ cleanup:
     sqlite3_clear_bindings(sq->get_st);
     if (st != HSC_OK) {
         memset(out, 0, sizeof(*out));
+        if (st != HSC_ENOUSER) {
+            st = HSC_ESTORE; /* get's contract: OK, ENOUSER or ESTORE */
+        }
     }
     return st;
 }

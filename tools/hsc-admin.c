@@ -1,1 +1,1438 @@
-int main(void){return 1;}
+/*
+ * hsc-admin: the htpasswd of mod_hsc. Manages the SQLite user store and the
+ * key file, and explains why a cookie is accepted or refused.
+ * The command reference and exit codes are in docs/hsc-admin.md.
+ *
+ * Passwords are read from the terminal (twice, without echo) or, with
+ * --password-stdin, as one line from standard input; never from the command
+ * line. Every buffer that held a password, an x_n or a key is wiped.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <apr_general.h>
+#include <apr_pools.h>
+
+#include "hsc_util.h"
+#include "hsc_b64.h"
+#include "hsc_kdf.h"
+#include "hsc_keys.h"
+#include "hsc_cookie.h"
+#include "hsc_password.h"
+#include "hsc_store.h"
+
+/* Exit codes (docs/hsc-admin.md). */
+#define EX_OK 0      /* done; for check and inspect: accepted */
+#define EX_REFUSED 1 /* check or inspect refused: wrong password, disabled
+                        user, invalid cookie */
+#define EX_USAGE 2   /* bad command line */
+#define EX_INPUT 3   /* no such user, user exists, invalid username, group,
+                        SPEC, key id, password or cookie text */
+#define EX_FILE 4    /* database or key file missing, unreadable, foreign,
+                        corrupt, locked, read-only; or a system failure */
+
+/* Key files are small; anything bigger is not one. */
+#define KEYFILE_MAX (1024 * 1024)
+/* Mirrors mod_hsc's defaults (HSCMaxAge 8h, HSCClockSkew 60s). */
+#define INSPECT_MAX_AGE (8 * 3600)
+#define INSPECT_SKEW 60
+
+static const char usage_text[] =
+    "usage:\n"
+    "  hsc-admin init DB\n"
+    "  hsc-admin add DB USER [--groups G1,G2] [--kdf SPEC] "
+    "[--password-stdin]\n"
+    "  hsc-admin passwd DB USER [--kdf SPEC] [--password-stdin]\n"
+    "  hsc-admin del|disable|enable|revoke DB USER\n"
+    "  hsc-admin groups DB USER [G1,G2,...]\n"
+    "  hsc-admin list DB\n"
+    "  hsc-admin check DB USER [--password-stdin]\n"
+    "  hsc-admin keygen KEYFILE [--kid ID]\n"
+    "  hsc-admin inspect --keys KEYFILE [--db DB] [--scope S] [--address A]\n"
+    "                    [--now T] [--skew S] [--max-age S] COOKIE|-\n"
+    "SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
+    HSC_KDF_DEFAULT_SPEC ").\n"
+    "Without --password-stdin the password is read twice from the terminal.\n"
+    "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
+    "4 database or file error. See docs/hsc-admin.md.\n";
+
+/* --- messages -------------------------------------------------------------- */
+
+static int fail(int code, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Print "hsc-admin: <message>" on stderr and return code. */
+static int fail(int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("hsc-admin: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+static int usage_error(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("hsc-admin: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    fputs(usage_text, stderr);
+    return EX_USAGE;
+}
+
+/* The exit code a store status deserves. */
+static int store_exit(hsc_status_t st)
+{
+    switch (st) {
+    case HSC_ENOUSER:
+    case HSC_EEXISTS:
+    case HSC_EINVAL:
+    case HSC_ETOOLONG:
+        return EX_INPUT;
+    case HSC_EAUTH:
+    case HSC_EDISABLED:
+        return EX_REFUSED;
+    default:
+        return EX_FILE;
+    }
+}
+
+/* Unix seconds as an ISO 8601 UTC date into buf (32 bytes). */
+static const char *utc(int64_t t, char *buf, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+
+    if (gmtime_r(&tt, &tm) == NULL
+        || strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0) {
+        snprintf(buf, len, "?");
+    }
+    return buf;
+}
+
+/* --- the command line ------------------------------------------------------ */
+
+enum {
+    OPT_GROUPS = 1 << 0,
+    OPT_KDF = 1 << 1,
+    OPT_STDIN = 1 << 2,
+    OPT_KID = 1 << 3,
+    OPT_KEYS = 1 << 4,
+    OPT_DB = 1 << 5,
+    OPT_SCOPE = 1 << 6,
+    OPT_ADDRESS = 1 << 7,
+    OPT_NOW = 1 << 8,
+    OPT_SKEW = 1 << 9,
+    OPT_MAX_AGE = 1 << 10
+};
+
+static const struct {
+    const char *name; /* without the leading "--" */
+    int bit;
+    int takes_value;
+} options[] = {
+    {"groups", OPT_GROUPS, 1},
+    {"kdf", OPT_KDF, 1},
+    {"password-stdin", OPT_STDIN, 0},
+    {"kid", OPT_KID, 1},
+    {"keys", OPT_KEYS, 1},
+    {"db", OPT_DB, 1},
+    {"scope", OPT_SCOPE, 1},
+    {"address", OPT_ADDRESS, 1},
+    {"now", OPT_NOW, 1},
+    {"skew", OPT_SKEW, 1},
+    {"max-age", OPT_MAX_AGE, 1},
+};
+#define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
+
+#define MAXPOS 4
+
+typedef struct {
+    const char *pos[MAXPOS];
+    int npos;
+    int given;                 /* OPT_* bits */
+    const char *value[NOPTIONS]; /* by index into options[] */
+} args_t;
+
+static const char *opt(const args_t *a, int bit)
+{
+    int i;
+
+    for (i = 0; i < NOPTIONS; i++) {
+        if (options[i].bit == bit) {
+            return a->value[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Split argv into positionals and known options ("--name value" or
+ * "--name=value"; "--" ends the options). Returns EX_OK or EX_USAGE.
+ */
+static int parse_args(int argc, char **argv, int allowed, args_t *a)
+{
+    int i, j, only_pos = 0;
+
+    memset(a, 0, sizeof(*a));
+    for (i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        const char *eq;
+        size_t nlen;
+
+        if (only_pos || s[0] != '-' || s[1] == '\0') {
+            if (a->npos == MAXPOS) {
+                return usage_error("too many arguments");
+            }
+            a->pos[a->npos++] = s;
+            continue;
+        }
+        if (strcmp(s, "--") == 0) {
+            only_pos = 1;
+            continue;
+        }
+        if (s[1] != '-') {
+            return usage_error("unknown option %s", s);
+        }
+        eq = strchr(s + 2, '=');
+        nlen = eq ? (size_t)(eq - (s + 2)) : strlen(s + 2);
+        for (j = 0; j < NOPTIONS; j++) {
+            if (strlen(options[j].name) == nlen
+                && strncmp(options[j].name, s + 2, nlen) == 0) {
+                break;
+            }
+        }
+        if (j == NOPTIONS || !(allowed & options[j].bit)) {
+            return usage_error("unknown option --%.*s for this command",
+                               (int)nlen, s + 2);
+        }
+        if (a->given & options[j].bit) {
+            return usage_error("--%s given twice", options[j].name);
+        }
+        a->given |= options[j].bit;
+        if (!options[j].takes_value) {
+            if (eq != NULL) {
+                return usage_error("--%s takes no value", options[j].name);
+            }
+            continue;
+        }
+        if (eq != NULL) {
+            a->value[j] = eq + 1;
+        }
+        else if (i + 1 < argc) {
+            a->value[j] = argv[++i];
+        }
+        else {
+            return usage_error("--%s needs a value", options[j].name);
+        }
+    }
+    return EX_OK;
+}
+
+/* --- checks of input ------------------------------------------------------- */
+
+static int check_user(const char *user)
+{
+    if (!hsc_username_valid(user, strlen(user))) {
+        return fail(EX_INPUT, "invalid username (1-255 bytes of UTF-8, no "
+                    "control characters)");
+    }
+    return EX_OK;
+}
+
+/* "" or comma-separated valid group names, each once. */
+static int check_groups(const char *groups)
+{
+    const char *p = groups, *q, *r;
+    size_t len = strlen(groups);
+
+    if (len == 0) {
+        return EX_OK;
+    }
+    for (;;) {
+        q = strchr(p, ',');
+        if (q == NULL) {
+            q = groups + len;
+        }
+        if (!hsc_groupname_valid(p, (size_t)(q - p))) {
+            return fail(EX_INPUT, "invalid group name \"%.*s\" (1-255 "
+                        "bytes, no comma, space or control character)",
+                        (int)(q - p), p);
+        }
+        /* Earlier occurrence of the same name? */
+        for (r = groups; r < p;) {
+            const char *rq = strchr(r, ',');
+
+            if ((size_t)(rq - r) == (size_t)(q - p)
+                && memcmp(r, p, (size_t)(q - p)) == 0) {
+                return fail(EX_INPUT, "group \"%.*s\" listed twice",
+                            (int)(q - p), p);
+            }
+            r = rq + 1;
+        }
+        if (*q == '\0') {
+            break;
+        }
+        p = q + 1;
+    }
+    return EX_OK;
+}
+
+static int check_kdf(const char *spec, hsc_kdf_t *k)
+{
+    if (hsc_kdf_parse(spec, k) != HSC_OK) {
+        return fail(EX_INPUT, "malformed or out-of-range kdf SPEC \"%s\" "
+                    "(sha256-chain:ITERATIONS or scrypt:N:r:p)", spec);
+    }
+    return EX_OK;
+}
+
+/* Parse seconds, with an optional s, m, h or d suffix. */
+static int parse_seconds(const char *s, int64_t *out)
+{
+    int64_t mult = 1;
+    size_t len = strlen(s);
+
+    *out = 0;
+    if (len > 1) {
+        switch (s[len - 1]) {
+        case 's': mult = 1; len--; break;
+        case 'm': mult = 60; len--; break;
+        case 'h': mult = 3600; len--; break;
+        case 'd': mult = 86400; len--; break;
+        default: break;
+        }
+    }
+    if (hsc_parse_time(s, len, out) != HSC_OK || *out > INT64_MAX / mult) {
+        *out = 0;
+        return 0;
+    }
+    *out *= mult;
+    return 1;
+}
+
+/* --- passwords ------------------------------------------------------------- */
+
+static int tty_fd = -1;
+static struct termios tty_saved;
+static volatile sig_atomic_t tty_echo_off;
+
+static void restore_tty(void)
+{
+    if (tty_echo_off) {
+        tcsetattr(tty_fd, TCSAFLUSH, &tty_saved);
+        tty_echo_off = 0;
+    }
+}
+
+/* Turn the echo back on before dying of a signal. */
+static void on_signal(int sig)
+{
+    restore_tty();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/*
+ * Read one line from fd into buf (cap bytes) byte by byte, so no copy of
+ * the password lingers in a stdio buffer. Strips "\n" or "\r\n".
+ * Returns the length, -1 at end of input with nothing read, -2 when the
+ * line is longer than HSC_PASSWORD_MAX bytes, -3 on a read error.
+ */
+static long read_line(int fd, char *buf, size_t cap)
+{
+    size_t n = 0;
+    int got_any = 0, toolong = 0;
+    char c;
+
+    for (;;) {
+        ssize_t r = read(fd, &c, 1);
+
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r < 0) {
+            return -3;
+        }
+        if (r == 0) {
+            if (!got_any) {
+                return -1;
+            }
+            break;
+        }
+        got_any = 1;
+        if (c == '\n') {
+            break;
+        }
+        if (n < cap) {
+            buf[n++] = c;
+        }
+        else {
+            toolong = 1; /* keep reading to the end of the line */
+        }
+    }
+    c = 0;
+    if (n > 0 && buf[n - 1] == '\r') {
+        n--;
+    }
+    if (toolong || n > HSC_PASSWORD_MAX) {
+        hsc_wipe(buf, cap);
+        return -2;
+    }
+    return (long)n;
+}
+
+/* Prompt on the terminal and read a line without echo. */
+static long read_tty(const char *prompt, char *buf, size_t cap)
+{
+    struct termios t;
+    struct sigaction sa, old_int, old_term, old_hup;
+    long n;
+
+    if (write(tty_fd, prompt, strlen(prompt)) < 0) {
+        return -3;
+    }
+    if (tcgetattr(tty_fd, &tty_saved) != 0) {
+        return -3;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
+    t = tty_saved;
+    t.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+    tty_echo_off = 1;
+    if (tcsetattr(tty_fd, TCSAFLUSH, &t) != 0) {
+        tty_echo_off = 0;
+        n = -3;
+    }
+    else {
+        n = read_line(tty_fd, buf, cap);
+        restore_tty();
+    }
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    if (write(tty_fd, "\n", 1) < 0) {
+        /* the newline is cosmetic */
+    }
+    return n;
+}
+
+/*
+ * Get a password: one line of stdin, or from the terminal (twice when
+ * confirm). buf has HSC_PASSWORD_MAX + 1 bytes. Returns EX_OK and *len.
+ */
+static int get_password(int from_stdin, int confirm, int allow_empty,
+                        char *buf, size_t *len)
+{
+    char again[HSC_PASSWORD_MAX + 1];
+    long n, m;
+    int rc = EX_OK;
+
+    *len = 0;
+    if (from_stdin) {
+        n = read_line(STDIN_FILENO, buf, HSC_PASSWORD_MAX + 1);
+    }
+    else {
+        tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+        if (tty_fd < 0) {
+            return fail(EX_USAGE, "no terminal to read the password from "
+                        "(use --password-stdin)");
+        }
+        n = read_tty("Password: ", buf, HSC_PASSWORD_MAX + 1);
+        if (n >= 0 && confirm) {
+            m = read_tty("Retype password: ", again, sizeof(again));
+            if (m != n || !hsc_ct_equal(buf, again, (size_t)n)) {
+                rc = fail(EX_INPUT, "the passwords do not match");
+            }
+            hsc_wipe(again, sizeof(again));
+        }
+        close(tty_fd);
+        tty_fd = -1;
+    }
+    if (rc == EX_OK) {
+        if (n == -1) {
+            rc = fail(EX_INPUT, "no password given");
+        }
+        else if (n == -2) {
+            rc = fail(EX_INPUT, "password longer than %d bytes",
+                      HSC_PASSWORD_MAX);
+        }
+        else if (n < 0) {
+            rc = fail(EX_FILE, "cannot read the password: %s",
+                      strerror(errno));
+        }
+        else if (n == 0 && !allow_empty) {
+            rc = fail(EX_INPUT, "empty password refused");
+        }
+    }
+    if (rc != EX_OK) {
+        hsc_wipe(buf, HSC_PASSWORD_MAX + 1);
+        return rc;
+    }
+    *len = (size_t)n;
+    return EX_OK;
+}
+
+/* --- the store ------------------------------------------------------------- */
+
+static int open_store(const char *db, int flags, hsc_store_t **ps)
+{
+    char err[512];
+    hsc_status_t st;
+
+    st = hsc_store_sqlite_open(db, flags, ps, err, sizeof(err));
+    if (st != HSC_OK) {
+        return fail(EX_FILE, "%s", err[0] ? err : hsc_strerror(st));
+    }
+    return EX_OK;
+}
+
+/* Report a failed store call on user. */
+static int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
+{
+    switch (st) {
+    case HSC_ENOUSER:
+        return fail(EX_INPUT, "%s: no such user", user);
+    case HSC_EEXISTS:
+        return fail(EX_INPUT, "%s: user already exists", user);
+    case HSC_EREADONLY:
+        return fail(EX_FILE, "the database is read-only for this user");
+    default:
+        return fail(store_exit(st), "%s: %s (%s)", user, hsc_strerror(st),
+                    hsc_store_errmsg(s));
+    }
+}
+
+static int cmd_init(const args_t *a)
+{
+    const char *db = a->pos[0];
+    hsc_store_t *s = NULL;
+    struct stat sb;
+    int existed, fd, rc;
+
+    existed = stat(db, &sb) == 0;
+    if (!existed) {
+        /* The file holds salts and authenticators: not for everyone to
+         * read. SQLite gives its -wal and -shm the same mode. */
+        fd = open(db, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                  0600);
+        if (fd < 0) {
+            return fail(EX_FILE, "%s: %s", db, strerror(errno));
+        }
+        fchmod(fd, 0600);
+        close(fd);
+    }
+    rc = open_store(db, HSC_STORE_CREATE, &s);
+    if (rc != EX_OK) {
+        if (!existed) {
+            unlink(db);
+        }
+        return rc;
+    }
+    hsc_store_close(s);
+    printf(existed ? "%s: already an hsc user database, up to date\n"
+                   : "%s: initialized\n", db);
+    return EX_OK;
+}
+
+static int cmd_add(const args_t *a)
+{
+    const char *db = a->pos[0], *user = a->pos[1];
+    const char *groups = (a->given & OPT_GROUPS) ? opt(a, OPT_GROUPS) : "";
+    const char *spec = (a->given & OPT_KDF) ? opt(a, OPT_KDF)
+                                            : HSC_KDF_DEFAULT_SPEC;
+    char pw[HSC_PASSWORD_MAX + 1];
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    hsc_kdf_t k;
+    hsc_status_t st;
+    size_t pwlen = 0;
+    int rc;
+
+    if ((rc = check_user(user)) || (rc = check_groups(groups))
+        || (rc = check_kdf(spec, &k))) {
+        return rc;
+    }
+    if ((rc = open_store(db, 0, &s)) != EX_OK) {
+        return rc;
+    }
+    /* Refuse a duplicate before asking for a password. */
+    st = hsc_store_get(s, user, strlen(user), &u);
+    if (st != HSC_ENOUSER) {
+        rc = st == HSC_OK ? fail(EX_INPUT, "%s: user already exists", user)
+                          : store_fail(s, user, st);
+        goto cleanup;
+    }
+    rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen);
+    if (rc != EX_OK) {
+        goto cleanup;
+    }
+    memset(&u, 0, sizeof(u));
+    u.name = user;
+    u.name_len = strlen(user);
+    u.groups = groups;
+    st = hsc_password_make(&k, pw, pwlen, &u);
+    if (st != HSC_OK) {
+        rc = fail(store_exit(st), "cannot hash the password: %s",
+                  hsc_strerror(st));
+        goto cleanup;
+    }
+    st = hsc_store_add(s, &u);
+    if (st != HSC_OK) {
+        rc = store_fail(s, user, st);
+        goto cleanup;
+    }
+    printf("%s: added\n", user);
+
+cleanup:
+    hsc_wipe(pw, sizeof(pw));
+    hsc_wipe(&u, sizeof(u));
+    hsc_store_close(s);
+    return rc;
+}
+
+static int cmd_passwd(const args_t *a)
+{
+    const char *db = a->pos[0], *user = a->pos[1];
+    const char *spec = (a->given & OPT_KDF) ? opt(a, OPT_KDF)
+                                            : HSC_KDF_DEFAULT_SPEC;
+    char pw[HSC_PASSWORD_MAX + 1];
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    hsc_kdf_t k;
+    hsc_status_t st;
+    size_t pwlen = 0;
+    int rc;
+
+    if ((rc = check_user(user)) || (rc = check_kdf(spec, &k))) {
+        return rc;
+    }
+    if ((rc = open_store(db, 0, &s)) != EX_OK) {
+        return rc;
+    }
+    st = hsc_store_get(s, user, strlen(user), &u);
+    if (st != HSC_OK) {
+        rc = store_fail(s, user, st);
+        goto cleanup;
+    }
+    rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen);
+    if (rc != EX_OK) {
+        goto cleanup;
+    }
+    memset(&u, 0, sizeof(u));
+    st = hsc_password_make(&k, pw, pwlen, &u);
+    if (st != HSC_OK) {
+        rc = fail(store_exit(st), "cannot hash the password: %s",
+                  hsc_strerror(st));
+        goto cleanup;
+    }
+    st = hsc_store_set_password(s, user, u.salt, &u.kdf, u.authenticator);
+    if (st != HSC_OK) {
+        rc = store_fail(s, user, st);
+        goto cleanup;
+    }
+    printf("%s: password changed; earlier cookies no longer work\n", user);
+
+cleanup:
+    hsc_wipe(pw, sizeof(pw));
+    hsc_wipe(&u, sizeof(u));
+    hsc_store_close(s);
+    return rc;
+}
+
+/* del, disable, enable, revoke: one user, one write. */
+static int cmd_simple(const char *cmd, const args_t *a)
+{
+    const char *db = a->pos[0], *user = a->pos[1];
+    hsc_store_t *s = NULL;
+    hsc_status_t st;
+    char when[32];
+    int64_t now = (int64_t)time(NULL);
+    int rc;
+
+    if ((rc = check_user(user)) || (rc = open_store(db, 0, &s))) {
+        return rc;
+    }
+    if (strcmp(cmd, "del") == 0) {
+        st = hsc_store_del(s, user);
+    }
+    else if (strcmp(cmd, "disable") == 0) {
+        st = hsc_store_set_disabled(s, user, 1);
+    }
+    else if (strcmp(cmd, "enable") == 0) {
+        st = hsc_store_set_disabled(s, user, 0);
+    }
+    else {
+        st = hsc_store_revoke(s, user, now);
+    }
+    if (st != HSC_OK) {
+        rc = store_fail(s, user, st);
+    }
+    else if (strcmp(cmd, "del") == 0) {
+        printf("%s: deleted\n", user);
+    }
+    else if (strcmp(cmd, "disable") == 0) {
+        printf("%s: disabled; cookies and logins are refused\n", user);
+    }
+    else if (strcmp(cmd, "enable") == 0) {
+        printf("%s: enabled\n", user);
+    }
+    else {
+        printf("%s: cookies issued before %s are refused\n", user,
+               utc(now, when, sizeof(when)));
+    }
+    hsc_store_close(s);
+    return rc;
+}
+
+static int cmd_groups(const args_t *a)
+{
+    const char *db = a->pos[0], *user = a->pos[1];
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    hsc_status_t st;
+    int rc;
+
+    if ((rc = check_user(user))) {
+        return rc;
+    }
+    if (a->npos == 3 && (rc = check_groups(a->pos[2]))) {
+        return rc;
+    }
+    if ((rc = open_store(db, 0, &s)) != EX_OK) {
+        return rc;
+    }
+    if (a->npos == 2) {
+        st = hsc_store_get(s, user, strlen(user), &u);
+        if (st == HSC_OK) {
+            printf("%s\n", u.groups);
+        }
+    }
+    else {
+        st = hsc_store_set_groups(s, user, a->pos[2]);
+        if (st == HSC_OK) {
+            printf("%s: groups %s\n", user,
+                   a->pos[2][0] ? a->pos[2] : "cleared");
+        }
+    }
+    if (st != HSC_OK) {
+        rc = store_fail(s, user, st);
+    }
+    hsc_store_close(s);
+    return rc;
+}
+
+/* One line a user, fields separated by tabs (names have no controls). */
+static int list_one(void *baton, const hsc_user_t *u)
+{
+    char spec[HSC_KDF_SPEC_MAX], rb[32], up[32];
+
+    (void)baton;
+    hsc_kdf_format(&u->kdf, spec, sizeof(spec));
+    printf("%s\t%s\t%s\t%s\t%s\t%s\n", u->name,
+           u->groups[0] ? u->groups : "-",
+           u->disabled ? "disabled" : "enabled", spec,
+           u->revoked_before > 0 ? utc(u->revoked_before, rb, sizeof(rb))
+                                 : "-",
+           utc(u->updated, up, sizeof(up)));
+    return 0;
+}
+
+static int cmd_list(const args_t *a)
+{
+    hsc_store_t *s = NULL;
+    hsc_status_t st;
+    int rc;
+
+    if ((rc = open_store(a->pos[0], HSC_STORE_READONLY, &s)) != EX_OK) {
+        return rc;
+    }
+    st = hsc_store_list(s, list_one, NULL);
+    if (st != HSC_OK) {
+        rc = fail(EX_FILE, "list: %s (%s)", hsc_strerror(st),
+                  hsc_store_errmsg(s));
+    }
+    hsc_store_close(s);
+    return rc;
+}
+
+static int cmd_check(const args_t *a)
+{
+    const char *db = a->pos[0], *user = a->pos[1];
+    char pw[HSC_PASSWORD_MAX + 1];
+    unsigned char xn[HSC_XN_LEN];
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    hsc_kdf_t dummy;
+    hsc_status_t st;
+    size_t pwlen = 0;
+    int rc;
+
+    if ((rc = check_user(user))) {
+        return rc;
+    }
+    if ((rc = open_store(db, HSC_STORE_READONLY, &s)) != EX_OK) {
+        return rc;
+    }
+    rc = get_password(a->given & OPT_STDIN, 0, 1, pw, &pwlen);
+    if (rc != EX_OK) {
+        goto cleanup;
+    }
+    hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy);
+    st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn,
+                            &u);
+    switch (st) {
+    case HSC_OK:
+        printf("%s: password ok\n", user);
+        rc = EX_OK;
+        break;
+    case HSC_EAUTH:
+        rc = fail(EX_REFUSED, "%s: wrong password", user);
+        break;
+    case HSC_EDISABLED:
+        rc = fail(EX_REFUSED, "%s: user is disabled", user);
+        break;
+    default:
+        rc = store_fail(s, user, st);
+        break;
+    }
+
+cleanup:
+    hsc_wipe(pw, sizeof(pw));
+    hsc_wipe(xn, sizeof(xn));
+    hsc_store_close(s);
+    return rc;
+}
+
+/* --- keygen ---------------------------------------------------------------- */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Load path as a key ring; on success *pkr is set and warnings printed. */
+static hsc_status_t load_keys(apr_pool_t *p, const char *path,
+                              hsc_keyring_t **pkr)
+{
+    const char *msg = NULL;
+    hsc_status_t st;
+
+    st = hsc_keyring_load(p, path, pkr, &msg);
+    if (st == HSC_OK && msg != NULL) {
+        fprintf(stderr, "hsc-admin: warning: %s\n", msg);
+    }
+    else if (st != HSC_OK) {
+        fail(EX_FILE, "%s", msg ? msg : hsc_strerror(st));
+    }
+    return st;
+}
+
+/* fsync the directory holding path, so a rename survives a crash. */
+static void sync_dir_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    int fd;
+
+    if (slash == NULL) {
+        snprintf(dir, sizeof(dir), ".");
+    }
+    else if (slash == path) {
+        snprintf(dir, sizeof(dir), "/");
+    }
+    else {
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+}
+
+/* Create a new key file holding line, mode 0600 whatever the umask. */
+static int keygen_create(apr_pool_t *pool, const char *path,
+                         const char *line, const char *kid)
+{
+    hsc_keyring_t *kr;
+    int fd;
+
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+              0600);
+    if (fd < 0) {
+        return -1; /* errno says why; EEXIST means rotate */
+    }
+    if (fchmod(fd, 0600) != 0 || write_all(fd, line, strlen(line)) != 0
+        || fsync(fd) != 0) {
+        int e = errno;
+
+        close(fd);
+        unlink(path);
+        return fail(EX_FILE, "%s: %s", path, strerror(e));
+    }
+    close(fd);
+    sync_dir_of(path);
+    if (load_keys(pool, path, &kr) != HSC_OK) {
+        unlink(path);
+        return EX_FILE;
+    }
+    printf("%s: created with signing key %s\n", path, kid);
+    return EX_OK;
+}
+
+/*
+ * Put line first among the keys of an existing file: read it, check it,
+ * write "comments before the first key, the new line, the rest" to a
+ * temporary file beside it (0600), check that, rename it over.
+ */
+static int keygen_rotate(apr_pool_t *pool, const char *path,
+                         const char *line, const char *kid)
+{
+    char tmp[4096];
+    char *text = NULL;
+    struct stat sb;
+    hsc_keyring_t *kr = NULL;
+    const char *msg = NULL;
+    size_t len = 0, at, linelen = strlen(line);
+    int fd = -1, tfd = -1, rc = EX_FILE, old_count;
+    hsc_status_t st;
+
+    tmp[0] = '\0';
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        rc = fail(EX_FILE, "%s: %s%s", path, strerror(errno),
+                  errno == ELOOP ? " (a symbolic link: give the real path)"
+                                 : "");
+        goto cleanup;
+    }
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        rc = fail(EX_FILE, "%s: not a regular file", path);
+        goto cleanup;
+    }
+    if (sb.st_size > KEYFILE_MAX) {
+        rc = fail(EX_FILE, "%s: too large for a key file", path);
+        goto cleanup;
+    }
+    text = malloc((size_t)sb.st_size + 2);
+    if (text == NULL) {
+        rc = fail(EX_FILE, "out of memory");
+        goto cleanup;
+    }
+    while (len < (size_t)sb.st_size) {
+        ssize_t n = read(fd, text + len, (size_t)sb.st_size - len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            rc = fail(EX_FILE, "%s: read: %s", path,
+                      n < 0 ? strerror(errno) : "file shrank");
+            goto cleanup;
+        }
+        len += (size_t)n;
+    }
+    st = hsc_keyring_parse(pool, path, text, len, &kr, &msg);
+    if (st != HSC_OK) {
+        rc = fail(EX_FILE, "%s; not rotating a key file that does not load",
+                  msg ? msg : hsc_strerror(st));
+        goto cleanup;
+    }
+    if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
+        rc = fail(EX_INPUT, "%s: key id %s is already in the file", path,
+                  kid);
+        goto cleanup;
+    }
+    old_count = hsc_keyring_count(kr);
+
+    /* The new key goes before the first key line; comments above stay. */
+    for (at = 0; at < len;) {
+        size_t end = at, i = at;
+
+        while (end < len && text[end] != '\n') {
+            end++;
+        }
+        while (i < end && (text[i] == ' ' || text[i] == '\t'
+                           || text[i] == '\r')) {
+            i++;
+        }
+        if (i < end && text[i] != '#') {
+            break;
+        }
+        at = end < len ? end + 1 : end;
+    }
+    if (at == len && len > 0 && text[len - 1] != '\n') {
+        text[len++] = '\n';
+    }
+
+    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+        tmp[0] = '\0';
+        rc = fail(EX_FILE, "%s: path too long", path);
+        goto cleanup;
+    }
+    tfd = mkstemp(tmp);
+    if (tfd < 0) {
+        rc = fail(EX_FILE, "%s: cannot create a temporary file: %s", path,
+                  strerror(errno));
+        tmp[0] = '\0';
+        goto cleanup;
+    }
+    if (fchmod(tfd, 0600) != 0) {
+        rc = fail(EX_FILE, "%s: chmod: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    /* Keep the owner (e.g. root) when we may; the mode stays 0600. */
+    if (fchown(tfd, sb.st_uid, sb.st_gid) != 0) {
+        /* not permitted: the file becomes ours, which is what we can do */
+    }
+    if (write_all(tfd, text, at) != 0 || write_all(tfd, line, linelen) != 0
+        || write_all(tfd, text + at, len - at) != 0 || fsync(tfd) != 0) {
+        rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
+        goto cleanup;
+    }
+    close(tfd);
+    tfd = -1;
+    if (load_keys(pool, tmp, &kr) != HSC_OK) {
+        goto cleanup;
+    }
+    if (strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
+        || hsc_keyring_count(kr) != old_count + 1) {
+        rc = fail(EX_FILE, "%s: the rewritten file does not start with the "
+                  "new key; left unchanged", path);
+        goto cleanup;
+    }
+    if (rename(tmp, path) != 0) {
+        rc = fail(EX_FILE, "%s: rename: %s", path, strerror(errno));
+        goto cleanup;
+    }
+    tmp[0] = '\0';
+    sync_dir_of(path);
+    printf("%s: new signing key %s; %d keys (the older ones still verify)\n",
+           path, kid, old_count + 1);
+    rc = EX_OK;
+
+cleanup:
+    if (tfd >= 0) {
+        close(tfd);
+    }
+    if (tmp[0] != '\0') {
+        unlink(tmp);
+    }
+    if (fd >= 0) {
+        close(fd);
+    }
+    if (text != NULL) {
+        hsc_wipe(text, (size_t)sb.st_size + 2);
+        free(text);
+    }
+    return rc;
+}
+
+static int cmd_keygen(apr_pool_t *pool, const args_t *a)
+{
+    const char *path = a->pos[0];
+    const char *kid = (a->given & OPT_KID) ? opt(a, OPT_KID) : NULL;
+    char line[160], newkid[HSC_KID_MAX + 1];
+    size_t n;
+    hsc_status_t st;
+    int rc;
+
+    if (kid != NULL && !hsc_kid_valid(kid, strlen(kid))) {
+        return fail(EX_INPUT, "invalid key id \"%s\" (1-%d characters of "
+                    "A-Z a-z 0-9 _ -)", kid, HSC_KID_MAX);
+    }
+    st = hsc_key_generate_line(kid, line, sizeof(line));
+    if (st != HSC_OK) {
+        return fail(EX_FILE, "cannot generate a key: %s", hsc_strerror(st));
+    }
+    n = strcspn(line, " \t");
+    if (n == 0 || n > HSC_KID_MAX) {
+        hsc_wipe(line, sizeof(line));
+        return fail(EX_FILE, "cannot generate a key: bad key line");
+    }
+    memcpy(newkid, line, n);
+    newkid[n] = '\0';
+    rc = keygen_create(pool, path, line, newkid);
+    if (rc == -1) {
+        if (errno == EEXIST) {
+            rc = keygen_rotate(pool, path, line, newkid);
+        }
+        else {
+            rc = fail(EX_FILE, "%s: %s", path, strerror(errno));
+        }
+    }
+    hsc_wipe(line, sizeof(line));
+    return rc;
+}
+
+/* --- inspect --------------------------------------------------------------- */
+
+static void step(int n, const char *name, const char *verdict,
+                 const char *why)
+{
+    printf("%d %-6s %s%s%s%s\n", n, name, verdict, why[0] ? " (" : "", why,
+           why[0] ? ")" : "");
+}
+
+static int cmd_inspect(apr_pool_t *pool, const args_t *a)
+{
+    const char *keyfile = opt(a, OPT_KEYS), *db = opt(a, OPT_DB);
+    const char *scope = (a->given & OPT_SCOPE) ? opt(a, OPT_SCOPE) : "";
+    const char *address = (a->given & OPT_ADDRESS) ? opt(a, OPT_ADDRESS)
+                                                   : "";
+    char value[HSC_COOKIE_MAX + 2], why[256], d1[32], d2[32];
+    const char *in = a->pos[0];
+    hsc_keyring_t *kr = NULL;
+    const hsc_key_t *key = NULL;
+    hsc_store_t *s = NULL;
+    hsc_cookie_t c;
+    hsc_user_t u;
+    hsc_verify_params_t vp;
+    unsigned char mac[HSC_MAC_LEN], v[HSC_AUTH_LEN];
+    int64_t now, skew = INSPECT_SKEW, max_age = INSPECT_MAX_AGE;
+    size_t len;
+    int rc, ok_mac, i, fields;
+    hsc_status_t st, verdict;
+
+    memset(&c, 0, sizeof(c));
+    if (!(a->given & OPT_KEYS)) {
+        return usage_error("inspect needs --keys KEYFILE");
+    }
+    now = (int64_t)time(NULL);
+    if ((a->given & OPT_NOW) && hsc_parse_time(opt(a, OPT_NOW),
+                                               strlen(opt(a, OPT_NOW)),
+                                               &now) != HSC_OK) {
+        return fail(EX_INPUT, "--now: not Unix seconds");
+    }
+    if ((a->given & OPT_SKEW) && !parse_seconds(opt(a, OPT_SKEW), &skew)) {
+        return fail(EX_INPUT, "--skew: not a number of seconds");
+    }
+    if ((a->given & OPT_MAX_AGE)
+        && !parse_seconds(opt(a, OPT_MAX_AGE), &max_age)) {
+        return fail(EX_INPUT, "--max-age: not a number of seconds");
+    }
+    if (strchr(scope, '\n') || strchr(address, '\n')) {
+        return fail(EX_INPUT, "--scope and --address cannot hold a line "
+                    "feed");
+    }
+
+    /* The cookie: an argument, or "-" for one line of stdin. */
+    if (strcmp(in, "-") == 0) {
+        long n = 0;
+        size_t got = 0;
+        char ch;
+
+        while (got < sizeof(value) - 1 && (n = read(STDIN_FILENO, &ch, 1))
+               == 1 && ch != '\n') {
+            value[got++] = ch;
+        }
+        if (got > 0 && value[got - 1] == '\r') {
+            got--;
+        }
+        value[got] = '\0';
+        len = got;
+    }
+    else {
+        len = strlen(in);
+        if (len > sizeof(value) - 2) {
+            len = sizeof(value) - 2; /* still over HSC_COOKIE_MAX */
+        }
+        memcpy(value, in, len);
+        value[len] = '\0';
+    }
+
+    if (load_keys(pool, keyfile, &kr) != HSC_OK) {
+        return EX_FILE;
+    }
+    if (db != NULL && (rc = open_store(db, HSC_STORE_READONLY, &s))) {
+        return rc;
+    }
+
+    /* 1. Syntax. */
+    st = hsc_cookie_parse(value, len, &c);
+    if (st != HSC_OK) {
+        for (fields = 1, i = 0; (size_t)i < len; i++) {
+            fields += value[i] == '.';
+        }
+        if (st == HSC_ETOOLONG) {
+            snprintf(why, sizeof(why), "over %d bytes", HSC_COOKIE_MAX);
+        }
+        else if (fields != 7) {
+            snprintf(why, sizeof(why), "%d fields, expected 7", fields);
+        }
+        else {
+            snprintf(why, sizeof(why), "a field has a wrong alphabet, "
+                     "length or non-canonical form, or exp <= iat");
+        }
+        step(1, "syntax", "fail", why);
+        for (i = 2; i <= 6; i++) {
+            static const char *const names[] = {"", "", "key", "mac",
+                                                 "time", "user", "auth"};
+            step(i, names[i], "not checked", "");
+        }
+        printf("verdict: refused (%s)\n", hsc_strerror(st));
+        rc = EX_REFUSED;
+        goto cleanup;
+    }
+    printf("version 1\nkid     %s\nuser    %s\niat     %lld %s\n"
+           "exp     %lld %s\n", c.kid, c.user, (long long)c.iat,
+           utc(c.iat, d1, sizeof(d1)), (long long)c.exp,
+           utc(c.exp, d2, sizeof(d2)));
+    printf("now     %lld %s\n", (long long)now, utc(now, d1, sizeof(d1)));
+    step(1, "syntax", "pass", "");
+
+    /* 2. Key. */
+    key = hsc_keyring_find(kr, c.kid, c.kid_len);
+    if (key != NULL) {
+        snprintf(why, sizeof(why), "%s is in %s", c.kid, keyfile);
+        step(2, "key", "pass", why);
+    }
+    else {
+        snprintf(why, sizeof(why), "no key %s in %s", c.kid, keyfile);
+        step(2, "key", "fail", why);
+    }
+
+    /* 3. MAC. */
+    if (key == NULL) {
+        step(3, "mac", "not checked", "no key");
+    }
+    else {
+        ok_mac = hsc_key_mac3(key, value, c.signed_len, scope, strlen(scope),
+                              address, strlen(address), mac) == HSC_OK
+                 && hsc_ct_equal(mac, c.mac, HSC_MAC_LEN);
+        hsc_wipe(mac, sizeof(mac));
+        snprintf(why, sizeof(why), "scope \"%s\", address \"%s\"%s", scope,
+                 address, ok_mac ? "" : ": wrong key, scope or address, or "
+                 "the value was altered");
+        step(3, "mac", ok_mac ? "pass" : "fail", why);
+    }
+
+    /* 4. Time. */
+    if (c.exp <= now) {
+        snprintf(why, sizeof(why), "expired at %s", utc(c.exp, d1,
+                                                       sizeof(d1)));
+        step(4, "time", "fail", why);
+    }
+    else if (c.iat > now + skew) {
+        snprintf(why, sizeof(why), "issued in the future, beyond the %llds skew",
+                 (long long)skew);
+        step(4, "time", "fail", why);
+    }
+    else if (now >= c.iat + max_age) {
+        snprintf(why, sizeof(why), "login older than the maximum age %llds",
+                 (long long)max_age);
+        step(4, "time", "fail", why);
+    }
+    else {
+        snprintf(why, sizeof(why), "expires in %llds, max age %llds",
+                 (long long)(c.exp - now), (long long)max_age);
+        step(4, "time", "pass", why);
+    }
+
+    /* 5 and 6. User and hardening. */
+    if (s == NULL) {
+        step(5, "user", "not checked", "no --db");
+        step(6, "auth", "not checked", "no --db");
+    }
+    else {
+        st = hsc_store_get(s, c.user, c.user_len, &u);
+        if (st == HSC_ENOUSER) {
+            step(5, "user", "fail", "no such user");
+        }
+        else if (st != HSC_OK) {
+            snprintf(why, sizeof(why), "store: %s", hsc_store_errmsg(s));
+            step(5, "user", "fail", why);
+        }
+        else if (u.disabled) {
+            step(5, "user", "fail", "user disabled");
+        }
+        else if (c.iat < u.revoked_before) {
+            snprintf(why, sizeof(why), "revoked: logins before %s",
+                     utc(u.revoked_before, d1, sizeof(d1)));
+            step(5, "user", "fail", why);
+        }
+        else {
+            step(5, "user", "pass", "exists, enabled, not revoked");
+        }
+        if (st != HSC_OK) {
+            step(6, "auth", "not checked", "no user");
+        }
+        else {
+            int ok = hsc_authenticator(c.auth, v) == HSC_OK
+                     && hsc_ct_equal(v, u.authenticator, HSC_AUTH_LEN);
+
+            step(6, "auth", ok ? "pass" : "fail",
+                 ok ? "SHA-256(auth) = v"
+                    : "SHA-256(auth) != v: password changed since login, "
+                      "or a forged cookie");
+            hsc_wipe(v, sizeof(v));
+        }
+    }
+
+    /* The verdict is the library's, in the spec's order. */
+    memset(&vp, 0, sizeof(vp));
+    vp.keys = kr;
+    vp.scope = scope;
+    vp.address = address;
+    vp.now = now;
+    vp.skew = skew;
+    vp.max_age = max_age;
+    hsc_wipe(&c, sizeof(c));
+    if (s != NULL) {
+        verdict = hsc_cookie_verify(&vp, s, value, len, &c, &u);
+    }
+    else {
+        verdict = hsc_cookie_check(&vp, value, len, &c);
+    }
+    if (verdict == HSC_OK) {
+        printf("verdict: valid%s\n", s ? "" : " (steps 1-4; no --db)");
+        rc = EX_OK;
+    }
+    else {
+        printf("verdict: refused (%s)\n", hsc_strerror(verdict));
+        rc = EX_REFUSED;
+    }
+
+cleanup:
+    hsc_wipe(&c, sizeof(c));
+    hsc_wipe(value, sizeof(value));
+    hsc_store_close(s);
+    return rc;
+}
+
+/* --- main ------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    int min_pos, max_pos; /* positional arguments after the command */
+    int options;          /* OPT_* allowed */
+} commands[] = {
+    {"init", 1, 1, 0},
+    {"add", 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN},
+    {"passwd", 2, 2, OPT_KDF | OPT_STDIN},
+    {"del", 2, 2, 0},
+    {"disable", 2, 2, 0},
+    {"enable", 2, 2, 0},
+    {"revoke", 2, 2, 0},
+    {"groups", 2, 3, 0},
+    {"list", 1, 1, 0},
+    {"check", 2, 2, OPT_STDIN},
+    {"keygen", 1, 1, OPT_KID},
+    {"inspect", 1, 1, OPT_KEYS | OPT_DB | OPT_SCOPE | OPT_ADDRESS | OPT_NOW
+                      | OPT_SKEW | OPT_MAX_AGE},
+};
+
+static int run(apr_pool_t *pool, int argc, char **argv)
+{
+    const char *cmd;
+    args_t a;
+    size_t c;
+    int i, rc;
+
+    if (argc < 2) {
+        return usage_error("no command");
+    }
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            break;
+        }
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(usage_text, stdout);
+            return EX_OK;
+        }
+    }
+    cmd = argv[1];
+    for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+        if (strcmp(commands[c].name, cmd) == 0) {
+            break;
+        }
+    }
+    if (c == sizeof(commands) / sizeof(commands[0])) {
+        return usage_error("unknown command \"%s\"", cmd);
+    }
+    rc = parse_args(argc - 2, argv + 2, commands[c].options, &a);
+    if (rc != EX_OK) {
+        return rc;
+    }
+    if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
+        return usage_error("%s: wrong number of arguments", cmd);
+    }
+    if (strcmp(cmd, "init") == 0) {
+        return cmd_init(&a);
+    }
+    if (strcmp(cmd, "add") == 0) {
+        return cmd_add(&a);
+    }
+    if (strcmp(cmd, "passwd") == 0) {
+        return cmd_passwd(&a);
+    }
+    if (strcmp(cmd, "groups") == 0) {
+        return cmd_groups(&a);
+    }
+    if (strcmp(cmd, "list") == 0) {
+        return cmd_list(&a);
+    }
+    if (strcmp(cmd, "check") == 0) {
+        return cmd_check(&a);
+    }
+    if (strcmp(cmd, "keygen") == 0) {
+        return cmd_keygen(pool, &a);
+    }
+    if (strcmp(cmd, "inspect") == 0) {
+        return cmd_inspect(pool, &a);
+    }
+    return cmd_simple(cmd, &a);
+}
+
+int main(int argc, char **argv)
+{
+    apr_pool_t *pool = NULL;
+    int rc;
+
+    if (apr_initialize() != APR_SUCCESS
+        || apr_pool_create(&pool, NULL) != APR_SUCCESS) {
+        fprintf(stderr, "hsc-admin: cannot initialize APR\n");
+        return EX_FILE;
+    }
+    rc = run(pool, argc, argv);
+    apr_pool_destroy(pool); /* runs the key wipe cleanups */
+    apr_terminate();
+    if (fflush(stdout) != 0 && rc == EX_OK) {
+        rc = fail(EX_FILE, "write error on standard output");
+    }
+    return rc;
+}
