@@ -1,0 +1,438 @@
+#!/bin/sh
+# test/admin/hsc-admin.sh: hsc-admin end to end, in TAP. Runs the built
+# binary ($top_builddir/hsc-admin, set by `make check`, default .) on a
+# temporary database and key file: every command, its errors and exit
+# codes, the key file's mode and rotation, and `inspect` on cookies.
+#
+# The cookies are minted here with openssl(1) and sqlite3(1) straight from
+# the formulas of hsc-v1.md (scrypt x_n from the salt in the database, the
+# derived MAC key, the MAC over "value \n scope \n address"), not with the
+# C code under test: so this also checks that anything that follows the
+# spec interoperates with mod_hsc's core. The minter is itself first
+# checked against the published test vector.
+#
+# Needs: openssl, sqlite3, od, stat (coreutils), setsid (util-linux); as
+# root also runuser, to read the database as an unprivileged user.
+set -u
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+ADMIN="$top_builddir/hsc-admin"
+case $ADMIN in /*) ;; *) ADMIN="$(pwd)/$ADMIN" ;; esac
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/hsc-admin-test.XXXXXX") || exit 1
+chmod 755 "$T"
+trap 'rm -rf "$T"' EXIT INT TERM
+cd "$T" || exit 1
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() {
+    n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+    [ -s "$T/err" ] && sed 's/^/#   stderr: /' "$T/err" | head -5
+    return 0
+}
+# check DESC COMMAND...: one assertion on a command's success.
+check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+
+# run [-i INPUT] CMD...: stdout in $T/out, stderr in $T/err, status in $rc.
+run() {
+    if [ "$1" = -i ]; then
+        printf '%s' "$2" >"$T/in"; shift 2
+    else
+        : >"$T/in"
+    fi
+    "$@" <"$T/in" >"$T/out" 2>"$T/err"
+    rc=$?
+}
+# expect RC DESC [-i INPUT] CMD...: run, and assert the exit status.
+expect() {
+    want=$1; d=$2; shift 2
+    run "$@"
+    if [ "$rc" = "$want" ]; then ok "$d (exit $want)"
+    else notok "$d (exit $rc, expected $want)"; fi
+}
+out_has() { grep -q -- "$1" "$T/out"; }
+err_has() { grep -q -- "$1" "$T/err"; }
+# err_is_one_line: the error is a single "hsc-admin: ..." line.
+err_is_one_line() {
+    [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q '^hsc-admin: ' "$T/err"
+}
+
+b64url() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+hex() { od -An -v -tx1 | tr -d ' \n'; }
+# unhex HEX: the bytes (octal escapes: POSIX printf has no \x).
+unhex() {
+    s=$1 esc=""
+    while [ -n "$s" ]; do
+        esc="$esc$(printf '\\%03o' "0x${s%"${s#??}"}")"
+        s=${s#??}
+    done
+    printf "$esc"
+}
+# The secret of key KID in FILE, in hex.
+key_hex() {
+    s=$(awk -v k="$2" '$1 == k { print $2 }' "$1" | tr -- '-_' '+/')
+    while [ $(( ${#s} % 4 )) -ne 0 ]; do s="$s="; done
+    printf '%s' "$s" | openssl base64 -d -A | hex
+}
+# mint SECRET_HEX KID USER IAT EXP XN_HEX SCOPE ADDRESS: a format 1 value.
+mint() {
+    k=$(printf 'hsc-cookie-mac-v1' \
+        | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$1" -binary | hex)
+    u=$(printf '%s' "$3" | b64url)
+    a=$(unhex "$6" | b64url)
+    signed="1.$2.$u.$4.$5.$a"
+    m=$(printf '%s\n%s\n%s' "$signed" "$7" "$8" \
+        | openssl dgst -sha256 -mac HMAC -macopt "hexkey:$k" -binary | b64url)
+    printf '%s.%s' "$signed" "$m"
+}
+# scrypt_xn PASSWORD SALT_HEX N r p: x_n in hex.
+scrypt_xn() {
+    openssl kdf -keylen 32 -kdfopt "pass:$1" -kdfopt "hexsalt:$2" \
+        -kdfopt "n:$3" -kdfopt "r:$4" -kdfopt "p:$5" SCRYPT \
+        | tr -d ':\n' | tr 'A-F' 'a-f'
+}
+
+DB=$T/users.db
+KEYS=$T/hsc.keys
+FAST=scrypt:1024:8:1
+
+# --- usage --------------------------------------------------------------------
+expect 0 "--help" "$ADMIN" --help
+check "--help prints the usage on stdout" out_has "hsc-admin inspect"
+expect 2 "no command" "$ADMIN"
+check "usage goes to stderr" err_has "^usage:"
+expect 2 "unknown command" "$ADMIN" frobnicate "$DB"
+check "names the command" err_has 'unknown command "frobnicate"'
+expect 2 "missing argument" "$ADMIN" add "$DB"
+expect 2 "too many arguments" "$ADMIN" list "$DB" extra
+expect 2 "an option the command does not take" "$ADMIN" list "$DB" --kdf "$FAST"
+expect 2 "an unknown option" "$ADMIN" add "$DB" bob --frob
+expect 2 "an option without its value" "$ADMIN" add "$DB" bob --kdf
+expect 2 "an option twice" "$ADMIN" add "$DB" bob --groups a --groups b
+expect 2 "inspect without --keys" "$ADMIN" inspect COOKIE
+
+# --- init -----------------------------------------------------------------
+expect 4 "a missing database" "$ADMIN" list "$DB"
+check "says so" err_has "no such file"
+check "in one line" err_is_one_line
+check "and creates nothing" test ! -e "$DB"
+expect 0 "init" "$ADMIN" init "$DB"
+check "database mode 0600" test "$(stat -c %a "$DB")" = 600
+check "application_id is HSC1" \
+    test "$(sqlite3 "$DB" 'PRAGMA application_id')" = 1213416241
+check "user_version is 1" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 1
+expect 0 "init again is harmless" "$ADMIN" init "$DB"
+check "and says so" out_has "already"
+
+sqlite3 "$T/foreign.db" 'CREATE TABLE t (x)'
+expect 4 "a foreign SQLite database" "$ADMIN" list "$T/foreign.db"
+check "is not an hsc user database" err_has "not an hsc user database"
+expect 4 "init refuses it too" "$ADMIN" init "$T/foreign.db"
+check "and leaves it alone" \
+    test "$(sqlite3 "$T/foreign.db" 'SELECT count(*) FROM sqlite_master')" = 1
+head -c 4096 /dev/urandom >"$T/garbage.db"
+expect 4 "a garbage file" "$ADMIN" list "$T/garbage.db"
+check "is not an hsc user database" err_has "not an hsc user database"
+expect 4 "a directory" "$ADMIN" list "$T"
+
+# --- add ------------------------------------------------------------------
+expect 0 "add alice" -i "s3cret pass
+" "$ADMIN" add "$DB" alice --groups staff,admins --kdf "$FAST" --password-stdin
+expect 3 "add alice twice" -i "x
+" "$ADMIN" add "$DB" alice --kdf "$FAST" --password-stdin
+check "says the user exists" err_has "alice: user already exists"
+expect 0 "add bob with --opt=value and CRLF" -i "pw-bob
+" "$ADMIN" add "$DB" bob --kdf=sha256-chain:1000 --password-stdin
+expect 3 "a control character in a username" -i "x
+" "$ADMIN" add "$DB" "$(printf 'a\tb')" --kdf "$FAST" --password-stdin
+check "says invalid username" err_has "invalid username"
+check "in one line" err_is_one_line
+expect 3 "a username over 255 bytes" -i "x
+" "$ADMIN" add "$DB" "$(printf '%0256d' 0)" --kdf "$FAST" --password-stdin
+expect 3 "a malformed SPEC" -i "x
+" "$ADMIN" add "$DB" carol --kdf md5:1 --password-stdin
+check "names the SPEC" err_has 'kdf SPEC "md5:1"'
+expect 3 "scrypt N not a power of two" -i "x
+" "$ADMIN" add "$DB" carol --kdf scrypt:1000:8:1 --password-stdin
+expect 3 "a space in a group name" -i "x
+" "$ADMIN" add "$DB" carol --groups "a b" --kdf "$FAST" --password-stdin
+check "names the group" err_has 'invalid group name "a b"'
+expect 3 "an empty group name" -i "x
+" "$ADMIN" add "$DB" carol --groups "a,,b" --kdf "$FAST" --password-stdin
+expect 3 "a group listed twice" -i "x
+" "$ADMIN" add "$DB" carol --groups "a,a" --kdf "$FAST" --password-stdin
+expect 3 "an empty password" -i "
+" "$ADMIN" add "$DB" carol --kdf "$FAST" --password-stdin
+expect 3 "no password at all" -i "" \
+    "$ADMIN" add "$DB" carol --kdf "$FAST" --password-stdin
+long=$(printf '%01025d' 0)
+expect 3 "a 1025-byte password" -i "$long
+" "$ADMIN" add "$DB" carol --kdf "$FAST" --password-stdin
+check "says too long" err_has "longer than 1024 bytes"
+expect 0 "a 1024-byte password" -i "${long#0}
+" "$ADMIN" add "$DB" carol --kdf "$FAST" --password-stdin
+expect 2 "no terminal and no --password-stdin" \
+    setsid -w "$ADMIN" add "$DB" dave --kdf "$FAST"
+check "says to use --password-stdin" err_has "password-stdin"
+check "none of the refused users was stored" \
+    test "$(sqlite3 "$DB" 'SELECT group_concat(username) FROM
+          (SELECT username FROM hsc_users ORDER BY 1)')" = "alice,bob,carol"
+check "the password is not in the database" \
+    test "$(sqlite3 "$DB" "SELECT count(*) FROM hsc_users WHERE
+          instr(CAST(salt AS TEXT) || authenticator, 's3cret') > 0")" = 0
+
+# --- check ----------------------------------------------------------------
+expect 0 "check the right password" -i "s3cret pass
+" "$ADMIN" check "$DB" alice --password-stdin
+check "says ok" out_has "alice: password ok"
+expect 1 "check a wrong password" -i "s3cret pasS
+" "$ADMIN" check "$DB" alice --password-stdin
+check "says wrong password" err_has "alice: wrong password"
+expect 0 "CRLF is stripped like LF" -i "pw-bob
+" "$ADMIN" check "$DB" bob --password-stdin
+expect 0 "the 1024-byte password checks" -i "${long#0}
+" "$ADMIN" check "$DB" carol --password-stdin
+expect 3 "check an unknown user" -i "x
+" "$ADMIN" check "$DB" nobody --password-stdin
+check "says no such user" err_has "nobody: no such user"
+
+# --- list and groups ------------------------------------------------------
+expect 0 "list" "$ADMIN" list "$DB"
+check "one line a user" test "$(wc -l <"$T/out")" -eq 3
+check "six tab-separated fields" \
+    test "$(awk -F'\t' 'NF != 6' "$T/out" | wc -l)" -eq 0
+check "alice's line" grep -q "^alice	staff,admins	enabled	$FAST	-	20" "$T/out"
+check "bob's kdf" grep -q "^bob	-	enabled	sha256-chain:1000	-	" "$T/out"
+expect 0 "groups prints them" "$ADMIN" groups "$DB" alice
+check "as stored" test "$(cat "$T/out")" = "staff,admins"
+expect 0 "groups replaces them" "$ADMIN" groups "$DB" alice ops,staff
+expect 0 "groups prints the new ones" "$ADMIN" groups "$DB" alice
+check "replaced" test "$(cat "$T/out")" = "ops,staff"
+expect 3 "a bad group list" "$ADMIN" groups "$DB" alice "ops,"
+expect 0 "unchanged after a refusal" "$ADMIN" groups "$DB" alice
+check "still ops,staff" test "$(cat "$T/out")" = "ops,staff"
+expect 0 "an empty list clears them" "$ADMIN" groups "$DB" bob ""
+expect 0 "groups of bob" "$ADMIN" groups "$DB" bob
+check "empty" test "$(cat "$T/out")" = ""
+expect 3 "groups of an unknown user" "$ADMIN" groups "$DB" nobody
+
+# --- disable, enable, revoke, passwd, del ---------------------------------
+expect 0 "disable" "$ADMIN" disable "$DB" bob
+expect 1 "a disabled user's right password is refused" -i "pw-bob
+" "$ADMIN" check "$DB" bob --password-stdin
+check "says disabled" err_has "bob: user is disabled"
+expect 0 "list shows disabled" "$ADMIN" list "$DB"
+check "bob disabled" grep -q "^bob	-	disabled	" "$T/out"
+expect 0 "enable" "$ADMIN" enable "$DB" bob
+expect 0 "then the password works" -i "pw-bob
+" "$ADMIN" check "$DB" bob --password-stdin
+now=$(date +%s)
+expect 0 "revoke" "$ADMIN" revoke "$DB" bob
+rb=$(sqlite3 "$DB" "SELECT revoked_before FROM hsc_users WHERE username='bob'")
+check "revoked_before is now" test "$rb" -ge "$now" -a "$rb" -le $((now + 5))
+expect 0 "list shows the revocation" "$ADMIN" list "$DB"
+check "bob revoked" grep -q "^bob	-	enabled	sha256-chain:1000	20" "$T/out"
+for c in del disable enable revoke; do
+    expect 3 "$c on an unknown user" "$ADMIN" $c "$DB" nobody
+    check "$c says no such user" err_has "nobody: no such user"
+done
+expect 3 "passwd on an unknown user" -i "x
+" "$ADMIN" passwd "$DB" nobody --kdf "$FAST" --password-stdin
+salt0=$(sqlite3 "$DB" "SELECT hex(salt) FROM hsc_users WHERE username='bob'")
+expect 0 "passwd" -i "new-bob
+" "$ADMIN" passwd "$DB" bob --kdf "$FAST" --password-stdin
+check "a new salt" test "$(sqlite3 "$DB" \
+    "SELECT hex(salt) FROM hsc_users WHERE username='bob'")" != "$salt0"
+check "and the new kdf" test "$(sqlite3 "$DB" \
+    "SELECT kdf FROM hsc_users WHERE username='bob'")" = "$FAST"
+expect 1 "the old password fails" -i "pw-bob
+" "$ADMIN" check "$DB" bob --password-stdin
+expect 0 "the new one works" -i "new-bob
+" "$ADMIN" check "$DB" bob --password-stdin
+expect 0 "del" "$ADMIN" del "$DB" carol
+expect 3 "del twice" "$ADMIN" del "$DB" carol
+expect 0 "list after del" "$ADMIN" list "$DB"
+check "two users left" test "$(wc -l <"$T/out")" -eq 2
+
+# --- a reader that may not write ------------------------------------------
+# httpd's children: the file and its -wal/-shm readable, the directory not
+# writable. As root, become nobody; otherwise take the write bits away.
+mkdir "$T/ro"
+chmod 755 "$T/ro"
+"$ADMIN" init "$T/ro/u.db" >/dev/null
+run -i "pw
+" "$ADMIN" add "$T/ro/u.db" ro --kdf "$FAST" --password-stdin
+if [ "$(id -u)" = 0 ]; then
+    chmod 644 "$T/ro/u.db" "$T/ro/u.db-wal" "$T/ro/u.db-shm"
+    as_reader="runuser -u nobody --"
+else
+    chmod 444 "$T/ro/u.db" "$T/ro/u.db-wal" "$T/ro/u.db-shm"
+    chmod 555 "$T/ro"
+    as_reader=""
+fi
+expect 0 "a reader without write access can list" \
+    $as_reader "$ADMIN" list "$T/ro/u.db"
+check "and sees the user" out_has "^ro	"
+expect 0 "and check a password" -i "pw
+" $as_reader "$ADMIN" check "$T/ro/u.db" ro --password-stdin
+expect 4 "but not change anything" $as_reader "$ADMIN" disable "$T/ro/u.db" ro
+check "says read-only" err_has "read-only"
+chmod 755 "$T/ro"
+rm -f "$T/ro/u.db-wal" "$T/ro/u.db-shm"
+[ -n "$as_reader" ] || chmod 555 "$T/ro"
+expect 4 "without its -wal/-shm files such a reader is refused" \
+    $as_reader "$ADMIN" list "$T/ro/u.db"
+check "with a message that says what to do" err_has "directory writable"
+chmod 755 "$T/ro"
+
+# --- keygen -----------------------------------------------------------------
+expect 0 "keygen creates a key file (umask 000)" \
+    sh -c "umask 000; exec \"$ADMIN\" keygen \"$KEYS\" --kid t1"
+check "mode 0600" test "$(stat -c %a "$KEYS")" = 600
+check "one key line, kid t1" test "$(awk '{print $1}' "$KEYS")" = t1
+check "the secret is 43 base64url characters" \
+    test "$(awk '{print length($2)}' "$KEYS")" = 43
+check "the secret is not printed" sh -c "! grep -qF \"$(awk '{print $2}' \
+    "$KEYS")\" \"$T/out\""
+expect 0 "keygen under umask 077" \
+    sh -c "umask 077; exec \"$ADMIN\" keygen \"$T/other.keys\""
+check "mode 0600 there too" test "$(stat -c %a "$T/other.keys")" = 600
+check "a generated kid" grep -q '^k[0-9]\{8\}-[A-Za-z0-9]\{6\} ' "$T/other.keys"
+t1=$(key_hex "$KEYS" t1)
+# A header comment and a comment between keys must survive rotation.
+{ echo "# mod_hsc keys: first signs, all verify"; cat "$KEYS"; \
+  echo "# end"; } >"$T/k.tmp"
+cat "$T/k.tmp" >"$KEYS"
+rm "$T/k.tmp"
+ino=$(stat -c %i "$KEYS")
+expect 0 "keygen on an existing file rotates" "$ADMIN" keygen "$KEYS" --kid t2
+check "the new key is first" \
+    test "$(grep -v '^#' "$KEYS" | awk '{print $1}' | tr '\n' ' ')" = "t2 t1 "
+check "the header comment stays on top" \
+    test "$(head -1 "$KEYS")" = "# mod_hsc keys: first signs, all verify"
+check "the trailing comment stays" test "$(tail -1 "$KEYS")" = "# end"
+check "the old secret is kept" test "$(key_hex "$KEYS" t1)" = "$t1"
+check "still mode 0600" test "$(stat -c %a "$KEYS")" = 600
+check "replaced by rename (a new inode)" test "$(stat -c %i "$KEYS")" != "$ino"
+check "no temporary file left" \
+    test "$(ls "$T" | grep -c '^hsc.keys.')" -eq 0
+cp "$KEYS" "$T/before"
+expect 3 "a duplicate kid" "$ADMIN" keygen "$KEYS" --kid t1
+check "says so" err_has "key id t1 is already in the file"
+check "the file is unchanged" cmp -s "$KEYS" "$T/before"
+expect 3 "an invalid kid" "$ADMIN" keygen "$KEYS" --kid "bad kid"
+expect 3 "a kid over 32 characters" \
+    "$ADMIN" keygen "$KEYS" --kid abcdefghijklmnopqrstuvwxyz0123456
+check "the file is unchanged" cmp -s "$KEYS" "$T/before"
+printf 'broken line\n' >"$T/broken.keys"
+chmod 600 "$T/broken.keys"
+expect 4 "a key file that does not load is not rotated" \
+    "$ADMIN" keygen "$T/broken.keys"
+check "it is left as it was" test "$(cat "$T/broken.keys")" = "broken line"
+ln -s "$KEYS" "$T/link.keys"
+expect 4 "a symbolic link is not rotated" "$ADMIN" keygen "$T/link.keys"
+check "the target is unchanged" cmp -s "$KEYS" "$T/before"
+
+# --- inspect ----------------------------------------------------------------
+# The minter against the spec's vector first.
+vec=1.k1.YWxpY2U.1800000000.1800003600.16303K-HVvQRSEtSJNIE6iWWZlOEW9iqYKiqIGCXcaw.2_QkRzzF1Zcex8cpMCFkBSfIWWiVK1a_YaKgpiadUKI
+vsecret=000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f
+vxn=d7adf4dcaf8756f411484b5224d204ea25966653845bd8aa60a8aa20609771ac
+check "the shell minter reproduces the vector" test \
+    "$(mint $vsecret k1 alice 1800000000 1800003600 $vxn '' '')" = "$vec"
+printf 'k1 %s\n' "$(unhex $vsecret | b64url)" >"$T/vec.keys"
+chmod 600 "$T/vec.keys"
+expect 0 "inspect accepts the vector at iat+1" \
+    "$ADMIN" inspect --keys "$T/vec.keys" --now 1800000001 "$vec"
+check "decodes the user" out_has "^user    alice$"
+check "iat as a UTC date" out_has "1800000000 2027-01-15T08:00:00Z"
+check "exp as a UTC date" out_has "1800003600 2027-01-15T09:00:00Z"
+check "steps 1-4 pass" test "$(grep -c '^[1-4] .* pass' "$T/out")" -eq 4
+check "steps 5-6 not checked without --db" \
+    test "$(grep -c '^[56] .* not checked' "$T/out")" -eq 2
+expect 1 "inspect: the vector at exp" \
+    "$ADMIN" inspect --keys "$T/vec.keys" --now 1800003600 "$vec"
+check "time fails: expired" out_has "^4 time   fail (expired"
+expect 1 "inspect: past the max age" "$ADMIN" inspect --keys "$T/vec.keys" \
+    --now 1800000100 --max-age 60 "$vec"
+check "time fails: maximum age" out_has "maximum age"
+
+# A real cookie for alice: x_n from her salt in the database.
+salt=$(sqlite3 "$DB" "SELECT hex(salt) FROM hsc_users WHERE username='alice'")
+xn=$(scrypt_xn "s3cret pass" "$salt" 1024 8 1)
+check "openssl computed an x_n" test ${#xn} -eq 64
+iat=$(( $(date +%s) - 10 ))
+exp=$((iat + 600))
+cookie=$(mint "$t1" t1 alice $iat $exp "$xn" "" "")
+auth=$(unhex "$xn" | b64url)
+macf=${cookie##*.}
+expect 0 "inspect a cookie signed with the old key, with --db" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$cookie"
+check "all six steps pass" test "$(grep -c '^[1-6] .* pass' "$T/out")" -eq 6
+check "verdict valid" out_has "^verdict: valid$"
+check "never prints the auth field" sh -c "! grep -qF -- '$auth' '$T/out'"
+check "never prints the mac" sh -c "! grep -qF -- '$macf' '$T/out'"
+check "never prints the cookie" sh -c "! grep -qF -- '$cookie' '$T/out'"
+expect 0 "the cookie on stdin" -i "$cookie
+" "$ADMIN" inspect --keys "$KEYS" --db "$DB" -
+expect 1 "another scope" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" --scope other "$cookie"
+check "the mac fails" out_has "^3 mac    fail"
+check "and the rest is still explained" out_has "^6 auth   pass"
+check "verdict refused: bad mac" out_has "^verdict: refused (bad mac)"
+bound=$(mint "$t1" t1 alice $iat $exp "$xn" "app1" "127.0.0.1")
+expect 0 "scope and address bound" "$ADMIN" inspect --keys "$KEYS" \
+    --db "$DB" --scope app1 --address 127.0.0.1 "$bound"
+expect 1 "from another address" "$ADMIN" inspect --keys "$KEYS" \
+    --db "$DB" --scope app1 --address ::1 "$bound"
+expect 1 "a key the file does not have" "$ADMIN" inspect --keys "$T/vec.keys" \
+    --db "$DB" "$cookie"
+check "the key fails" out_has "^2 key    fail (no key t1"
+check "the mac is not checked" out_has "^3 mac    not checked"
+expect 1 "a cookie from the future" "$ADMIN" inspect --keys "$KEYS" \
+    --db "$DB" --now $((iat - 3600)) "$cookie"
+check "time fails" out_has "^4 time   fail (issued in the future"
+wrong=$(mint "$t1" t1 alice $iat $exp "$(scrypt_xn wrong "$salt" 1024 8 1)" \
+    "" "")
+expect 1 "a validly signed cookie with a wrong x_n" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$wrong"
+check "passes the mac" out_has "^3 mac    pass"
+check "fails the hardening step" out_has "^6 auth   fail"
+ghost=$(mint "$t1" t1 ghost $iat $exp "$xn" "" "")
+expect 1 "a user that does not exist" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$ghost"
+check "the user fails" out_has "^5 user   fail (no such user)"
+expect 0 "without --db steps 1-4 decide" "$ADMIN" inspect --keys "$KEYS" \
+    "$ghost"
+check "and says so" out_has "no --db"
+expect 1 "garbage" "$ADMIN" inspect --keys "$KEYS" "not.a.cookie"
+check "syntax fails with the field count" out_has "^1 syntax fail (3 fields"
+expect 1 "a spliced expiry" "$ADMIN" inspect --keys "$KEYS" \
+    "$(echo "$cookie" | sed "s/\.$exp\./.${exp}0./")"
+check "fails the mac" out_has "^3 mac    fail"
+expect 4 "a missing key file" "$ADMIN" inspect --keys "$T/none.keys" "$cookie"
+expect 4 "a foreign --db" "$ADMIN" inspect --keys "$KEYS" \
+    --db "$T/foreign.db" "$cookie"
+"$ADMIN" disable "$DB" alice >/dev/null
+expect 1 "after disable" "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$cookie"
+check "the user fails: disabled" out_has "^5 user   fail (user disabled)"
+"$ADMIN" enable "$DB" alice >/dev/null
+sleep 1
+"$ADMIN" revoke "$DB" alice >/dev/null
+expect 1 "after revoke" "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$cookie"
+check "the user fails: revoked" out_has "^5 user   fail (revoked"
+check "verdict: revoked" out_has "^verdict: refused (revoked)"
+fresh=$(mint "$t1" t1 alice $(( $(date +%s) + 1 )) $exp "$xn" "" "")
+expect 0 "a login after the revocation" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$fresh"
+expect 0 "passwd alice" -i "changed
+" "$ADMIN" passwd "$DB" alice --kdf "$FAST" --password-stdin
+expect 1 "after a password change" \
+    "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$fresh"
+check "the hardening step fails" out_has "^6 auth   fail"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
