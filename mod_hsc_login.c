@@ -386,6 +386,7 @@ int hsc_login_handler(request_rec *r)
     }
     page_headers(r);
     r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
+    ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);
     if (r->method_number == M_GET) {
         return login ? login_get(r) : logout_page(r, HTTP_OK, NULL);
     }

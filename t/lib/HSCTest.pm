@@ -79,8 +79,9 @@ sub fix_owner
 }
 
 # Key files: k1 is the main server's; keys-rotated has a newer key first
-# (it signs) and k1 second; keys-k2only has the newer key alone. All are
-# mode 0600 and stay root's: only the parent reads them.
+# (it signs) and k1 second; keys-k2only has the newer key alone. They are
+# mode 0600 and stay root's: only the parent reads them. keys-open is k1
+# again, mode 0644, for the startup warning.
 sub make_fixtures
 {
     my ($var) = @_;
@@ -97,6 +98,9 @@ sub make_fixtures
     spew("$var/keys", $k1);
     spew("$var/keys-rotated", $k2 . $k1);
     spew("$var/keys-k2only", $k2);
+    # Readable by others: the server must warn about it at startup.
+    spew("$var/keys-open", $k1);
+    chmod 0644, "$var/keys-open";
 
     admin_ok(undef, 'init', $db);
     for my $user (sort keys %PW) {

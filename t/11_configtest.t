@@ -1,0 +1,147 @@
+# `httpd -t` on small generated configurations: a missing, unreadable or
+# invalid key file or user database, and every cross-field rule, fail the
+# configuration with a message naming the directive; a good one passes.
+# Also: the key file mode warning reaches the running server's log.
+use strict;
+use warnings FATAL => 'all';
+
+use FindBin ();
+use lib "$FindBin::Bin/lib";
+use Apache::Test qw(-withtestmore);
+use File::Temp qw(tempdir);
+use HSCTest;
+
+my $httpd = Apache::Test::vars('httpd');
+my $modules = Apache::Test::vars('httpd_conf');
+my $module = $ENV{HSC_MODULE} || "$FindBin::Bin/../.libs/mod_hsc.so";
+my $var = var_dir();
+my $dir = tempdir(CLEANUP => 1);
+chmod 0755, $dir;
+
+# Files that are wrong in one way each.
+spew("$dir/badkeys", "k1 tooshort\n");
+spew("$dir/notadb", "this is not a database\n");
+spew("$dir/emptykeys", "# no key here\n");
+
+my $ok = <<"EOT";
+HSCKeyFile "$var/keys"
+HSCUserDB "$var/users.db"
+<Location /p>
+    AuthType HSC
+    Require valid-user
+</Location>
+EOT
+
+# (what, configuration, expected output or undef for "Syntax OK")
+my @cases = (
+    ['a good configuration', $ok, undef],
+    ['a missing key file', <<"EOT", qr{HSCKeyFile: .*\Q$dir\E/nokeys}],
+HSCKeyFile "$dir/nokeys"
+HSCUserDB "$var/users.db"
+EOT
+    ['a key file with a short secret', <<"EOT", qr{HSCKeyFile: .*badkeys}],
+HSCKeyFile "$dir/badkeys"
+HSCUserDB "$var/users.db"
+EOT
+    ['a key file without keys', <<"EOT", qr{HSCKeyFile: .*emptykeys}],
+HSCKeyFile "$dir/emptykeys"
+HSCUserDB "$var/users.db"
+EOT
+    ['a missing user database', <<"EOT", qr{HSCUserDB: cannot open user database \Q$dir\E/nodb}],
+HSCKeyFile "$var/keys"
+HSCUserDB "$dir/nodb"
+EOT
+    ['a file that is not a user database', <<"EOT", qr{HSCUserDB: cannot open user database .*notadb}],
+HSCKeyFile "$var/keys"
+HSCUserDB "$dir/notadb"
+EOT
+    ['AuthType HSC without HSCKeyFile', <<"EOT", qr{HSC002: AuthType HSC at .* HSCKeyFile is not set}],
+HSCUserDB "$var/users.db"
+<Location /p>
+    AuthType HSC
+    Require valid-user
+</Location>
+EOT
+    ['AuthType HSC without HSCUserDB', <<"EOT", qr{HSC002: AuthType HSC at .* HSCUserDB is not set}],
+HSCKeyFile "$var/keys"
+<Location /p>
+    AuthType HSC
+    Require valid-user
+</Location>
+EOT
+    ['a __Host- cookie without Secure', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs HSCCookieSecure On}],
+<Location /q>
+    HSCCookieName __Host-x
+    HSCCookieSecure Off
+</Location>
+EOT
+    ['a __Host- cookie with a Domain', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs}],
+<Location /q>
+    HSCCookieName __Host-x
+    HSCCookieDomain example.test
+</Location>
+EOT
+    ['a __Host- cookie with a Path', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs}],
+HSCCookieName __Host-x
+HSCCookiePath /app
+EOT
+    ['SameSite None without Secure', $ok . <<"EOT", qr{HSC001: HSCCookieSameSite None needs HSCCookieSecure On}],
+<Directory /tmp>
+    HSCCookieSameSite None
+    HSCCookieSecure Off
+</Directory>
+EOT
+    ['a bad duration', $ok . "HSCIdleTimeout 10x\n", qr{HSCIdleTimeout: '10x' is not a duration}],
+    ['a zero max age', $ok . "HSCMaxAge 0\n", qr{HSCMaxAge: '0' is not a duration}],
+    ['an overflowing duration', $ok . "HSCMaxAge 99999999999999999999d\n", qr{HSCMaxAge: .* is not a duration}],
+    ['a bad SameSite', $ok . "HSCCookieSameSite Sometimes\n", qr{HSCCookieSameSite: must be Strict, Lax or None}],
+    ['a bad HSCUnauthenticated', $ok . "HSCUnauthenticated maybe\n", qr{HSCUnauthenticated: must be auto, redirect or 401}],
+    ['a bad cookie name', $ok . "HSCCookieName \"a b\"\n", qr{HSCCookieName: 'a b' is not a valid cookie name}],
+    ['a bad cookie path', $ok . "HSCCookiePath app\n", qr{HSCCookiePath: the path must start with '/'}],
+    ['a scope with a control character', $ok . "HSCScope \"a\x01b\"\n", qr{HSCScope: only printable ASCII}],
+    ['a bad group name', $ok . "<Location /g>\nAuthType HSC\nRequire hsc-group \"a,b\"\n</Location>\n", qr{Require hsc-group: 'a,b' is not a valid group name}],
+    ['HSCKeyFile inside a Location', $ok . "<Location /k>\nHSCKeyFile \"$var/keys\"\n</Location>\n", qr{HSCKeyFile .*not allowed}],
+);
+
+plan tests => 2 * @cases + 2;
+
+# The running server warned about the key file readable by others.
+my $log = Apache::Test::vars('t_logs') . '/error_log';
+open my $lfh, '<', $log or die "$log: $!";
+my $text = do { local $/; <$lfh> };
+like($text, qr{\[hsc:warn\] .*HSC003: .*keys-open: key file is readable by group or others},
+     'startup warns about a key file readable by others');
+unlike($text, qr{HSC003: .*/keys:}, 'and not about the 0600 key file');
+
+my $n = 0;
+for my $case (@cases) {
+    my ($what, $conf, $want) = @$case;
+    my $file = "$dir/case" . $n++ . '.conf';
+    spew($file, <<"EOT" . $conf);
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:1
+PidFile "$dir/pid"
+ErrorLog "$dir/error_log"
+Include "$modules"
+LoadModule hsc_module "$module"
+EOT
+    my $out = `"$httpd" -t -f "$file" 2>&1`;
+    my $rc = $? >> 8;
+    if (defined $want) {
+        isnt($rc, 0, "httpd -t fails on $what");
+        like($out, $want, "with a clear message for $what") or diag $out;
+    }
+    else {
+        is($rc, 0, "httpd -t passes $what") or diag $out;
+        like($out, qr/Syntax OK/, 'Syntax OK');
+    }
+}
+
+sub spew
+{
+    my ($file, $text) = @_;
+    open my $fh, '>', $file or die "$file: $!";
+    print $fh $text;
+    close $fh;
+}
