@@ -721,7 +721,8 @@ static int cmd_groups(const args_t *a)
     if (a->npos == 3 && (rc = check_groups(a->pos[2]))) {
         return rc;
     }
-    if ((rc = open_store(db, 0, &s)) != EX_OK) {
+    rc = open_store(db, a->npos == 2 ? HSC_STORE_READONLY : 0, &s);
+    if (rc != EX_OK) {
         return rc;
     }
     if (a->npos == 2) {
