@@ -90,13 +90,13 @@ sub make_fixtures
     chmod 0755, $var;
     my $db = "$var/users.db";
 
-    admin_ok(undef, 'keygen', "$var/k1.line");
-    admin_ok(undef, 'keygen', "$var/k2.line");
-    my $k1 = slurp("$var/k1.line");
-    my $k2 = slurp("$var/k2.line");
-    unlink "$var/k1.line", "$var/k2.line";
-    spew("$var/keys", $k1);
-    spew("$var/keys-rotated", $k2 . $k1);
+    # Rotation as an administrator does it: keygen on an existing file puts
+    # a new first key above the old one.
+    admin_ok(undef, 'keygen', "$var/keys", '--kid', 'k1');
+    my $k1 = slurp("$var/keys");
+    spew("$var/keys-rotated", $k1);
+    admin_ok(undef, 'keygen', "$var/keys-rotated", '--kid', 'k2');
+    my ($k2) = grep { /^k2 / } split /^/, slurp("$var/keys-rotated");
     spew("$var/keys-k2only", $k2);
     # Readable by others: the server must warn about it at startup.
     spew("$var/keys-open", $k1);
