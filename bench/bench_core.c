@@ -244,7 +244,8 @@ static void op_store_get_missing(unsigned i)
     hsc_user_t u;
     hsc_status_t st;
 
-    snprintf(name, sizeof(name), "nobody%u@example.org", B.lookups[i % NCOOKIES]);
+    snprintf(name, sizeof(name), "nobody%u@example.org",
+             B.lookups[i % NCOOKIES]);
     st = hsc_store_get(B.store, name, strlen(name), &u);
     if (st != HSC_ENOUSER) {
         die("hsc_store_get of a missing user", st);
@@ -374,6 +375,20 @@ static void cpu_model(char *buf, size_t len)
     fclose(f);
 }
 
+/* The load average, so a reader can tell a busy machine's figures. */
+static void print_loadavg(const char *when)
+{
+    FILE *f = fopen("/proc/loadavg", "r");
+    double l1, l5, l15;
+
+    if (f != NULL && fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3) {
+        printf("# load average %s: %.2f %.2f %.2f\n", when, l1, l5, l15);
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+}
+
 static void remove_store(void)
 {
     char p[4300];
@@ -492,6 +507,7 @@ int main(int argc, char **argv)
            sysconf(_SC_NPROCESSORS_ONLN));
     printf("# %s, SQLite %s; median of %d runs\n",
            OpenSSL_version(OPENSSL_VERSION), sqlite3_libversion(), B.runs);
+    print_loadavg("before");
     fflush(stdout);
 
     /* The user table: B.users users with the cheap setup KDF. */
@@ -549,8 +565,9 @@ int main(int argc, char **argv)
            "for random users):\n\n", B.users, NCOOKIES);
     printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op",
            "min - max", "runs x iterations");
-    printf("|%s|%s|%s|%s|\n", "------------------------------------------------",
-           "----------:", "-----------------", "---");
+    printf("|%s|%s|%s|%s|\n",
+           "------------------------------------------------", "----------:",
+           "-----------------", "---");
     bench_ns("hsc_cookie_verify (all six steps, SQLite)", op_verify);
     bench_ns("hsc_cookie_check (steps 1-4, no store)", op_check);
     bench_ns("hsc_cookie_parse (step 1)", op_parse);
@@ -582,5 +599,6 @@ int main(int argc, char **argv)
                 "correct horse battery staple", &dummy, HSC_ENOUSER);
     bench_pbkdf2(600000);
     printf("\n# default KDF for new users: %s\n", HSC_KDF_DEFAULT_SPEC);
+    print_loadavg("after");
     return 0;
 }

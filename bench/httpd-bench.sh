@@ -362,6 +362,7 @@ to_us() {
 results=$run/results.txt
 : >"$results"
 locs="open hsc tkt dbd"
+echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $rounds rounds x $duration s per location, wrk -t$threads" \
      "-c$conns, pinning: $([ "$pin" = 1 ] && echo 'httpd CPU 0, wrk CPU 1' || echo none)"
 r=1
@@ -427,6 +428,7 @@ done
 echo
 echo "# $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "# /dbd/ hash: bcrypt cost $cost; /hsc/ user store: 1 user, SQLite"
+echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if grep -qiE 'AddressSanitizer|runtime error:|segfault|exit signal' "$run/logs/error_log"; then
     echo "httpd-bench: the error log shows a crash:" >&2
     grep -iE 'AddressSanitizer|runtime error:|segfault|exit signal' "$run/logs/error_log" >&2

@@ -6,8 +6,9 @@
  *   - the status is HSC_OK, HSC_EMALFORMED or HSC_ETOOLONG;
  *   - on a refusal no field is reported present;
  *   - on HSC_OK every present field's value and its terminating NUL lie
- *     inside the len bytes of the body, and the value is within its limit (username 255, password 1024,
- *     return 2048 bytes); an absent field has no value and length 0;
+ *     inside the len bytes of the body, and the value is within its limit
+ *     (username 255, password 1024, return 2048 bytes); an absent field has
+ *     no value and length 0;
  *   - the decoded fields, percent-encoded again into a fresh body, parse to
  *     the same values (decoding is exact, including %00 and '+').
  */
