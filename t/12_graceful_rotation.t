@@ -39,6 +39,9 @@ sub graceful
         select undef, undef, undef, 0.1;
     }
     select undef, undef, undef, 0.3;
+    # A kept-alive connection may still be served by an old child, which
+    # has the old configuration until it exits: open new connections.
+    ua_plain();
     return generations() > $before;
 }
 
