@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -529,6 +531,47 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
              HSC_ESTORE, "CREATE with READONLY is refused");
 }
 
+static void truncated_database_fails_closed(void)
+{
+    char path[512], err[256];
+    hsc_store_t *s;
+    hsc_user_t u;
+    int i;
+    hsc_status_t st;
+
+    s = fresh_store(path, sizeof(path), "truncated");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    for (i = 0; i < 50; i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "user%02d", i);
+        make_user(&u, name, "", (unsigned char)i);
+        hsc_store_add(s, &u);
+    }
+    hsc_store_close(s);
+    /* Page 1 (the schema) survives; the table's pages are gone. */
+    CHECK_EQ(truncate(path, 4096), 0, "truncate to one page");
+    s = NULL;
+    st = hsc_store_sqlite_open(path, 0, &s, err, sizeof(err));
+    if (st == HSC_OK) {
+        CHECK_EQ(hsc_store_get(s, "user07", 6, &u), HSC_ESTORE,
+                 "a lookup in the missing pages is HSC_ESTORE");
+        CHECK(u.name == NULL, "with a zeroed output");
+        CHECK(hsc_store_errmsg(s)[0] != '\0', "and a message");
+    }
+    else {
+        CHECK_EQ(st, HSC_ESTORE, "or the open itself is HSC_ESTORE");
+        CHECK(s == NULL, "with no handle");
+        CHECK(err[0] != '\0', "and a message");
+        printf("# %s\n", err);
+    }
+    hsc_store_close(s);
+    rm_db(path);
+}
+
 static void open_migrates_an_older_version_when_writable(void)
 {
     char path[512], sql[64], err[256];
@@ -865,7 +908,12 @@ static void *reader_main(void *arg)
     return NULL;
 }
 
-static void readers_keep_working_while_a_writer_changes_users(void)
+/*
+ * Four reader threads against one writer: a thread of this process, or a
+ * process of its own (as hsc-admin is to httpd's children), sharing the
+ * counters through a shared mapping.
+ */
+static void race(int writer_process)
 {
     char path[512];
     hsc_store_t *s;
@@ -873,18 +921,20 @@ static void readers_keep_working_while_a_writer_changes_users(void)
     hsc_kdf_t k;
     race_t *r;
     pthread_t w, rd[READERS];
+    pid_t pid = -1;
     reader_arg_t ra[READERS];
     struct timespec t0;
     int i, errors = 0, torn = 0, bad = 0;
     long reads = 0, checks = 0;
 
-    r = calloc(1, sizeof(*r));
+    r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     s = fresh_store(path, sizeof(path), "race");
-    if (s == NULL || r == NULL) {
+    if (s == NULL || r == MAP_FAILED) {
         CHECK(0, "store opened");
-        free(r);
         return;
     }
+    memset(r, 0, sizeof(*r));
     r->path = path;
     hsc_kdf_parse("sha256-chain:10", &k);
     CHECK_EQ(hsc_password_make(&k, "pw-a", 4, &r->pw[0]), HSC_OK, "pw-a");
@@ -896,7 +946,18 @@ static void readers_keep_working_while_a_writer_changes_users(void)
     CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "carol added");
     hsc_store_close(s);
 
-    pthread_create(&w, NULL, writer_main, r);
+    if (writer_process) {
+        fflush(stdout);
+        pid = fork();
+        if (pid == 0) {
+            writer_main(r);
+            _exit(0);
+        }
+        CHECK(pid > 0, "writer process started");
+    }
+    else {
+        pthread_create(&w, NULL, writer_main, r);
+    }
     for (i = 0; i < READERS; i++) {
         ra[i].r = r;
         ra[i].id = i;
@@ -907,7 +968,18 @@ static void readers_keep_working_while_a_writer_changes_users(void)
         usleep(10000);
     }
     r->stop = 1;
-    pthread_join(w, NULL);
+    if (writer_process) {
+        int status = -1;
+
+        if (pid > 0) {
+            waitpid(pid, &status, 0);
+        }
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+              "writer process exited cleanly");
+    }
+    else {
+        pthread_join(w, NULL);
+    }
     for (i = 0; i < READERS; i++) {
         pthread_join(rd[i], NULL);
         errors += r->store_errors[i];
@@ -939,8 +1011,18 @@ static void readers_keep_working_while_a_writer_changes_users(void)
     CHECK_EQ(errors, 0, "no reader got a store error");
     CHECK_EQ(torn, 0, "no reader saw a torn record");
     CHECK_EQ(bad, 0, "every password check ended ok/auth/disabled");
-    free(r);
+    munmap(r, sizeof(*r));
     rm_db(path);
+}
+
+static void readers_keep_working_while_a_writer_thread_changes_users(void)
+{
+    race(0);
+}
+
+static void readers_keep_working_while_a_writer_process_changes_users(void)
+{
+    race(1);
 }
 
 int main(void)
@@ -962,12 +1044,14 @@ int main(void)
     RUN(get_copies_long_group_lists_into_the_handle);
     RUN(get_refuses_a_record_with_an_invalid_kdf);
     RUN(open_refuses_missing_foreign_garbage_and_newer_files);
+    RUN(truncated_database_fails_closed);
     RUN(open_migrates_an_older_version_when_writable);
     RUN(read_only_handle_reads_and_refuses_writes);
     RUN(locked_database_fails_closed);
     RUN(handle_notices_a_deleted_or_replaced_file);
     RUN(groups_contain_matches_whole_names_only);
-    RUN(readers_keep_working_while_a_writer_changes_users);
+    RUN(readers_keep_working_while_a_writer_thread_changes_users);
+    RUN(readers_keep_working_while_a_writer_process_changes_users);
     rmdir(tmpdir);
     return hsc_test_done();
 }
