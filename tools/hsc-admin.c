@@ -1169,8 +1169,8 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
     }
     else {
         len = strlen(in);
-        if (len > sizeof(value) - 2) {
-            len = sizeof(value) - 2; /* still over HSC_COOKIE_MAX */
+        if (len > sizeof(value) - 1) {
+            len = sizeof(value) - 1; /* still over HSC_COOKIE_MAX */
         }
         memcpy(value, in, len);
         value[len] = '\0';

@@ -410,6 +410,9 @@ expect 0 "without --db steps 1-4 decide" "$ADMIN" inspect --keys "$KEYS" \
 check "and says so" out_has "no --db"
 expect 1 "garbage" "$ADMIN" inspect --keys "$KEYS" "not.a.cookie"
 check "syntax fails with the field count" out_has "^1 syntax fail (3 fields"
+expect 1 "a value over 4096 bytes" "$ADMIN" inspect --keys "$KEYS" \
+    "$cookie$(printf '%04100d' 0)"
+check "syntax fails: too long" out_has "^1 syntax fail (over 4096 bytes)"
 expect 1 "a spliced expiry" "$ADMIN" inspect --keys "$KEYS" \
     "$(echo "$cookie" | sed "s/\.$exp\./.${exp}0./")"
 check "fails the mac" out_has "^3 mac    fail"
