@@ -103,7 +103,7 @@ EOT
     ['HSCKeyFile inside a Location', $ok . "<Location /k>\nHSCKeyFile \"$var/keys\"\n</Location>\n", qr{HSCKeyFile .*not allowed}],
 );
 
-plan tests => 2 * @cases + 2;
+plan tests => 2 * @cases + 5;
 
 # The running server warned about the key file readable by others.
 my $log = Apache::Test::vars('t_logs') . '/error_log';
@@ -137,6 +137,23 @@ EOT
         like($out, qr/Syntax OK/, 'Syntax OK');
     }
 }
+
+# docs/directives.md lists exactly the directives the module registers.
+my $good = "$dir/case0.conf";
+my @registered = sort map { /^(HSC\w+) \(mod_hsc\.c\)/ ? $1 : () }
+    `"$httpd" -L -f "$good" 2>&1`;
+ok(@registered >= 17, 'httpd -L lists the HSC directives')
+    or diag "@registered";
+my $doc = "$FindBin::Bin/../docs/directives.md";
+open my $dfh, '<', $doc or die "$doc: $!";
+my @documented = sort map { /^## (HSC\w+)\s*$/ ? $1 : () } <$dfh>;
+is("@documented", "@registered",
+   'docs/directives.md has a section for each directive, and no other');
+my $d = do { local @ARGV = ($doc); local $/; <> };
+my @incomplete = grep {
+    $d !~ /^## \Q$_\E\n(?:(?!^## ).)*\| Syntax \|(?:(?!^## ).)*\| Default \|(?:(?!^## ).)*\| Context \|(?:(?!^## ).)*```apache/ms
+} @registered;
+is("@incomplete", '', 'each section has syntax, default, context, example');
 
 sub spew
 {
