@@ -103,6 +103,19 @@ EOT
     ['HSCKeyFile inside a Location', $ok . "<Location /k>\nHSCKeyFile \"$var/keys\"\n</Location>\n", qr{HSCKeyFile .*not allowed}],
 );
 
+# The annotated sample, with this tree's module, database and key file.
+{
+    my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";
+    open my $sfh, '<', $src or die "$src: $!";
+    my $sample = do { local $/; <$sfh> };
+    $sample =~ s{^LoadModule hsc_module .*$}{}m;
+    $sample =~ s{/var/lib/apache2/hsc/users\.db}{$var/users.db}g;
+    $sample =~ s{/etc/apache2/hsc\.keys}{$var/keys}g;
+    push @cases, ['conf/httpd-hsc-sample.conf', $sample, undef];
+    my $defaults = "$FindBin::Bin/../conf/hsc.conf";
+    push @cases, ['conf/hsc.conf', $ok . qq{Include "$defaults"\n}, undef];
+}
+
 plan tests => 2 * @cases + 5;
 
 # The running server warned about the key file readable by others.
