@@ -633,7 +633,10 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                                   &hsc_module);
         int i;
 
-        if (sc->key_warning != NULL && sc->key_warning != warned) {
+        /* Once per (re)start: not in the first of httpd's two passes. */
+        if (sc->key_warning != NULL && sc->key_warning != warned
+            && ap_state_query(AP_SQ_MAIN_STATE)
+                   != AP_SQ_MS_CREATE_PRE_CONFIG) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "HSC003: %s",
                          sc->key_warning);
             warned = sc->key_warning;

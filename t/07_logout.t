@@ -9,7 +9,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 15;
+plan tests => 21;
 
 ua_plain();
 my $page = '/private/page.html';
@@ -47,3 +47,21 @@ is(get_with($page, 'hsc', $va)->code, 401,
    'everywhere: the first browser is logged out');
 is(get_with($page, 'hsc', $vb)->code, 401,
    'everywhere: the cookie that asked is refused too');
+
+# A read-only user database: logging in works, "everywhere" says plainly
+# that it could not revoke, and this browser is logged out all the same.
+my @ro = (Host => 'readonly.test');
+my $res2 = login('frank', $PW{frank}, headers => [@ro]);
+is($res2->code, 303, 'login works with a read-only database');
+my $vr = cookie_from($res2);
+is(get_with($page, 'hsc', $vr, @ro)->code, 200, 'and the cookie works');
+sleep 1;
+$res2 = post_form('/logout', form_encode(everywhere => 1),
+                  Cookie => "hsc=$vr", @ro);
+is($res2->code, 200, 'everywhere on a read-only database: a page, no 500');
+like($res2->content, qr/other sessions could not be ended: the user database is read-only/,
+     'which says so plainly');
+like(cookie_header_for($res2, 'hsc') // '', qr/Max-Age=0/,
+     'the cookie of this browser is expired anyway');
+is(get_with($page, 'hsc', $vr, @ro)->code, 200,
+   'nothing was revoked (the cookie itself still verifies)');

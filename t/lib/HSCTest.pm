@@ -110,6 +110,16 @@ sub make_fixtures
                  '--password-stdin');
     }
     fix_owner();
+
+    # A copy the children may read but not write (root's, in root's
+    # folder): "log out everywhere" cannot record the revocation there.
+    make_path("$var/ro");
+    chmod 0755, "$var/ro";
+    open my $src, '<:raw', $db or die "$db: $!";
+    open my $dst, '>:raw', "$var/ro/users.db" or die "$var/ro/users.db: $!";
+    print $dst do { local $/; <$src> };
+    close $dst or die "$var/ro/users.db: $!";
+    chmod 0644, "$var/ro/users.db";
 }
 
 sub slurp
