@@ -813,6 +813,17 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
     return st;
 }
 
+/* Tell the rest of httpd: r->user, the auth type, the environment. */
+static void export_verdict(request_rec *r, const hsc_req_t *rq)
+{
+    r->user = (char *)rq->user;
+    r->ap_auth_type = (char *)HSC_AUTH_TYPE;
+    apr_table_setn(r->subprocess_env, "HSC_USER", rq->user);
+    apr_table_setn(r->subprocess_env, "HSC_GROUPS", rq->groups);
+    apr_table_setn(r->subprocess_env, "HSC_LOGIN_TIME", rq->iat);
+    apr_table_setn(r->subprocess_env, "HSC_EXPIRES", rq->exp);
+}
+
 /* Record the verdict on r: user, auth type, environment, request config. */
 static void set_verdict(request_rec *r, const hsc_cookie_t *c,
                         const hsc_user_t *u, int64_t exp)
@@ -831,12 +842,7 @@ static void set_verdict(request_rec *r, const hsc_cookie_t *c,
     hsc_format_time(exp, rq->exp);
     ap_set_module_config(r->request_config, &hsc_module, rq);
 
-    r->user = (char *)rq->user;
-    r->ap_auth_type = (char *)HSC_AUTH_TYPE;
-    apr_table_setn(r->subprocess_env, "HSC_USER", rq->user);
-    apr_table_setn(r->subprocess_env, "HSC_GROUPS", rq->groups);
-    apr_table_setn(r->subprocess_env, "HSC_LOGIN_TIME", rq->iat);
-    apr_table_setn(r->subprocess_env, "HSC_EXPIRES", rq->exp);
+    export_verdict(r, rq);
 }
 
 /* The verdict of the main or an earlier request of this one, or NULL. */
@@ -932,11 +938,11 @@ static int hsc_check_authn(request_rec *r)
     if (type == NULL || strcasecmp(type, HSC_AUTH_TYPE) != 0) {
         return DECLINED;
     }
-    /* Subrequests and internal redirects reuse the first verdict. */
+    /* Subrequests and internal redirects reuse the first verdict (an
+     * internal redirect renames the environment to REDIRECT_*: set it). */
     if ((prev = inherited_verdict(r)) != NULL) {
         ap_set_module_config(r->request_config, &hsc_module, (void *)prev);
-        r->user = (char *)prev->user;
-        r->ap_auth_type = (char *)HSC_AUTH_TYPE;
+        export_verdict(r, prev);
         return OK;
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);

@@ -9,7 +9,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST);
 use HSCTest;
 
-plan tests => 32;
+plan tests => 33;
 
 ua_jar();
 
@@ -77,6 +77,8 @@ is($exp - $iat, 1800, 'default idle timeout: 30 minutes');
 $res = GET '/private/';
 is($res->code, 200, 'directory index behind AuthType HSC is 200');
 ok $res->content =~ /private index/, 'directory index content';
+is($res->header('X-HSC-User'), 'alice',
+   'HSC_USER survives the internal redirect to the index');
 
 # Login with a safe return goes there.
 $res = login('alice', $PW{alice}, return => '/private/page.html?x=1&y=2');
