@@ -920,6 +920,44 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
 }
 
 /*
+ * The sliding refresh: past half the idle timeout, re-issue the cookie with
+ * a later expiry (never past the max age). Returns the expiry the client
+ * holds after this response.
+ */
+static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
+                            const hsc_dir_conf_t *d, const hsc_cookie_t *c)
+{
+    int64_t now = (int64_t)apr_time_sec(r->request_time), exp;
+    hsc_verify_params_t vp;
+    char value[HSC_COOKIE_VALUE_MAX];
+    size_t len;
+    hsc_status_t st;
+
+    if (!d->refresh
+        || !hsc_cookie_needs_refresh(c, now, d->idle, d->max_age)) {
+        return c->exp;
+    }
+    hsc_verify_params(r, sc, d, &vp);
+    st = hsc_cookie_refresh(&vp, c, d->idle, value, sizeof(value), &len);
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      "HSC015: cookie refresh failed: %s", hsc_strerror(st));
+        return c->exp;
+    }
+    exp = hsc_cookie_expiry(c->iat, now, d->idle, d->max_age);
+    if (hsc_set_cookie(r, d, value, exp - now) != 0) {
+        exp = c->exp;
+    }
+    else {
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
+                      "HSC014: cookie refreshed until %" APR_INT64_T_FMT,
+                      (apr_int64_t)exp);
+    }
+    hsc_wipe(value, sizeof(value));
+    return exp;
+}
+
+/*
  * check_authn for AuthType HSC: find the cookie, verify it (the spec's six
  * steps in hsc_cookie_verify), record the verdict, slide the expiry.
  */
@@ -933,7 +971,6 @@ static int hsc_check_authn(request_rec *r)
     hsc_cookie_t c;
     hsc_user_t u;
     hsc_status_t st;
-    int64_t now, exp;
 
     if (type == NULL || strcasecmp(type, HSC_AUTH_TYPE) != 0) {
         return DECLINED;
@@ -962,33 +999,7 @@ static int hsc_check_authn(request_rec *r)
                    : unauthenticated(r, d);
     }
 
-    now = (int64_t)apr_time_sec(r->request_time);
-    exp = c.exp;
-    if (d->refresh && hsc_cookie_needs_refresh(&c, now, d->idle, d->max_age)) {
-        hsc_verify_params_t vp;
-        char value[HSC_COOKIE_VALUE_MAX];
-        size_t len;
-
-        hsc_verify_params(r, sc, d, &vp);
-        st = hsc_cookie_refresh(&vp, &c, d->idle, value, sizeof(value), &len);
-        if (st == HSC_OK) {
-            exp = hsc_cookie_expiry(c.iat, now, d->idle, d->max_age);
-            if (hsc_set_cookie(r, d, value, exp - now) == 0) {
-                ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
-                              "HSC014: cookie refreshed until %" APR_INT64_T_FMT,
-                              (apr_int64_t)exp);
-            }
-            else {
-                exp = c.exp;
-            }
-        }
-        else {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                          "HSC015: cookie refresh failed: %s",
-                          hsc_strerror(st));
-        }
-    }
-    set_verdict(r, &c, &u, exp);
+    set_verdict(r, &c, &u, slide_expiry(r, sc, d, &c));
     hsc_wipe(&c, sizeof(c));
     return OK;
 }
