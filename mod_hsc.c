@@ -487,45 +487,65 @@ const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d)
 
 /* --- startup checks ------------------------------------------------------- */
 
-/* Check one section's cookie attributes; 0 or -1 (logged). */
-static int check_section(server_rec *s, ap_conf_vector_t *sec,
+/*
+ * Check one section's cookie attributes, as merged over the server's
+ * defaults (deeper nesting is checked again when a cookie is set); 0 or -1
+ * (logged).
+ */
+static int check_section(apr_pool_t *p, server_rec *s,
+                         const hsc_dir_conf_t *base, ap_conf_vector_t *sec,
                          const char *what)
 {
     const hsc_dir_conf_t *d = ap_get_module_config(sec, &hsc_module);
     const char *problem;
 
-    if (d == NULL || (problem = hsc_cookie_attrs_problem(d)) == NULL) {
+    if (d == NULL) {
         return 0;
     }
-    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                 "HSC001: %s (in %s of the server defined at %s:%d)",
-                 problem, what, s->defn_name ? s->defn_name : "?",
-                 s->defn_line_number);
+    if (base != NULL) {
+        d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
+    }
+    if ((problem = hsc_cookie_attrs_problem(d)) == NULL) {
+        return 0;
+    }
+    if (s->is_virtual) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     "HSC001: %s (in %s of the virtual host at %s:%d)",
+                     problem, what, s->defn_name ? s->defn_name : "?",
+                     s->defn_line_number);
+    }
+    else {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     "HSC001: %s (in %s of the main server)", problem, what);
+    }
     return -1;
 }
 
-/* Check every Directory, Location and Files section of one server. */
-static int check_sections(server_rec *s)
+/* Check the server context and every Directory, Location, Files section. */
+static int check_sections(apr_pool_t *p, server_rec *s)
 {
     core_server_config *core = ap_get_core_module_config(s->module_config);
+    const hsc_dir_conf_t *base =
+        ap_get_module_config(s->lookup_defaults, &hsc_module);
     int i, j, bad = 0;
     apr_array_header_t *arrs[2];
 
-    bad |= check_section(s, s->lookup_defaults, "the server context");
+    bad |= check_section(p, s, NULL, s->lookup_defaults, "the server context");
     arrs[0] = core->sec_dir;
     arrs[1] = core->sec_url;
     for (i = 0; i < 2; ++i) {
         ap_conf_vector_t **secs = (ap_conf_vector_t **)arrs[i]->elts;
         for (j = 0; j < arrs[i]->nelts; ++j) {
             core_dir_config *cd;
-            bad |= check_section(s, secs[j], i ? "a Location section"
-                                               : "a Directory section");
+            bad |= check_section(p, s, base, secs[j],
+                                 i ? "a Location section"
+                                   : "a Directory section");
             cd = ap_get_core_module_config(secs[j]);
             if (cd != NULL && cd->sec_file != NULL) {
                 ap_conf_vector_t **f = (ap_conf_vector_t **)cd->sec_file->elts;
                 int k;
                 for (k = 0; k < cd->sec_file->nelts; ++k) {
-                    bad |= check_section(s, f[k], "a Files section");
+                    bad |= check_section(p, s, base, f[k], "a Files section");
                 }
             }
         }
@@ -603,9 +623,8 @@ static int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 
     (void)pconf;
     (void)plog;
-    (void)ptemp;
     for (s = main_s; s != NULL; s = s->next) {
-        bad |= check_sections(s);
+        bad |= check_sections(ptemp, s);
     }
     bad |= check_authtype_uses(ap_conftree, main_s, main_s);
     return bad ? !OK : OK;
@@ -1004,7 +1023,7 @@ static int hsc_check_authn(request_rec *r)
     return OK;
 }
 
-/* --- Set-Cookie ------------------------------------------------------------ */
+/* --- Set-Cookie ----------------------------------------------------------- */
 
 static const char *const samesite_names[] = {"Strict", "Lax", "None"};
 

@@ -85,6 +85,18 @@ EOT
 HSCCookieName __Host-x
 HSCCookiePath /app
 EOT
+    ['a __Host- cookie where the server turned Secure off', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs .*in a Location section of the main server}],
+HSCCookieSecure Off
+<Location /q>
+    HSCCookieName __Host-x
+</Location>
+EOT
+    ['a __Host- cookie in a virtual host', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs .*in the server context of the virtual host at .*case\d+\.conf:\d+}],
+<VirtualHost 127.0.0.1:1>
+    HSCCookieName __Host-x
+    HSCCookieSecure Off
+</VirtualHost>
+EOT
     ['SameSite None without Secure', $ok . <<"EOT", qr{HSC001: HSCCookieSameSite None needs HSCCookieSecure On}],
 <Directory /tmp>
     HSCCookieSameSite None
