@@ -242,6 +242,40 @@ static int escape_is_separator(const char *s)
     return c == '/' || c == '\\' || c == '%';
 }
 
+/*
+ * 1 when the path part of url (up to '?' or '#') has a "." or ".." segment,
+ * raw or as %2E: browsers remove them, so "/..//host" or "/.//host" would
+ * become "//host" in the path, one careless redirect away from leaving.
+ */
+static int has_dot_segment(const char *url, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len && url[i] != '?' && url[i] != '#') {
+        size_t dots = 0, other = 0;
+        ++i; /* past the '/' that starts the segment */
+        while (i < len && url[i] != '/' && url[i] != '?' && url[i] != '#') {
+            if (url[i] == '.') {
+                ++dots;
+                ++i;
+            }
+            else if (url[i] == '%' && len - i >= 3 && url[i + 1] == '2'
+                     && (url[i + 2] == 'e' || url[i + 2] == 'E')) {
+                ++dots;
+                i += 3;
+            }
+            else {
+                ++other;
+                ++i;
+            }
+        }
+        if (other == 0 && (dots == 1 || dots == 2)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int hsc_return_url_safe(const char *url, size_t len)
 {
     size_t i;
@@ -281,5 +315,5 @@ int hsc_return_url_safe(const char *url, size_t len)
     if (url[1] == '%' && escape_is_separator(url + 1)) {
         return 0;
     }
-    return 1;
+    return !has_dot_segment(url, len);
 }

@@ -45,9 +45,10 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
 /**
  * 1 when url (len bytes) is a safe local redirect target: it starts with a
  * single '/', is not "//" or "/\" in any spelling (including percent-encoded
- * and with embedded tabs), has no scheme or authority, and holds no control
- * characters, backslashes, or bytes above 0x7e. Anything else: 0, and
- * callers use the configured success URL instead.
+ * and with embedded tabs), has no scheme or authority, no "." or ".." path
+ * segment (raw or %2E), and holds no control characters, backslashes, or
+ * bytes above 0x7e. Anything else: 0, and callers use the configured
+ * success URL instead.
  */
 int hsc_return_url_safe(const char *url, size_t len);
 
