@@ -510,7 +510,7 @@ static int check_section(apr_pool_t *p, server_rec *s,
     }
     if (s->is_virtual) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     "HSC001: %s (in %s of the virtual host at %s:%d)",
+                     "HSC007: %s (in %s of the virtual host at %s:%d)",
                      problem, what, s->defn_name ? s->defn_name : "?",
                      s->defn_line_number);
     }

@@ -91,7 +91,7 @@ HSCCookieSecure Off
     HSCCookieName __Host-x
 </Location>
 EOT
-    ['a __Host- cookie in a virtual host', $ok . <<"EOT", qr{HSC001: a __Host- cookie needs .*in the server context of the virtual host at .*case\d+\.conf:\d+}],
+    ['a __Host- cookie in a virtual host', $ok . <<"EOT", qr{HSC007: a __Host- cookie needs .*in the server context of the virtual host at .*case\d+\.conf:\d+}],
 <VirtualHost 127.0.0.1:1>
     HSCCookieName __Host-x
     HSCCookieSecure Off
