@@ -69,7 +69,7 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=all"
 cflags="-g -O1 -fno-omit-frame-pointer -pthread $san"
 inc="-I$top/hsc_core -I$here $pkgflags"
 
-echo "run-fuzzers: $($cc --version | head -n 1); $secs s per target"
+echo "# run-fuzzers: $($cc --version | head -n 1); $secs s per target"
 
 # The core, once, instrumented for coverage but without libFuzzer's main.
 mkdir -p "$out/obj"
@@ -86,20 +86,30 @@ for src in "$top"/hsc_core/*.c; do
     objs="$objs $o"
 done
 
-printf '%-14s %10s %8s %7s %7s %7s  %s\n' target runs exec/s cov ft corpus result
+# TAP, one line per target (CI counts them), then the table as comments.
+set -- $targets
+echo "1..$#"
+n=0
+table=$(printf '# %-14s %10s %8s %7s %7s %7s  %s' target runs exec/s cov ft \
+    corpus result)
+row() { # target runs speed cov ft corpus result
+    table=$(printf '%s\n# %-14s %10s %8s %7s %7s %7s  %s' "$table" "$@")
+}
 for t in $targets; do
+    n=$((n + 1))
     src="$here/fuzz_$t.c"
     bin="$out/fuzz_$t"
     log="$out/$t.log"
     if [ ! -f "$src" ]; then
-        echo "run-fuzzers: no target $src" >&2
+        echo "not ok $n - fuzz_$t: no such target"
         failed=1
         continue
     fi
     if ! $cc $cflags -fsanitize=fuzzer $inc "$src" $objs $pkglibs \
         -o "$bin" 2>"$out/$t.build.log"; then
-        printf '%-14s %10s %8s %7s %7s %7s  %s\n' "$t" - - - - - "BUILD FAILED"
-        cat "$out/$t.build.log" >&2
+        echo "not ok $n - fuzz_$t: build failed"
+        row "$t" - - - - - "BUILD FAILED"
+        sed 's/^/# /' "$out/$t.build.log"
         failed=1
         continue
     fi
@@ -131,17 +141,28 @@ for t in $targets; do
         result="FAILED (exit $rc)"
         failed=1
     fi
-    printf '%-14s %10s %8s %7s %7s %7s  %s\n' "$t" "${runs:--}" \
-        "${speed:--}" "${cov:--}" "${ft:--}" "${corp:--}" "$result"
-    if [ "$result" != ok ]; then
-        echo "---- $t: last lines of $log" >&2
-        tail -n 40 "$log" >&2
-        ls "$out/$t-"* 2>/dev/null | sed 's/^/crash input: /' >&2 || true
+    row "$t" "${runs:--}" "${speed:--}" "${cov:--}" "${ft:--}" "${corp:--}" \
+        "$result"
+    if [ "$result" = ok ]; then
+        echo "ok $n - fuzz_$t: ${runs:-?} runs in ${secs}s, cov ${cov:-?}," \
+             "ft ${ft:-?}"
+    else
+        echo "not ok $n - fuzz_$t: $result after ${runs:-?} runs"
+        # The report: its first line and the stack, not the shadow map.
+        echo "# ---- from $log"
+        pat='ERROR: |runtime error:|property violated'
+        if grep -qE "$pat" "$log"; then
+            grep -m 1 -A 30 -E "$pat" "$log" | sed 's/^/# /'
+        else
+            tail -n 30 "$log" | sed 's/^/# /'
+        fi
+        ls "$out/$t-"* 2>/dev/null | sed 's/^/# crash input: /' || true
     fi
 done
+printf '%s\n' "$table"
 
 if [ "$failed" != 0 ]; then
     echo "run-fuzzers: FAILED" >&2
     exit 1
 fi
-echo "run-fuzzers: all targets ran $secs s without a finding"
+echo "# run-fuzzers: all targets ran $secs s without a finding"
