@@ -2,7 +2,7 @@
 # administrator does: `hsc-admin keygen` puts a new first key into the key
 # file, a graceful restart makes it sign, old cookies still verify; once the
 # old key's line is deleted and httpd restarted again, they are refused.
-# Runs last: it changes t/var/keys (remade for every run).
+# It changes t/var/keys (remade for every run): later files log in afresh.
 use strict;
 use warnings FATAL => 'all';
 
