@@ -71,7 +71,7 @@ for p in "$@"; do
     # (a thread race) that everything runs 20 to 50 times slower.
     (cd "$(dirname "$p")" && HSC_UNDER_VALGRIND=1 \
         timeout "$limit" $run "$valgrind" -q \
-        --error-exitcode=99 --leak-check=full \
+        --error-exitcode=99 --leak-check=full --fair-sched=yes \
         --errors-for-leak-kinds=definite,possible \
         --log-file="$log" "$p" >"$out" 2>&1)
     rc=$?
