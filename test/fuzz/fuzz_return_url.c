@@ -9,6 +9,8 @@
  *   - decoded once (%XX escapes), it still starts with a single '/', not
  *     "//" or "/\\" (the percent-encoded spelling of a protocol-relative
  *     URL);
+ *   - no segment of its path (before '?' or '#'; split at '/'), with %2E
+ *     read as '.', is "." or ".." (browsers drop them: "/..//host");
  *   - the answer is the same when asked twice, and for a copy that is
  *     NUL-terminated (the length, not a terminator, bounds the read).
  */
@@ -45,6 +47,41 @@ static int decoded_at(const unsigned char *u, size_t len, size_t *i)
         return hi * 16 + lo;
     }
     return u[(*i)++];
+}
+
+/* 1 when a path segment of u is "." or ".." once %2E is read as '.'. */
+static int ref_dot_segment(const unsigned char *u, size_t len)
+{
+    size_t end = 0, i = 0;
+
+    while (end < len && u[end] != '?' && u[end] != '#') {
+        end++;
+    }
+    while (i < end) {
+        size_t dots = 0;
+        int other = 0;
+
+        i++; /* the '/' that starts the segment */
+        while (i < end && u[i] != '/') {
+            if (u[i] == '.') {
+                dots++;
+                i++;
+            }
+            else if (u[i] == '%' && end - i >= 3 && u[i + 1] == '2'
+                     && (u[i + 2] == 'e' || u[i + 2] == 'E')) {
+                dots++;
+                i += 3;
+            }
+            else {
+                other = 1;
+                i++;
+            }
+        }
+        if (!other && (dots == 1 || dots == 2)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -85,6 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         c1 = decoded_at((const unsigned char *)url, size, &i);
         HSC_FUZZ_ASSERT(c0 == '/');
         HSC_FUZZ_ASSERT(c1 != '/' && c1 != '\\');
+        HSC_FUZZ_ASSERT(!ref_dot_segment((const unsigned char *)url, size));
     }
     free(z);
     free(url);
