@@ -4,5 +4,5 @@ set -e
 cd "$(dirname "$0")"
 mkdir -p m4 build-aux
 autoreconf --install --force
-# automake does not copy the TAP driver on its own.
-cp "$(automake --print-libdir)/tap-driver.sh" build-aux/
+# automake does not copy the test drivers on its own.
+cp "$(automake --print-libdir)/tap-driver.sh" "$(automake --print-libdir)/test-driver" build-aux/
