@@ -13,8 +13,9 @@ BUILD="build-essential pkg-config autoconf automake libtool
        libsqlite3-dev sqlite3"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; curl for the
 # demo and smoke checks; clang + its runtime for libFuzzer and sanitizers;
-# valgrind for one memcheck pass of the unit tests.
-TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind"
+# valgrind for one memcheck pass of the unit tests; git, whose list of
+# tracked files makes the sanitizer build's copy of the tree.
+TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

@@ -7,6 +7,7 @@
 #      included (in a copy of the tree, so the normal build stays);
 #   3. the unit tests once under valgrind memcheck;
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
+# Stage 1 also runs the README's demo (tools/demo.sh --smoke).
 # Ends with the line "N passed, N failed". Run as root on a fresh Debian 12
 # (it installs packages), or as any user once they are installed.
 # HSC_QUICK=1 runs stage 1 only.
@@ -66,6 +67,15 @@ else
     stage_failed="$stage_failed 1"
     failed=$((failed + 1))
 fi
+
+stage "1b. the README's demo: start it, log in with curl, stop it"
+out=$(mktemp)
+HSC_DEMO_PORT=${HSC_DEMO_PORT:-18080} tools/demo.sh --smoke >"$out" 2>&1
+[ $? -eq 0 ] || stage_failed="$stage_failed 1b"
+cat "$out"
+passed=$((passed + $(grep -c '^ok ' "$out")))
+failed=$((failed + $(grep -c '^not ok ' "$out")))
+rm -f "$out"
 
 if [ "${HSC_QUICK:-0}" != 1 ]; then
     stage "2. ASan + UBSan build and make check (module inside httpd too)"
