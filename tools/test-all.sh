@@ -57,6 +57,21 @@ build()
         && make -j2 >/dev/null) || return 1
 }
 
+# Runs a command that prints TAP, shows its output, and counts its ok and
+# not ok lines: tap_stage STAGE COMMAND [ARG...]
+tap_stage()
+{
+    st=$1
+    shift
+    out=$(mktemp)
+    "$@" >"$out" 2>&1
+    [ $? -eq 0 ] || stage_failed="$stage_failed $st"
+    cat "$out"
+    passed=$((passed + $(grep -c '^ok ' "$out")))
+    failed=$((failed + $(grep -c '^not ok ' "$out")))
+    rm -f "$out"
+}
+
 stage "1. build (--enable-werror) and make check"
 if build "$top" --enable-werror; then
     (cd "$top" && make -j2 check)
@@ -69,13 +84,7 @@ else
 fi
 
 stage "1b. the README's demo: start it, log in with curl, stop it"
-out=$(mktemp)
-HSC_DEMO_PORT=${HSC_DEMO_PORT:-18080} tools/demo.sh --smoke >"$out" 2>&1
-[ $? -eq 0 ] || stage_failed="$stage_failed 1b"
-cat "$out"
-passed=$((passed + $(grep -c '^ok ' "$out")))
-failed=$((failed + $(grep -c '^not ok ' "$out")))
-rm -f "$out"
+tap_stage 1b env HSC_DEMO_PORT="${HSC_DEMO_PORT:-18080}" tools/demo.sh --smoke
 
 if [ "${HSC_QUICK:-0}" != 1 ]; then
     stage "2. ASan + UBSan build and make check (module inside httpd too)"
@@ -94,22 +103,10 @@ if [ "${HSC_QUICK:-0}" != 1 ]; then
     fi
 
     stage "3. unit tests under valgrind memcheck"
-    out=$(mktemp)
-    test/run-valgrind.sh >"$out" 2>&1
-    [ $? -eq 0 ] || stage_failed="$stage_failed 3"
-    cat "$out"
-    passed=$((passed + $(grep -c '^ok ' "$out")))
-    failed=$((failed + $(grep -c '^not ok ' "$out")))
-    rm -f "$out"
+    tap_stage 3 test/run-valgrind.sh
 
     stage "4. libFuzzer targets, ${HSC_FUZZ_SECONDS:-60}s each, ASan + UBSan"
-    out=$(mktemp)
-    test/fuzz/run-fuzzers.sh "${HSC_FUZZ_SECONDS:-60}" >"$out" 2>&1
-    [ $? -eq 0 ] || stage_failed="$stage_failed 4"
-    cat "$out"
-    passed=$((passed + $(grep -c '^ok ' "$out")))
-    failed=$((failed + $(grep -c '^not ok ' "$out")))
-    rm -f "$out"
+    tap_stage 4 test/fuzz/run-fuzzers.sh "${HSC_FUZZ_SECONDS:-60}"
 fi
 
 echo
