@@ -19,6 +19,24 @@ tools/install-deps-debian.sh || exit 1
 passed=0
 failed=0
 stage_failed=""
+# What failed, in detail, printed again at the end: CI keeps only the tail
+# of a long log, and the details must be in it.
+details=$(mktemp)
+trap 'rm -f "$details"' EXIT
+
+# Appends the failing lines of every failed automake test in DIR.
+note_failures()
+{
+    for trs in $(find "$1" -name '*.trs' 2>/dev/null); do
+        grep -qE '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || continue
+        log="${trs%.trs}.log"
+        {
+            echo "--- ${log#$1/}"
+            grep -E '^(not ok|# +Failed test|#   |# +(got|expected):|Failed|apache-test:|Result:)' \
+                "$log" 2>/dev/null | head -n 60
+        } >>"$details"
+    done
+}
 
 # Adds automake's counts from a test-suite.log (TAP assertions count one
 # each; the Apache::Test runner counts its own assertions in its log).
@@ -65,7 +83,10 @@ tap_stage()
     shift
     out=$(mktemp)
     "$@" >"$out" 2>&1
-    [ $? -eq 0 ] || stage_failed="$stage_failed $st"
+    if [ $? -ne 0 ]; then
+        stage_failed="$stage_failed $st"
+        { echo "--- stage $st"; grep '^not ok' "$out"; } >>"$details"
+    fi
     cat "$out"
     passed=$((passed + $(grep -c '^ok ' "$out")))
     failed=$((failed + $(grep -c '^not ok ' "$out")))
@@ -75,7 +96,10 @@ tap_stage()
 stage "1. build (--enable-werror) and make check"
 if build "$top" --enable-werror; then
     (cd "$top" && make -j2 check)
-    [ $? -eq 0 ] || stage_failed="$stage_failed 1"
+    if [ $? -ne 0 ]; then
+        stage_failed="$stage_failed 1"
+        note_failures "$top"
+    fi
     count_suite "$top"
 else
     echo "build failed"
@@ -94,7 +118,10 @@ if [ "${HSC_QUICK:-0}" != 1 ]; then
     if build "$san" --enable-werror --enable-sanitizers; then
         (cd "$san" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
             UBSAN_OPTIONS=print_stacktrace=1 make -j2 check)
-        [ $? -eq 0 ] || stage_failed="$stage_failed 2"
+        if [ $? -ne 0 ]; then
+            stage_failed="$stage_failed 2"
+            note_failures "$san"
+        fi
         count_suite "$san"
     else
         echo "sanitizer build failed"
@@ -110,6 +137,10 @@ if [ "${HSC_QUICK:-0}" != 1 ]; then
 fi
 
 echo
-[ -n "$stage_failed" ] && echo "stages that failed:$stage_failed"
+if [ -n "$stage_failed" ]; then
+    echo "=== what failed"
+    cat "$details"
+    echo "stages that failed:$stage_failed"
+fi
 echo "$passed passed, $failed failed"
 [ -z "$stage_failed" ] && [ "$failed" -eq 0 ]
