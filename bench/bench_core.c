@@ -62,6 +62,7 @@ static struct {
     apr_pool_t *pool;
     hsc_keyring_t *ring;
     hsc_store_t *store;
+    hsc_store_t *nocache; /* the same file, HSC_STORE_NOCACHE */
     hsc_verify_params_t vp;
     bench_cookie_t *cookies;
     unsigned *lookups; /* random user numbers for the store lookups */
@@ -162,6 +163,35 @@ static void op_verify(unsigned i)
     hsc_wipe(pc.auth, sizeof(pc.auth));
 }
 
+/* One cookie again and again, as one browser's requests (the httpd
+ * benchmark's case): through the validated cache, and without it. */
+static void verify_one(hsc_store_t *store)
+{
+    const bench_cookie_t *c = &B.cookies[0];
+    hsc_cookie_t pc;
+    hsc_user_t u;
+    hsc_status_t st;
+
+    st = hsc_cookie_verify(&B.vp, store, c->value, c->len, &pc, &u);
+    if (st != HSC_OK) {
+        die("hsc_cookie_verify of a valid cookie", st);
+    }
+    B.sink += (unsigned)u.name_len;
+    hsc_wipe(pc.auth, sizeof(pc.auth));
+}
+
+static void op_verify_one(unsigned i)
+{
+    (void)i;
+    verify_one(B.store);
+}
+
+static void op_verify_one_nocache(unsigned i)
+{
+    (void)i;
+    verify_one(B.nocache);
+}
+
 static void op_check(unsigned i)
 {
     const bench_cookie_t *c = &B.cookies[i % NCOOKIES];
@@ -236,6 +266,32 @@ static void op_store_get(unsigned i)
         die("hsc_store_get of an existing user", st);
     }
     B.sink += u.authenticator[0];
+}
+
+static void get_one(hsc_store_t *store)
+{
+    char name[64];
+    hsc_user_t u;
+    hsc_status_t st;
+
+    user_name(B.lookups[0], name, sizeof(name));
+    st = hsc_store_get(store, name, strlen(name), &u);
+    if (st != HSC_OK) {
+        die("hsc_store_get of an existing user", st);
+    }
+    B.sink += u.authenticator[0];
+}
+
+static void op_store_get_one(unsigned i)
+{
+    (void)i;
+    get_one(B.store);
+}
+
+static void op_store_get_one_nocache(unsigned i)
+{
+    (void)i;
+    get_one(B.nocache);
 }
 
 static void op_store_get_missing(unsigned i)
@@ -393,6 +449,8 @@ static void remove_store(void)
 {
     char p[4300];
 
+    hsc_store_close(B.nocache);
+    B.nocache = NULL;
     if (B.store != NULL) {
         hsc_store_close(B.store);
         B.store = NULL;
@@ -560,6 +618,12 @@ int main(int argc, char **argv)
         }
     }
     hsc_wipe(xn, sizeof(xn));
+    st = hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &B.nocache,
+                               errbuf, sizeof(errbuf));
+    if (st != HSC_OK) {
+        fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
+        return 1;
+    }
 
     printf("Per request (ns per operation; %u users in SQLite, %d cookies "
            "for random users):\n\n", B.users, NCOOKIES);
@@ -575,6 +639,20 @@ int main(int argc, char **argv)
     bench_ns("hsc_store_get (existing user)", op_store_get);
     bench_ns("hsc_store_get (missing user)", op_store_get_missing);
     bench_ns("hsc_cookie_mint", op_mint);
+    bench_ns("hsc_cookie_verify (one cookie again, cached)", op_verify_one);
+    bench_ns("hsc_cookie_verify (one cookie again, NOCACHE)",
+             op_verify_one_nocache);
+    bench_ns("hsc_store_get (one user again, cached)", op_store_get_one);
+    bench_ns("hsc_store_get (one user again, NOCACHE)",
+             op_store_get_one_nocache);
+    {
+        unsigned long hits, queries;
+
+        hsc_store_sqlite_counters(B.store, &hits, &queries);
+        printf("\n# validated cache %s: %lu gets from the cache, %lu by "
+               "query\n", hsc_store_sqlite_cached(B.store) ? "on" : "OFF",
+               hits, queries);
+    }
 
     /* One user per KDF setting; the unknown-user row uses the default. */
     printf("\nPer login (ms per hsc_password_check, one user per setting):"

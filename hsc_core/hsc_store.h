@@ -65,6 +65,7 @@ struct hsc_store {
 /* Flags for hsc_store_sqlite_open(). */
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
 #define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
+#define HSC_STORE_NOCACHE 0x4  /* no validated cache: get() always queries */
 
 /**
  * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
@@ -86,10 +87,28 @@ struct hsc_store {
  * gone, foreign, ...) every call is HSC_ESTORE, and it retries a second
  * later. So a deleted database fails closed within a second, and a
  * replaced one is picked up without restarting the server.
+ *
+ * Unless HSC_STORE_NOCACHE, get() keeps a few recent records (32, short
+ * names and group lists only) and returns one only while SQLite's WAL-index
+ * header in the -shm file is unchanged since the record was read, that is
+ * while no transaction has committed, by any process: the answer is always
+ * the one the query would give now, so a change by hsc-admin is seen on
+ * the next get(). In rollback-journal mode, or when the -shm cannot be
+ * mapped read-write, every get() runs the query.
  */
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,
                                    size_t errlen);
+
+/**
+ * For tests and benchmarks: how many get() calls on an SQLite handle were
+ * answered from the validated cache (*hits) and by running the query
+ * (*queries). Zeroes for another store.
+ */
+void hsc_store_sqlite_counters(const hsc_store_t *s, unsigned long *hits,
+                               unsigned long *queries);
+/** 1 when the handle's validated cache is in use (WAL mode, -shm mapped). */
+int hsc_store_sqlite_cached(const hsc_store_t *s);
 
 /* Callers go through these, so the vtable stays an implementation detail. */
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,

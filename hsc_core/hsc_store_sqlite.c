@@ -15,9 +15,17 @@
  * get() is the hot path: one statement prepared once per connection, one
  * primary-key lookup in a WITHOUT ROWID table, strings copied into buffers
  * the handle owns, no allocation unless a group list outgrows its buffer.
+ *
+ * In front of that query sits a small cache of user records, validated on
+ * every get() against SQLite's own change detector (see "The validated
+ * cache" below): a cached record is returned only while the database has
+ * not committed a single transaction since the record was read, so a get()
+ * answers exactly what the query would. It never trades freshness for
+ * speed; HSC_STORE_NOCACHE turns it off.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +45,19 @@
 #define HSC_SQLITE_WAL_LIMIT 1048576
 /* Bytes of the group buffer a handle starts with. */
 #define HSC_SQLITE_GROUPS_INIT 256
+/* Records in a handle's validated cache (a power of two), and the longest
+ * username and group list a cached record may have (longer ones are
+ * always read by the query). About 10 KiB per handle. */
+#define HSC_SQLITE_CACHE_SLOTS 32
+#define HSC_SQLITE_CACHE_NAME 64
+#define HSC_SQLITE_CACHE_GROUPS 96
+/* The WAL-index header (https://www.sqlite.org/walformat.html): two copies
+ * of 48 bytes at the start of the -shm file; iVersion and isInit within. */
+#define WAL_HDR_LEN 48
+#define WAL_HDR_VERSION 3007000
+#define WAL_HDR_ISINIT 12
+/* Bytes of the first wal-index region, as SQLite maps it. */
+#define WAL_SHM_REGION 32768
 
 /*
  * The schema, one step a version: migrations[i] takes user_version i to
@@ -71,6 +92,15 @@ static const char *const migrations[] = {
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, " \
     "created, updated"
 
+/* A cached user record, and the WAL-index header it was read under. */
+typedef struct {
+    unsigned char hdr[WAL_HDR_LEN];
+    int used;
+    hsc_user_t u;          /* name and groups point into this entry */
+    char name[HSC_SQLITE_CACHE_NAME + 1];
+    char groups[HSC_SQLITE_CACHE_GROUPS + 1];
+} sq_cached_t;
+
 typedef struct {
     hsc_store_t base;      /* first: the handle callers hold */
     sqlite3 *db;           /* NULL while the file is gone */
@@ -82,6 +112,12 @@ typedef struct {
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
+    /* The validated cache: shm is SQLite's mapping of the first wal-index
+     * region of this connection, NULL when the cache is off (asked so, not
+     * WAL, read-only -shm, any doubt). */
+    const unsigned char *shm;
+    sq_cached_t *cache;    /* HSC_SQLITE_CACHE_SLOTS, or NULL */
+    unsigned long hits, queries;
 } sq_store_t;
 
 static const hsc_store_vtable_t sq_vtable;
@@ -360,8 +396,153 @@ cleanup:
     return st;
 }
 
+/*
+ * The validated cache.
+ *
+ * In WAL mode, every transaction that commits rewrites the WAL-index
+ * header at the start of the -shm file, which every connection to the
+ * database maps: two copies of 48 bytes, copy 1 written first, then copy 0
+ * (https://www.sqlite.org/walformat.html). Among its fields iChange goes
+ * up by one on every commit (and on every WAL reset or recovery), mxFrame
+ * and the checksums move with each frame. SQLite's readers in every
+ * process learn whether the database changed exactly this way: a reader
+ * compares the header with the one it last saw (walIndexTryHdr), and keeps
+ * its page cache across transactions when they are equal. A cached user
+ * record is therefore tied to the header it was read under, and is
+ * returned only while the live header is byte for byte that one: no
+ * commit, by any connection in any process, has happened since. The first
+ * request after hsc-admin's commit sees a new header and reads the table.
+ *
+ * Reading the header without a lock is what SQLite does too: copy 0, a
+ * barrier, copy 1; a writer busy between them leaves them different, and
+ * the lookup takes the query. A record is stored only when the header read
+ * before the query equals the one read after it (no commit in between, so
+ * the row is the one that header describes).
+ *
+ * Rollback-journal mode has no such header, so the cache is used only when
+ * the connection is in WAL mode. Another process cannot take the file out
+ * of WAL mode under an open handle: a WAL connection keeps a SHARED lock on
+ * the database file between transactions, and leaving WAL needs an
+ * EXCLUSIVE one, so "PRAGMA journal_mode=DELETE" elsewhere fails with
+ * SQLITE_BUSY (test_store.c checks both). A handle that (re)connects to a
+ * file in another mode runs the query every time.
+ *
+ * Besides, the cache is emptied when the handle writes, reconnects, or
+ * once a second (with the file check in watch()): that bounds to a second
+ * what no SQLite reader would see either (a file overwritten in place, a
+ * writer that bypasses locking), at the price of one query a second.
+ */
+
+/* Read a consistent WAL-index header into h: 1, or 0 when torn/unusable. */
+static int wal_hdr_read(const unsigned char *shm, unsigned char *h)
+{
+    unsigned char h1[WAL_HDR_LEN];
+    uint32_t version;
+
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    memcpy(h, shm, WAL_HDR_LEN);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    memcpy(h1, shm + WAL_HDR_LEN, WAL_HDR_LEN);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    memcpy(&version, h, sizeof(version));
+    return memcmp(h, h1, WAL_HDR_LEN) == 0 && version == WAL_HDR_VERSION
+           && h[WAL_HDR_ISINIT] == 1;
+}
+
+/* The slot for a username (FNV-1a). */
+static sq_cached_t *cache_slot(sq_store_t *sq, const char *user, size_t len)
+{
+    uint32_t h = 2166136261u;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)user[i]) * 16777619u;
+    }
+    return &sq->cache[h & (HSC_SQLITE_CACHE_SLOTS - 1)];
+}
+
+/* Forget every cached record (they hold verifiers: wipe them). */
+static void cache_flush(sq_store_t *sq)
+{
+    if (sq->cache != NULL) {
+        hsc_wipe(sq->cache, sizeof(sq->cache[0]) * HSC_SQLITE_CACHE_SLOTS);
+    }
+}
+
+/* 1 when the connection's journal mode is WAL. */
+static int in_wal_mode(sqlite3 *db)
+{
+    sqlite3_stmt *st = NULL;
+    const unsigned char *mode;
+    int wal = 0;
+
+    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL)
+        == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW
+        && (mode = sqlite3_column_text(st, 0)) != NULL) {
+        wal = strcmp((const char *)mode, "wal") == 0;
+    }
+    sqlite3_finalize(st);
+    return wal;
+}
+
+/*
+ * After a connect: find the connection's mapping of the WAL-index through
+ * the VFS (the one SQLite itself reads), or leave the cache off. Any doubt
+ * (not WAL, an old VFS, a read-only or heap-memory -shm, nothing mapped
+ * yet) means the query on every get().
+ */
+static void cache_attach(sq_store_t *sq)
+{
+    sqlite3_file *f = NULL;
+    volatile void *p = NULL;
+
+    sq->shm = NULL;
+    cache_flush(sq);
+    if (sq->cache == NULL || sq->db == NULL || !in_wal_mode(sq->db)) {
+        return;
+    }
+    if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_FILE_POINTER, &f)
+        != SQLITE_OK || f == NULL || f->pMethods == NULL
+        || f->pMethods->iVersion < 2 || f->pMethods->xShmMap == NULL) {
+        return;
+    }
+    /* bExtend 0: the region SQLite has mapped already; SQLITE_READONLY
+     * (a -shm this process may not write) is refused too. */
+    if (f->pMethods->xShmMap(f, 0, WAL_SHM_REGION, 0, &p) != SQLITE_OK
+        || p == NULL) {
+        return;
+    }
+    /* Read with explicit fences (wal_hdr_read), as SQLite does; the
+     * volatile qualifier is dropped so the copies can use memcpy. */
+    sq->shm = (const unsigned char *)(uintptr_t)p;
+}
+
+/* Keep the row just read (in *u) under header hdr, when it fits. */
+static void cache_store(sq_store_t *sq, const unsigned char *hdr,
+                        const hsc_user_t *u)
+{
+    sq_cached_t *e = cache_slot(sq, u->name, u->name_len);
+    size_t glen = strlen(u->groups);
+
+    hsc_wipe(e, sizeof(*e));
+    if (u->name_len > HSC_SQLITE_CACHE_NAME
+        || glen > HSC_SQLITE_CACHE_GROUPS) {
+        return;
+    }
+    e->u = *u;
+    memcpy(e->name, u->name, u->name_len);
+    memcpy(e->groups, u->groups, glen + 1);
+    e->u.name = e->name;
+    e->u.groups = e->groups;
+    memcpy(e->hdr, hdr, WAL_HDR_LEN);
+    e->used = 1;
+}
+
 static void disconnect(sq_store_t *sq)
 {
+    sq->shm = NULL;
+    cache_flush(sq);
     sqlite3_finalize(sq->get_st);
     sq->get_st = NULL;
     sqlite3_close(sq->db);
@@ -391,6 +572,7 @@ static hsc_status_t watch(sq_store_t *sq)
     }
     sq->next_check = now;
     sq->next_check.tv_sec += 1;
+    cache_flush(sq);
     if (sq->db != NULL) {
         if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED,
                                  &moved) != SQLITE_OK || !moved) {
@@ -407,6 +589,7 @@ static hsc_status_t watch(sq_store_t *sq)
         return HSC_ESTORE;
     }
     sq->readonly = ro;
+    cache_attach(sq);
     return HSC_OK;
 }
 
@@ -469,10 +652,27 @@ static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
     return HSC_OK;
 }
 
+/* A hit: the cached record, copied where a query would have put it. */
+static hsc_status_t cache_hit(sq_store_t *sq, const sq_cached_t *e,
+                              hsc_user_t *out)
+{
+    size_t glen = strlen(e->groups);
+
+    *out = e->u;
+    memcpy(sq->name, e->name, e->u.name_len + 1);
+    memcpy(sq->groups, e->groups, glen + 1);
+    out->name = sq->name;
+    out->groups = sq->groups;
+    sq->hits++;
+    return HSC_OK;
+}
+
 static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out)
 {
     sq_store_t *sq = (sq_store_t *)s;
+    unsigned char hdr[WAL_HDR_LEN], hdr2[WAL_HDR_LEN];
+    int have_hdr = 0;
     hsc_status_t st;
     int rc;
 
@@ -483,6 +683,17 @@ static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
     if ((st = watch(sq)) != HSC_OK) {
         return st;
     }
+    if (sq->shm != NULL && len <= HSC_SQLITE_CACHE_NAME) {
+        const sq_cached_t *e = cache_slot(sq, user, len);
+
+        have_hdr = wal_hdr_read(sq->shm, hdr);
+        if (have_hdr && e->used && e->u.name_len == len
+            && memcmp(e->name, user, len) == 0
+            && memcmp(e->hdr, hdr, WAL_HDR_LEN) == 0) {
+            return cache_hit(sq, e, out);
+        }
+    }
+    sq->queries++;
     rc = sqlite3_bind_text(sq->get_st, 1, user, (int)len, SQLITE_STATIC);
     if (rc != SQLITE_OK) {
         st = sq_fail(sq, "get", rc);
@@ -503,6 +714,12 @@ cleanup:
     /* Ends the read transaction, so the next get sees new writes. */
     sqlite3_reset(sq->get_st);
     sqlite3_clear_bindings(sq->get_st);
+    /* No commit between the header read before the query and now: the row
+     * is the one that header describes. */
+    if (st == HSC_OK && have_hdr && wal_hdr_read(sq->shm, hdr2)
+        && memcmp(hdr, hdr2, WAL_HDR_LEN) == 0) {
+        cache_store(sq, hdr, out);
+    }
     if (st != HSC_OK) {
         memset(out, 0, sizeof(*out));
         if (st != HSC_ENOUSER) {
@@ -520,6 +737,7 @@ static hsc_status_t write_prepare(sq_store_t *sq, const char *what,
     int rc;
 
     *pst = NULL;
+    cache_flush(sq); /* the header changes on commit anyway; belt */
     if ((st = watch(sq)) != HSC_OK) {
         return st;
     }
@@ -766,6 +984,7 @@ static void sq_close(hsc_store_t *s)
     sq_store_t *sq = (sq_store_t *)s;
 
     disconnect(sq);
+    free(sq->cache);
     free(sq->path);
     free(sq->groups);
     free(sq);
@@ -815,6 +1034,14 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
         goto cleanup;
     }
     sq->flags = flags & ~HSC_STORE_CREATE; /* a reopen never creates */
+    if (!(flags & HSC_STORE_NOCACHE)) {
+        sq->cache = calloc(HSC_SQLITE_CACHE_SLOTS, sizeof(sq->cache[0]));
+        if (sq->cache == NULL) {
+            msgf(errbuf, errlen, "out of memory");
+            st = HSC_ENOMEM;
+            goto cleanup;
+        }
+    }
     msg[0] = '\0';
     st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly, msg,
                     sizeof(msg));
@@ -822,14 +1049,32 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
         msgf(errbuf, errlen, "%s", msg);
         goto cleanup;
     }
+    cache_attach(sq);
     clock_gettime(CLOCK_MONOTONIC, &sq->next_check);
     sq->next_check.tv_sec += 1;
     *ps = &sq->base;
     return HSC_OK;
 
 cleanup:
+    free(sq->cache);
     free(sq->path);
     free(sq->groups);
     free(sq);
     return st;
+}
+
+void hsc_store_sqlite_counters(const hsc_store_t *s, unsigned long *hits,
+                               unsigned long *queries)
+{
+    const sq_store_t *sq = (const sq_store_t *)s;
+    int ours = s != NULL && s->vt == &sq_vtable;
+
+    *hits = ours ? sq->hits : 0;
+    *queries = ours ? sq->queries : 0;
+}
+
+int hsc_store_sqlite_cached(const hsc_store_t *s)
+{
+    return s != NULL && s->vt == &sq_vtable
+           && ((const sq_store_t *)s)->shm != NULL;
 }

@@ -6,6 +6,7 @@
  * changes users.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -725,6 +726,380 @@ static void handle_notices_a_deleted_or_replaced_file(void)
     rm_db(other);
 }
 
+/* --- the validated cache ----------------------------------------------- */
+
+/* Run sql on path in a separate sqlite3 process; its exit status, or -1. */
+static int sqlite3_process(const char *path, const char *sql)
+{
+    pid_t pid;
+    int status = -1;
+
+    fflush(stdout);
+    pid = fork();
+    if (pid == 0) {
+        FILE *f = freopen("/dev/null", "w", stdout);
+
+        (void)f;
+        f = freopen("/dev/null", "w", stderr);
+        (void)f;
+        execlp("sqlite3", "sqlite3", path, sql, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+static unsigned long cache_hits(const hsc_store_t *s)
+{
+    unsigned long hits, queries;
+
+    hsc_store_sqlite_counters(s, &hits, &queries);
+    return hits;
+}
+
+static unsigned long cache_queries(const hsc_store_t *s)
+{
+    unsigned long hits, queries;
+
+    hsc_store_sqlite_counters(s, &hits, &queries);
+    return queries;
+}
+
+typedef enum { F_NONE, F_REVOKED, F_DISABLED, F_SALT, F_GROUPS } field_t;
+
+/*
+ * Every kind of change hsc-admin makes, written by another connection
+ * (writer 0: a plain SQLite connection of this process; writer 1: an
+ * sqlite3 process), must be what the very next get() returns, although
+ * the get() before it was answered from the cache.
+ */
+static void cache_sees_every_change_on_the_next_get(int writer)
+{
+    static const struct {
+        const char *what;     /* the change, as hsc-admin would make it */
+        const char *sql;      /* how the other writer makes it */
+        hsc_status_t expect;  /* the next get() */
+        field_t field;        /* which field shows the change */
+        long long value;      /* its new value (first byte for salt) */
+        const char *groups;   /* F_GROUPS: the new list */
+    } steps[] = {
+        {"revoke", "UPDATE hsc_users SET revoked_before = 1234 "
+         "WHERE username = 'alice'", HSC_OK, F_REVOKED, 1234, NULL},
+        {"disable", "UPDATE hsc_users SET disabled = 1 "
+         "WHERE username = 'alice'", HSC_OK, F_DISABLED, 1, NULL},
+        {"enable", "UPDATE hsc_users SET disabled = 0 "
+         "WHERE username = 'alice'", HSC_OK, F_DISABLED, 0, NULL},
+        {"password change", "UPDATE hsc_users SET salt = "
+         "x'22222222222222222222222222222222', authenticator = x'"
+         "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd'"
+         " WHERE username = 'alice'", HSC_OK, F_SALT, 0x22, NULL},
+        {"groups", "UPDATE hsc_users SET groups = 'ops' "
+         "WHERE username = 'alice'", HSC_OK, F_GROUPS, 0, "ops"},
+        {"delete", "DELETE FROM hsc_users WHERE username = 'alice'",
+         HSC_ENOUSER, F_NONE, 0, NULL},
+        {"re-add", "INSERT INTO hsc_users VALUES ('alice', "
+         "x'33333333333333333333333333333333', 'sha256-chain:1000', x'"
+         "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc'"
+         ", '', 0, 0, 1, 1)", HSC_OK, F_SALT, 0x33, NULL},
+    };
+    char path[512], what[160];
+    hsc_store_t *s;
+    hsc_user_t u;
+    unsigned long h;
+    size_t i;
+    int ok, rc;
+
+    s = fresh_store(path, sizeof(path), writer ? "cache-proc" : "cache-conn");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    CHECK_EQ(hsc_store_sqlite_cached(s), 1, "the cache is on in WAL mode");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice read");
+    h = cache_hits(s);
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice again");
+    CHECK_EQ(cache_hits(s), h + 1, "the second get came from the cache");
+    for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        rc = writer ? sqlite3_process(path, steps[i].sql)
+                    : raw_exec(path, steps[i].sql);
+        snprintf(what, sizeof(what), "%s: written by the other %s",
+                 steps[i].what, writer ? "process" : "connection");
+        CHECK_EQ(rc, 0, what);
+        h = cache_hits(s);
+        snprintf(what, sizeof(what), "%s: seen on the next get",
+                 steps[i].what);
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), steps[i].expect, what);
+        switch (steps[i].field) {
+        case F_REVOKED:
+            ok = u.revoked_before == steps[i].value;
+            break;
+        case F_DISABLED:
+            ok = u.disabled == (int)steps[i].value;
+            break;
+        case F_SALT:
+            ok = u.salt[0] == steps[i].value
+                 && u.salt[HSC_SALT_LEN - 1] == steps[i].value
+                 && u.authenticator[0] == (unsigned char)~steps[i].value;
+            break;
+        case F_GROUPS:
+            ok = u.groups != NULL && strcmp(u.groups, steps[i].groups) == 0;
+            break;
+        default:
+            ok = u.name == NULL;
+            break;
+        }
+        snprintf(what, sizeof(what), "%s: the new value", steps[i].what);
+        CHECK(ok, what);
+        snprintf(what, sizeof(what), "%s: that get ran the query",
+                 steps[i].what);
+        CHECK_EQ(cache_hits(s), h, what);
+        if (steps[i].expect == HSC_OK) {
+            snprintf(what, sizeof(what), "%s: the get after it is a hit "
+                     "with the same record", steps[i].what);
+            CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+                      && cache_hits(s) == h + 1
+                      && strcmp(u.name, "alice") == 0,
+                  what);
+        }
+    }
+    hsc_store_close(s);
+    rm_db(path);
+}
+
+static void cache_sees_changes_by_another_connection(void)
+{
+    cache_sees_every_change_on_the_next_get(0);
+}
+
+static void cache_sees_changes_by_another_process(void)
+{
+    cache_sees_every_change_on_the_next_get(1);
+}
+
+/* Own writes, and a write by a second store handle, are seen as well. */
+static void cache_sees_writes_through_store_handles(void)
+{
+    char path[512], err[256];
+    hsc_store_t *s, *s2 = NULL;
+    hsc_user_t u;
+    unsigned char salt[HSC_SALT_LEN], v[HSC_AUTH_LEN];
+    hsc_kdf_t k;
+
+    s = fresh_store(path, sizeof(path), "cache-handles");
+    if (s == NULL
+        || hsc_store_sqlite_open(path, 0, &s2, err, sizeof(err)) != HSC_OK) {
+        CHECK(0, "stores opened");
+        hsc_store_close(s);
+        return;
+    }
+    hsc_store_get(s, "alice", 5, &u);
+    hsc_store_get(s, "alice", 5, &u);
+    CHECK(cache_hits(s) >= 1, "warm");
+    CHECK_EQ(hsc_store_set_disabled(s2, "alice", 1), HSC_OK, "disable (s2)");
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.disabled == 1,
+          "a second handle's disable is seen");
+    CHECK_EQ(hsc_store_revoke(s, "alice", 77), HSC_OK, "revoke (own)");
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+              && u.revoked_before == 77,
+          "an own revoke is seen");
+    memset(salt, 0x44, sizeof(salt));
+    memset(v, 0x55, sizeof(v));
+    hsc_kdf_parse("sha256-chain:7", &k);
+    hsc_store_get(s, "alice", 5, &u);
+    CHECK_EQ(hsc_store_set_password(s2, "alice", salt, &k, v), HSC_OK,
+             "new password (s2)");
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.salt[0] == 0x44
+              && u.authenticator[0] == 0x55 && u.kdf.iterations == 7,
+          "a second handle's password change is seen");
+    CHECK_EQ(hsc_store_del(s2, "alice"), HSC_OK, "delete (s2)");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_ENOUSER,
+             "a second handle's delete is seen");
+    hsc_store_close(s2);
+    hsc_store_close(s);
+    rm_db(path);
+}
+
+/* Names or group lists too long for a slot are always queried. */
+static void cache_skips_long_records_and_nocache_handles(void)
+{
+    char path[512], err[256], groups[301];
+    hsc_store_t *s, *s2 = NULL;
+    hsc_user_t u;
+    unsigned long h;
+    int i;
+
+    s = fresh_store(path, sizeof(path), "cache-long");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    /* A valid list of about 200 bytes: "g0,g1,g2,...". */
+    groups[0] = '\0';
+    for (i = 0; strlen(groups) < 200; i++) {
+        char g[16];
+
+        snprintf(g, sizeof(g), "%sg%d", i ? "," : "", i);
+        strcat(groups, g);
+    }
+    CHECK_EQ(hsc_store_set_groups(s, "alice", groups), HSC_OK,
+             "a 200-byte group list");
+    hsc_store_get(s, "alice", 5, &u);
+    h = cache_hits(s);
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+              && strcmp(u.groups, groups) == 0,
+          "the long list is returned");
+    CHECK_EQ(cache_hits(s), h, "and never from the cache");
+
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_NOCACHE, &s2, err,
+                                   sizeof(err)),
+             HSC_OK, "a HSC_STORE_NOCACHE handle");
+    CHECK_EQ(hsc_store_sqlite_cached(s2), 0, "has its cache off");
+    hsc_store_set_groups(s, "alice", "x");
+    hsc_store_get(s2, "alice", 5, &u);
+    hsc_store_get(s2, "alice", 5, &u);
+    CHECK(cache_hits(s2) == 0 && cache_queries(s2) == 2,
+          "and queries every time");
+    hsc_store_close(s2);
+    hsc_store_close(s);
+    rm_db(path);
+}
+
+/*
+ * The cache relies on WAL mode. A handle opened on a file in rollback-
+ * journal mode queries every time (and sees changes); and no other
+ * connection or process can take the file out of WAL mode while a handle
+ * is open, because that needs an exclusive lock and the handle's
+ * connection holds a shared one between transactions.
+ */
+static void cache_is_off_in_rollback_mode_and_wal_cannot_be_left(void)
+{
+    char path[512], mode[32];
+    hsc_store_t *s;
+    hsc_user_t u;
+
+    s = fresh_store(path, sizeof(path), "cache-journal");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    hsc_store_get(s, "alice", 5, &u);
+    CHECK(raw_exec(path, "PRAGMA journal_mode = DELETE") == SQLITE_BUSY,
+          "another connection cannot leave WAL under an open handle");
+    CHECK(sqlite3_process(path, "PRAGMA journal_mode = DELETE") > 0,
+          "neither can another process");
+    CHECK_STR(raw_text(path, "PRAGMA journal_mode", mode, sizeof(mode)),
+              "wal", "the file stays in WAL mode");
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+              && cache_hits(s) >= 1,
+          "and the handle keeps its cache");
+    hsc_store_close(s);
+
+    CHECK_EQ(sqlite3_process(path, "PRAGMA journal_mode = DELETE"), 0,
+             "with no handle open, another process can leave WAL");
+    CHECK_STR(raw_text(path, "PRAGMA journal_mode", mode, sizeof(mode)),
+              "delete", "the file is in rollback-journal mode");
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, NULL, 0), HSC_OK,
+             "a handle opens it");
+    if (s == NULL) {
+        rm_db(path);
+        return;
+    }
+    CHECK_EQ(hsc_store_sqlite_cached(s), 0, "with the cache off");
+    hsc_store_get(s, "alice", 5, &u);
+    hsc_store_get(s, "alice", 5, &u);
+    CHECK(raw_exec(path, "UPDATE hsc_users SET disabled = 1") == SQLITE_OK
+              && hsc_store_get(s, "alice", 5, &u) == HSC_OK
+              && u.disabled == 1,
+          "changes are seen");
+    CHECK(cache_hits(s) == 0 && cache_queries(s) == 3,
+          "every get ran the query");
+    hsc_store_close(s);
+    rm_db(path);
+}
+
+/* Flip a byte of the WAL-index header in the -shm file (both copies when
+ * both is 1, else copy 1 only). Returns 0 on success. */
+static int poke_wal_header(const char *path, size_t off, int both)
+{
+    char shm[600];
+    unsigned char *p;
+    int fd;
+
+    snprintf(shm, sizeof(shm), "%s-shm", path);
+    fd = open(shm, O_RDWR);
+    if (fd < 0) {
+        return -1;
+    }
+    p = mmap(NULL, 32768, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        return -1;
+    }
+    p[48 + off] ^= 0x5a;
+    if (both) {
+        p[off] ^= 0x5a;
+    }
+    munmap(p, 32768);
+    return 0;
+}
+
+/*
+ * A torn header (copies differ) and a header changed behind SQLite's back
+ * (both copies alike, not the recorded one) both send get() to the query;
+ * SQLite rebuilds the header, and the cache works again after.
+ */
+static void cache_takes_the_query_on_a_torn_or_changed_header(void)
+{
+    static const struct {
+        const char *what; /* the damage */
+        size_t off;       /* byte of the 48-byte header */
+        int both;         /* 1: both copies alike; 0: copy 1 only */
+    } cases[] = {
+        {"torn header (padding of copy 1)", 4, 0},
+        {"torn header (mxFrame of copy 1)", 16, 0},
+        {"changed header (iChange of both)", 8, 1},
+        {"changed header (salt of both)", 32, 1},
+    };
+    char path[512], what[160];
+    hsc_store_t *s;
+    hsc_user_t u;
+    unsigned long h, q;
+    size_t i;
+
+    s = fresh_store(path, sizeof(path), "cache-torn");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        hsc_store_get(s, "alice", 5, &u);
+        h = cache_hits(s);
+        hsc_store_get(s, "alice", 5, &u);
+        snprintf(what, sizeof(what), "%s: warm before", cases[i].what);
+        CHECK_EQ(cache_hits(s), h + 1, what);
+        snprintf(what, sizeof(what), "%s: header poked", cases[i].what);
+        CHECK_EQ(poke_wal_header(path, cases[i].off, cases[i].both), 0,
+                 what);
+        h = cache_hits(s);
+        q = cache_queries(s);
+        snprintf(what, sizeof(what), "%s: get answers by query",
+                 cases[i].what);
+        CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+                  && cache_hits(s) == h && cache_queries(s) == q + 1
+                  && strcmp(u.groups, "staff,admins") == 0,
+              what);
+    }
+    hsc_store_get(s, "alice", 5, &u);
+    h = cache_hits(s);
+    hsc_store_get(s, "alice", 5, &u);
+    CHECK_EQ(cache_hits(s), h + 1, "the cache works again afterwards");
+    hsc_store_close(s);
+    rm_db(path);
+}
+
 static void groups_contain_matches_whole_names_only(void)
 {
     static const struct {
@@ -1070,6 +1445,12 @@ int main(void)
     RUN(locked_database_fails_closed);
     RUN(handle_notices_a_deleted_or_replaced_file);
     RUN(groups_contain_matches_whole_names_only);
+    RUN(cache_sees_changes_by_another_connection);
+    RUN(cache_sees_changes_by_another_process);
+    RUN(cache_sees_writes_through_store_handles);
+    RUN(cache_skips_long_records_and_nocache_handles);
+    RUN(cache_is_off_in_rollback_mode_and_wal_cannot_be_left);
+    RUN(cache_takes_the_query_on_a_torn_or_changed_header);
     RUN(readers_keep_working_while_a_writer_thread_changes_users);
     RUN(readers_keep_working_while_a_writer_process_changes_users);
     rmdir(tmpdir);
