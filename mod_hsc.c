@@ -45,6 +45,10 @@ static void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
         sc->dummy_kdf.alg = HSC_KDF_SHA256_CHAIN;
         sc->dummy_kdf.iterations = 600000;
     }
+    sc->throttle_addr = HSC_THROTTLE_ADDR_DEFAULT;
+    sc->throttle_user = HSC_THROTTLE_USER_DEFAULT;
+    sc->throttle_window = HSC_THROTTLE_WINDOW_DEFAULT;
+    sc->max_kdf = HSC_MAX_KDF_DEFAULT;
     return sc;
 }
 
@@ -60,6 +64,22 @@ static void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     }
     if (add->userdb == NULL) {
         sc->userdb = base->userdb;
+    }
+    if (!add->throttle_addr_set) {
+        sc->throttle_addr = base->throttle_addr;
+        sc->throttle_addr_set = base->throttle_addr_set;
+    }
+    if (!add->throttle_user_set) {
+        sc->throttle_user = base->throttle_user;
+        sc->throttle_user_set = base->throttle_user_set;
+    }
+    if (!add->throttle_window_set) {
+        sc->throttle_window = base->throttle_window;
+        sc->throttle_window_set = base->throttle_window_set;
+    }
+    if (!add->max_kdf_set) {
+        sc->max_kdf = base->max_kdf;
+        sc->max_kdf_set = base->max_kdf_set;
     }
     return sc;
 }
@@ -420,6 +440,79 @@ static const char *hsc_cmd_userdb(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+enum {
+    HSC_CMD_THROTTLE_ADDR,
+    HSC_CMD_THROTTLE_USER,
+    HSC_CMD_THROTTLE_WINDOW,
+    HSC_CMD_MAX_KDF
+};
+
+/* A count 0 .. HSC_THROTTLE_COUNT_MAX in decimal; NULL or the error. */
+static const char *parse_count(cmd_parms *cmd, const char *arg, int *out)
+{
+    const char *p = arg;
+    long v = 0;
+
+    if (*p == '\0') {
+        goto bad;
+    }
+    for (; *p; ++p) {
+        if (!apr_isdigit(*p)) {
+            goto bad;
+        }
+        v = v * 10 + (*p - '0');
+        if (v > HSC_THROTTLE_COUNT_MAX) {
+            goto bad;
+        }
+    }
+    *out = (int)v;
+    return NULL;
+bad:
+    return apr_psprintf(cmd->pool,
+                        "%s: '%s' is not a count (a whole number from 0, "
+                        "which turns it off, to %d)",
+                        cmd->cmd->name, arg, HSC_THROTTLE_COUNT_MAX);
+}
+
+/* The per-server throttling directives (mod_hsc_throttle.c). */
+static const char *hsc_cmd_throttle(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = ap_get_module_config(cmd->server->module_config,
+                                              &hsc_module);
+    const char *err = ap_check_cmd_context(cmd, NOT_IN_DIR_LOC_FILE);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    switch ((int)(apr_uintptr_t)cmd->info) {
+    case HSC_CMD_THROTTLE_ADDR:
+        err = parse_count(cmd, arg, &sc->throttle_addr);
+        sc->throttle_addr_set = 1;
+        break;
+    case HSC_CMD_THROTTLE_USER:
+        err = parse_count(cmd, arg, &sc->throttle_user);
+        sc->throttle_user_set = 1;
+        break;
+    case HSC_CMD_THROTTLE_WINDOW:
+        err = parse_duration(cmd, arg, 0, &sc->throttle_window);
+        sc->throttle_window_set = 1;
+        break;
+    case HSC_CMD_MAX_KDF:
+        err = parse_count(cmd, arg, &sc->max_kdf);
+        sc->max_kdf_set = 1;
+        break;
+    default:
+        err = apr_pstrcat(cmd->pool, cmd->cmd->name, ": internal error",
+                          NULL);
+    }
+    return err;
+}
+
+#define HSC_SRV_TAKE1(name, what, help)                                       \
+    AP_INIT_TAKE1(name, hsc_cmd_throttle, (void *)(apr_uintptr_t)(what),      \
+                  RSRC_CONF, help)
+
 /* Per-directory directives are also allowed at server and vhost level,
  * where they set the defaults of every section (HSCScope per vhost). */
 #define HSC_DIR_TAKE1(name, what, help)                                       \
@@ -464,6 +557,21 @@ static const command_rec hsc_cmds[] = {
                   "Where a login goes without a safe return (default /)"),
     HSC_DIR_TAKE1("HSCLogoutURL", HSC_CMD_LOGOUT_URL,
                   "Where a logout goes (default /)"),
+    AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_cmd_cache, NULL,
+                  RSRC_CONF,
+                  "none|provider[:args]: socache of the failed-login "
+                  "counts (default shmcb)"),
+    HSC_SRV_TAKE1("HSCThrottleAddress", HSC_CMD_THROTTLE_ADDR,
+                  "Failed logins per window from one address (default "
+                  "20; 0: off)"),
+    HSC_SRV_TAKE1("HSCThrottleUser", HSC_CMD_THROTTLE_USER,
+                  "Failed logins per window for one username (default "
+                  "10; 0: off)"),
+    HSC_SRV_TAKE1("HSCThrottleWindow", HSC_CMD_THROTTLE_WINDOW,
+                  "Window of the failed-login counts (default 5m)"),
+    HSC_SRV_TAKE1("HSCMaxLoginKDF", HSC_CMD_MAX_KDF,
+                  "Password checks at once in one child (default 2; 0: "
+                  "no cap)"),
     {NULL, {NULL}, NULL, 0, RAW_ARGS, NULL}
 };
 
@@ -641,7 +749,6 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     const char *warned = NULL;
     int n = 0;
 
-    (void)plog;
     for (s = main_s; s != NULL; s = s->next) {
         ++n;
     }
@@ -674,8 +781,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         }
         sc->db_index = i;
     }
-    (void)pconf;
-    return OK;
+    return hsc_throttle_post_config(pconf, plog, ptemp, main_s);
 }
 
 /* --- the per-thread store cache ------------------------------------------ */
@@ -718,6 +824,7 @@ static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
                      "handles");
         hsc_store_key = NULL;
     }
+    hsc_throttle_child_init(pchild, s);
 }
 
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
@@ -1121,6 +1228,7 @@ static const authz_provider hsc_group_provider = {
 
 static void hsc_register_hooks(apr_pool_t *p)
 {
+    ap_hook_pre_config(hsc_throttle_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(hsc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(hsc_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(hsc_child_init, NULL, NULL, APR_HOOK_MIDDLE);

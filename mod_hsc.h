@@ -38,7 +38,22 @@ typedef struct {
     const char *userdb;          /* resolved path, or NULL */
     int db_index;                /* slot in each thread's store cache */
     hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
+    /* Login throttling (mod_hsc_throttle.c); 0 turns a counter off. */
+    int throttle_addr;           /* failed logins per window per address */
+    int throttle_user;           /* failed logins per window per username */
+    apr_int64_t throttle_window; /* seconds */
+    int max_kdf;                 /* KDFs at once in a child; 0: no cap */
+    unsigned int throttle_addr_set : 1, throttle_user_set : 1,
+        throttle_window_set : 1, max_kdf_set : 1;
 } hsc_srv_conf_t;
+
+/* Defaults of the throttling directives (docs/throttling.md). */
+#define HSC_THROTTLE_ADDR_DEFAULT 20
+#define HSC_THROTTLE_USER_DEFAULT 10
+#define HSC_THROTTLE_WINDOW_DEFAULT (5 * 60)
+#define HSC_MAX_KDF_DEFAULT 2
+/* Upper bound of every count the throttling directives take. */
+#define HSC_THROTTLE_COUNT_MAX 1000000
 
 /* Per directory (OR_AUTHCFG). Every value is parsed at config time. */
 typedef struct {
@@ -104,5 +119,52 @@ const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
 
 /* The hsc-login and hsc-logout handlers (mod_hsc_login.c). */
 int hsc_login_handler(request_rec *r);
+
+/* --- login throttling (mod_hsc_throttle.c) --------------------------------
+ *
+ * Failed logins are counted per client address (per ServerName) and per
+ * username (per user database) in an httpd socache (shmcb by default), so
+ * every child and, with a networked provider, every server sees them. An
+ * attempt is counted when it starts, before the KDF, so parallel guesses
+ * cannot slip past the limit together; a success gives its attempt back to
+ * the address and clears the username's count.
+ */
+
+/* What hsc_throttle_begin counted, for hsc_throttle_end. */
+#define HSC_THROTTLE_KEY_MAX 40
+typedef struct {
+    char akey[HSC_THROTTLE_KEY_MAX]; /* "a:" + 32 hex digits, or "" */
+    char ukey[HSC_THROTTLE_KEY_MAX]; /* "u:" + 32 hex digits, or "" */
+} hsc_throttle_t;
+
+/* Config-time hooks and the HSCThrottleCache directive. */
+int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                            apr_pool_t *ptemp);
+int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                             apr_pool_t *ptemp, server_rec *main_s);
+void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s);
+const char *hsc_throttle_cmd_cache(cmd_parms *cmd, void *dv,
+                                   const char *arg);
+
+/*
+ * Before a password check: 0 when the login may go on (the attempt is
+ * counted in *t), or the seconds until the window frees when the address
+ * or the username is over its limit (logged; nothing counted). A cache
+ * failure is logged and the login goes on (throttling is a brake, not an
+ * authentication factor).
+ */
+apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
+                               const char *user, size_t user_len,
+                               hsc_throttle_t *t);
+
+/* After the password check: a success clears the username's count and
+ * takes its own attempt back from the address's. */
+void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_throttle_t *t, int success);
+
+/* The per-child KDF cap: 1 when a slot was taken (give it back with
+ * hsc_kdf_slot_give), 0 when sc->max_kdf KDFs already run in this child. */
+int hsc_kdf_slot_take(const hsc_srv_conf_t *sc);
+void hsc_kdf_slot_give(const hsc_srv_conf_t *sc);
 
 #endif /* MOD_HSC_H */

@@ -233,6 +233,30 @@ static int login_get(request_rec *r)
     return login_page(r, safe_return(&f), HTTP_OK, NULL);
 }
 
+/*
+ * 429 (throttled) or 503 (the KDF cap): a short page and Retry-After, no
+ * form (the client should wait, not retry at once).
+ */
+static int busy_page(request_rec *r, int status, apr_int64_t retry_after)
+{
+    apr_table_setn(r->err_headers_out, "Retry-After",
+                   apr_psprintf(r->pool, "%" APR_INT64_T_FMT, retry_after));
+    if (status == HTTP_TOO_MANY_REQUESTS) {
+        page_start(r, status, "Too many login attempts");
+        ap_rprintf(r,
+                   "<p role=\"alert\">Too many failed logins. Try again in "
+                   "%" APR_INT64_T_FMT " seconds.</p>\n",
+                   retry_after);
+    }
+    else {
+        page_start(r, status, "Server busy");
+        ap_rputs("<p role=\"alert\">The server is busy checking other "
+                 "logins. Try again in a moment.</p>\n",
+                 r);
+    }
+    return page_end(r);
+}
+
 /* Log in: check the password, mint the cookie, 303 to a safe target. */
 static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
@@ -246,6 +270,8 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_verify_params_t vp;
     int64_t exp;
     size_t len;
+    hsc_throttle_t th;
+    apr_int64_t wait;
 
     if (!f->username.present || !f->password.present
         || !hsc_username_valid(f->username.value, f->username.len)) {
@@ -263,9 +289,27 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if ((store = hsc_thread_store(r, sc)) == NULL) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    /* The KDF cap first: a 503 is not a counted attempt. */
+    if (!hsc_kdf_slot_take(sc)) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      "HSC055: login refused (503) for user \"%s\": %d "
+                      "password checks already run in this child "
+                      "(HSCMaxLoginKDF)",
+                      user, sc->max_kdf);
+        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, 1);
+    }
+    /* Then the failed-login counts, before any KDF work (logged). */
+    wait = hsc_throttle_begin(r, sc, f->username.value, f->username.len,
+                              &th);
+    if (wait > 0) {
+        hsc_kdf_slot_give(sc);
+        return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
+    }
     st = hsc_password_check(store, f->username.value, f->username.len,
                             f->password.value, f->password.len,
                             &sc->dummy_kdf, xn, &u);
+    hsc_kdf_slot_give(sc);
+    hsc_throttle_end(r, sc, &th, st == HSC_OK);
     if (st != HSC_OK) {
         int fault = st == HSC_ESTORE || st == HSC_ECRYPTO
                     || st == HSC_ENOMEM;

@@ -115,6 +115,28 @@ EOT
     ['HSCKeyFile inside a Location', $ok . "<Location /k>\nHSCKeyFile \"$var/keys\"\n</Location>\n", qr{HSCKeyFile .*not allowed}],
 );
 
+# Login throttling (t/16_throttle.t): bad values stop the configuration.
+push @cases,
+    ['a throttle count that is not a number', $ok . "HSCThrottleAddress lots\n", qr{HSCThrottleAddress: 'lots' is not a count}],
+    ['a negative throttle count', $ok . "HSCThrottleUser -1\n", qr{HSCThrottleUser: '-1' is not a count}],
+    ['a throttle count over the maximum', $ok . "HSCThrottleUser 1000001\n", qr{HSCThrottleUser: '1000001' is not a count}],
+    ['a zero throttle window', $ok . "HSCThrottleWindow 0\n", qr{HSCThrottleWindow: '0' is not a duration}],
+    ['a bad KDF cap', $ok . "HSCMaxLoginKDF 2x\n", qr{HSCMaxLoginKDF: '2x' is not a count}],
+    ['an unknown throttle cache', $ok . "HSCThrottleCache nosuch\n", qr{HSCThrottleCache: the socache provider 'nosuch' is not loaded}],
+    ['bad shmcb arguments', $ok . "HSCThrottleCache shmcb:x(12)\n", qr{HSCThrottleCache: shmcb: .*size}],
+    ['HSCThrottleCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCThrottleCache none\n</VirtualHost>\n", qr{HSCThrottleCache cannot occur within <VirtualHost> section}],
+    ['HSCThrottleUser inside a Location', $ok . "<Location /t>\nHSCThrottleUser 3\n</Location>\n", qr{HSCThrottleUser .*not allowed}],
+    ['throttling set in a virtual host, no cache', $ok . <<"EOT", undef];
+HSCThrottleCache none
+HSCMaxLoginKDF 0
+<VirtualHost 127.0.0.1:1>
+    HSCThrottleAddress 0
+    HSCThrottleUser 5
+    HSCThrottleWindow 90s
+    HSCMaxLoginKDF 4
+</VirtualHost>
+EOT
+
 # The annotated sample, with this tree's module, database and key file.
 {
     my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";

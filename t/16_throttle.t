@@ -1,0 +1,198 @@
+# Login throttling and the per-child KDF cap, in the hosts of the
+# "t/16_throttle.t" section of t/conf/extra.conf.in:
+#   throttle-user.test  HSCThrottleUser 3, window 6 s (address off)
+#   throttle-addr.test  HSCThrottleAddress 4, window 8 s (username off)
+#   throttle-kdf.test   HSCMaxLoginKDF 1 (throttling off)
+# Every user here is this file's own (added below), so no other file's
+# failed logins count against them.
+use strict;
+use warnings FATAL => 'all';
+
+use FindBin ();
+use lib "$FindBin::Bin/lib";
+use Apache::Test qw(-withtestmore);
+use Apache::TestRequest ();
+use IO::Socket::INET ();
+use Time::HiRes qw(time);
+use HSCTest;
+
+plan tests => 26;
+
+my $db = var_dir() . '/users.db';
+my %pw;
+for my $u (qw(thr-u1 thr-u2 thr-a1 thr-a2 thr-a3 thr-a4 thr-a5)) {
+    $pw{$u} = "$u-pw";
+    admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
+             '--password-stdin');
+}
+# Slow users: about a second of KDF work per login on this machine.
+for my $u (qw(thr-slow thr-slow2)) {
+    $pw{$u} = "$u-pw";
+    admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:3000000',
+             '--password-stdin');
+}
+
+my $log = Apache::Test::vars('t_logs') . '/error_log';
+sub log_text { open my $fh, '<', $log or die "$log: $!"; local $/; <$fh> }
+
+ua_plain();
+
+# POST a login to /login of $host; returns the response and the seconds
+# it took.
+sub login_at
+{
+    my ($host, $user, $pw) = @_;
+    my $t0 = time;
+    my $res = login($user, $pw, headers => [Host => $host]);
+    return wantarray ? ($res, time - $t0) : $res;
+}
+
+sub codes { return join ' ', map { login_at(@_)->code } 1 .. shift }
+
+# Raw connections: each stays open (keep-alive) after its answer, so under
+# prefork the connections open at one time are served by distinct children.
+my ($addr, $port) = split /:/, Apache::TestRequest::hostport();
+
+sub raw_send
+{
+    my ($host, $user, $pw) = @_;
+    my $s = IO::Socket::INET->new(PeerAddr => $addr, PeerPort => $port,
+                                  Proto => 'tcp', Timeout => 60)
+        or die "connect $addr:$port: $!";
+    $s->autoflush(1);
+    my $body = form_encode(username => $user, password => $pw);
+    print $s "POST /login HTTP/1.1\r\nHost: $host\r\n"
+        . "Content-Type: application/x-www-form-urlencoded\r\n"
+        . 'Content-Length: ' . length($body) . "\r\n\r\n$body";
+    return $s;
+}
+
+# The status and headers (lower-case names) of the answer on $s.
+sub raw_head
+{
+    my ($s) = @_;
+    local $/ = "\r\n";
+    my $status = <$s> // '';
+    my %h;
+    while (defined(my $l = <$s>)) {
+        last if $l eq "\r\n";
+        $l =~ s/\r\n\z//;
+        my ($k, $v) = split /:\s*/, $l, 2;
+        $h{lc $k} = $v;
+    }
+    my ($code) = $status =~ m{^HTTP/\S+ (\d{3})};
+    return ($code // 0, \%h);
+}
+
+# --- per username -----------------------------------------------------------
+my $uh = 'throttle-user.test';
+
+# A success before the limit clears the username's count: without that,
+# the third failure after it would be refused.
+is(codes(2, $uh, 'thr-u1', 'wrong'), '401 401', 'two failed logins: 401');
+is(login_at($uh, 'thr-u1', $pw{'thr-u1'})->code, 303,
+   'the right password before the limit: 303');
+is(codes(3, $uh, 'thr-u1', 'wrong'), '401 401 401',
+   'the success cleared the count: three more failures are checked');
+is(login_at($uh, 'thr-u1', 'wrong')->code, 429, 'then the fourth: 429');
+
+is(codes(3, $uh, 'thr-u2', 'wrong'), '401 401 401',
+   'three failed logins for thr-u2: 401');
+my $res = login_at($uh, 'thr-u2', 'wrong');
+my $throttled_at = time;
+is($res->code, 429, 'the fourth: 429');
+my $ra = $res->header('Retry-After') // '';
+like($ra, qr/^[1-6]\z/, 'with Retry-After: the seconds left of the 6 s window')
+    or diag "Retry-After: $ra";
+like($res->content, qr/Too many failed logins/, 'and a short page');
+is($res->header('Cache-Control'), 'no-store', 'not cached');
+$res = login_at($uh, 'thr-u2', $pw{'thr-u2'});
+is($res->code, 429, 'the right password is refused too while throttled');
+ok(!defined cookie_from($res), 'and no cookie');
+like(log_text(), qr/HSC053: login throttled \(429\) for user "thr-u2": 3 failed logins/,
+     'the refusal is logged with its tag (HSC053)');
+
+# A slow user: the refusal comes without the KDF.
+my @t;
+for (1 .. 3) {
+    my ($r, $dt) = login_at($uh, 'thr-slow', 'wrong');
+    push @t, $dt;
+    die 'thr-slow: ' . $r->code if $r->code != 401;
+}
+my ($r4, $dt4) = login_at($uh, 'thr-slow', 'wrong');
+is($r4->code, 429, 'a slow-KDF user over the limit: 429');
+my ($fastest) = sort { $a <=> $b } @t;
+ok($dt4 < $fastest / 2,
+   sprintf('the 429 came in %.3f s, a checked failure took %.3f s at best',
+           $dt4, $fastest));
+my @checked = log_text() =~ /HSC032: login refused for user "thr-slow"/g;
+is(scalar @checked, 3, 'the password was checked three times, not four');
+
+# --- per address ------------------------------------------------------------
+my $ah = 'throttle-addr.test';
+
+# Four failures for four usernames, each on its own connection held open:
+# under prefork, four children. The count is shared.
+my @held;
+my @codes;
+for my $u (qw(thr-a1 thr-a2 thr-a3 thr-a4)) {
+    my $s = raw_send($ah, $u, 'wrong');
+    push @held, $s;
+    push @codes, (raw_head($s))[0];
+}
+is("@codes", '401 401 401 401',
+   'four failed logins for four users from one address: 401');
+my $s5 = raw_send($ah, 'thr-a5', $pw{'thr-a5'});
+my ($c5, $h5) = raw_head($s5);
+my $addr_throttled_at = time;
+is($c5, 429, 'a fifth login from the address, another user, right password: 429');
+my $ra5 = $h5->{'retry-after'} // '';
+like($ra5, qr/^[1-8]\z/, 'with Retry-After') or diag "Retry-After: $ra5";
+close $_ for @held, $s5;
+like(log_text(), qr/HSC052: login throttled \(429\) for user "thr-a5": 4 failed logins from address \S+/,
+     'logged with its tag (HSC052)');
+
+# --- the KDF cap ------------------------------------------------------------
+my $kh = 'throttle-kdf.test';
+my $conf = Apache::Test::vars('httpd_conf') // '';
+my $prefork = do {
+    open my $fh, '<', $conf or die "$conf: $!";
+    local $/;
+    scalar(<$fh>) =~ /^\s*LoadModule\s+mpm_prefork_module/m;
+};
+
+SKIP: {
+    # A prefork child serves one connection at a time: never two KDFs.
+    skip 'the per-child KDF cap needs a threaded MPM', 5 if $prefork;
+
+    # Three logins at once, two children (ServerLimit 2): two of them meet
+    # in one child, where a KDF already runs.
+    my @s = map { raw_send($kh, 'thr-slow2', 'wrong') } 1 .. 3;
+    my @ans = map { [raw_head($_)] } @s;
+    close $_ for @s;
+    my @busy = grep { $_->[0] == 503 } @ans;
+    my @done = grep { $_->[0] == 401 } @ans;
+    ok(@busy >= 1, 'three parallel slow logins, cap 1: a 503')
+        or diag join ' ', map { $_->[0] } @ans;
+    is(@busy + @done, 3, 'the others are checked (401)');
+    is($busy[0] ? $busy[0][1]{'retry-after'} : undef, '1',
+       'the 503 says Retry-After: 1');
+    like(log_text(), qr/HSC055: login refused \(503\) for user "thr-slow2"/,
+         'logged with its tag (HSC055)');
+
+    # The dummy KDF of unknown users counts too.
+    @s = map { raw_send($kh, "thr-nosuch-$_", 'wrong') } 1 .. 3;
+    @ans = map { [raw_head($_)] } @s;
+    close $_ for @s;
+    ok((grep { $_->[0] == 503 } @ans) >= 1,
+       'three parallel logins of unknown users: a 503')
+        or diag join ' ', map { $_->[0] } @ans;
+}
+
+# --- the windows end --------------------------------------------------------
+sleep_until($throttled_at + $ra + 0.3) if $ra =~ /^\d+\z/;
+is(login_at($uh, 'thr-u2', $pw{'thr-u2'})->code, 303,
+   'after Retry-After seconds the user logs in (the window ended)');
+sleep_until($addr_throttled_at + $ra5 + 0.3) if $ra5 =~ /^\d+\z/;
+is(login_at($ah, 'thr-a5', $pw{'thr-a5'})->code, 303,
+   'and so does the address');
