@@ -971,9 +971,28 @@ static void set_verdict(request_rec *r, const hsc_cookie_t *c,
     export_verdict(r, rq);
 }
 
-/* The verdict of the main or an earlier request of this one, or NULL. */
+/*
+ * 1 when a verdict reached under a and one under b would be the same: the
+ * same cookie, scope, address binding and age limits. A subrequest or
+ * internal redirect into a location that wants another cookie or scope
+ * (an SSI include, an ErrorDocument, a rewrite) must verify afresh.
+ */
+static int same_verification(const hsc_dir_conf_t *a, const hsc_dir_conf_t *b)
+{
+    return a == b
+           || (a != NULL && b != NULL
+               && !strcmp(a->cookie_name, b->cookie_name)
+               && !strcmp(a->scope, b->scope)
+               && a->bind_address == b->bind_address
+               && a->max_age == b->max_age && a->skew == b->skew);
+}
+
+/* The verdict of the main or an earlier request of this one, when it was
+ * reached on the same server under the same rules as r's; else NULL. */
 static const hsc_req_t *inherited_verdict(const request_rec *r)
 {
+    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
+                                                   &hsc_module);
     const request_rec *o;
 
     for (o = r->main ? r->main : r->prev; o != NULL;
@@ -981,6 +1000,12 @@ static const hsc_req_t *inherited_verdict(const request_rec *r)
         const hsc_req_t *rq = ap_get_module_config(o->request_config,
                                                    &hsc_module);
         if (rq != NULL && o->user != NULL) {
+            if (o->server != r->server
+                || !same_verification(
+                       d, ap_get_module_config(o->per_dir_config,
+                                               &hsc_module))) {
+                return NULL;
+            }
             return rq;
         }
     }
@@ -1084,6 +1109,18 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
 }
 
 /*
+ * The user database cannot answer (gone, locked, unreadable, foreign; the
+ * cause is logged by the caller): the request is refused, and the client
+ * told to come back, since the store re-opens its file by itself.
+ */
+static int store_unavailable(request_rec *r)
+{
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->err_headers_out, "Retry-After", "5");
+    return HTTP_SERVICE_UNAVAILABLE;
+}
+
+/*
  * check_authn for AuthType HSC: find the cookie, verify it (the spec's six
  * steps in hsc_cookie_verify), record the verdict, slide the expiry.
  */
@@ -1116,13 +1153,15 @@ static int hsc_check_authn(request_rec *r)
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
-        return HTTP_INTERNAL_SERVER_ERROR;
+        return store_unavailable(r);
     }
     st = hsc_verify_request(r, sc, d, store, &c, &u);
     if (st != HSC_OK) {
-        return st == HSC_ESTORE || st == HSC_ECRYPTO || st == HSC_ENOMEM
-                   ? HTTP_INTERNAL_SERVER_ERROR
-                   : unauthenticated(r, d);
+        if (st == HSC_ESTORE || st == HSC_ENOMEM) {
+            return store_unavailable(r);
+        }
+        return st == HSC_ECRYPTO ? HTTP_INTERNAL_SERVER_ERROR
+                                 : unauthenticated(r, d);
     }
 
     set_verdict(r, &c, &u, slide_expiry(r, sc, d, &c));

@@ -287,7 +287,9 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
-        return HTTP_INTERNAL_SERVER_ERROR;
+        /* Logged (HSC006); the store re-opens its file by itself. */
+        apr_table_setn(r->err_headers_out, "Retry-After", "5");
+        return HTTP_SERVICE_UNAVAILABLE;
     }
     /* The KDF cap first: a 503 is not a counted attempt. */
     if (!hsc_kdf_slot_take(sc)) {
@@ -316,6 +318,11 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
                       "HSC032: login refused for user \"%s\": %s", user,
                       hsc_strerror(st));
+        if (fault && st != HSC_ECRYPTO) {
+            /* The user database is unavailable: come back later. */
+            apr_table_setn(r->err_headers_out, "Retry-After", "5");
+            return HTTP_SERVICE_UNAVAILABLE;
+        }
         if (fault) {
             return HTTP_INTERNAL_SERVER_ERROR;
         }

@@ -20,6 +20,7 @@ our @EXPORT = qw(
     var_dir admin admin_ok ua_plain ua_jar form_encode post_form login
     set_cookies cookie_from cookie_header_for attrs_of cookie_fields
     get_with sleep_until %PW html_field
+    fault_db fault_good_db child_ids poll_until error_log_text raw_http
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -120,6 +121,8 @@ sub make_fixtures
     print $dst do { local $/; <$src> };
     close $dst or die "$var/ro/users.db: $!";
     chmod 0644, "$var/ro/users.db";
+
+    make_fault_fixtures($var);
 }
 
 sub slurp
@@ -253,6 +256,110 @@ sub html_field
     return $1 if $html =~ /<input[^>]*name="\Q$name\E"[^>]*value="([^"]*)"/;
     return $1 if $html =~ /<input[^>]*value="([^"]*)"[^>]*name="\Q$name\E"/;
     return undef;
+}
+
+
+# --- t/14_hostile.t and t/15_faults.t -------------------------------------
+
+# The faults of t/15_faults.t each break their own copy of the user
+# database (var/faults/NAME/users.db, one virtual host each); good.db is
+# the copy a test puts back.
+my @FAULTS = qw(gone garbage lock xlock perm);
+
+sub fault_good_db { return var_dir() . '/faults/good.db' }
+sub fault_db { return var_dir() . "/faults/$_[0]/users.db" }
+
+# (uid, gid) the httpd children run as: nobody when the tests run as root
+# (Apache::TestConfig's default), else the caller's own.
+sub child_ids
+{
+    return ($>, $) + 0) if $> != 0;
+    my ($uid, $gid) = (getpwnam('nobody'))[2, 3];
+    return ($uid, $gid);
+}
+
+sub make_fault_fixtures
+{
+    my ($var) = @_;
+    my ($uid, $gid) = child_ids();
+    my $src = "$var/users.db";
+    my $bytes = slurp_raw($src);
+    make_path("$var/faults");
+    chmod 0755, "$var/faults";
+    spew_raw(fault_good_db(), $bytes, 0644);
+    for my $f (@FAULTS) {
+        my $dir = "$var/faults/$f";
+        make_path($dir);
+        chmod 0755, $dir;
+        spew_raw("$dir/users.db", $bytes, 0644);
+        chown $uid, $gid, $dir, "$dir/users.db";
+    }
+}
+
+sub slurp_raw
+{
+    my ($file) = @_;
+    open my $fh, '<:raw', $file or die "$file: $!\n";
+    local $/;
+    return scalar <$fh>;
+}
+
+sub spew_raw
+{
+    my ($file, $bytes, $mode) = @_;
+    open my $fh, '>:raw', $file or die "$file: $!\n";
+    print $fh $bytes;
+    close $fh or die "$file: $!\n";
+    chmod $mode, $file;
+}
+
+# Call $fn every 0.1 s until it returns true or $secs pass; its last value.
+sub poll_until
+{
+    my ($secs, $fn) = @_;
+    my $end = Time::HiRes::time() + $secs;
+    my $v;
+    while (1) {
+        $v = $fn->();
+        return $v if $v || Time::HiRes::time() >= $end;
+        Time::HiRes::sleep(0.1);
+    }
+}
+
+# The whole error log of the test server.
+sub error_log_text
+{
+    my $log = Apache::Test::vars('t_logs') . '/error_log';
+    open my $fh, '<:raw', $log or die "$log: $!\n";
+    local $/;
+    return scalar <$fh>;
+}
+
+# Send $bytes to the test server on a raw socket; with $half_close the
+# writing side is shut down after them. Returns what came back within
+# $timeout seconds (default 5), or '' (never hangs).
+sub raw_http
+{
+    my ($bytes, %opt) = @_;
+    require IO::Socket::INET;
+    require IO::Select;
+    my $timeout = $opt{timeout} // 5;
+    my $sock = IO::Socket::INET->new(
+        PeerAddr => Apache::TestRequest::hostport(), Proto => 'tcp',
+        Timeout => $timeout) or die "connect: $!\n";
+    binmode $sock;
+    $sock->syswrite($bytes);
+    shutdown($sock, 1) if $opt{half_close};
+    my $sel = IO::Select->new($sock);
+    my ($out, $end) = ('', Time::HiRes::time() + $timeout);
+    while ((my $left = $end - Time::HiRes::time()) > 0) {
+        last unless $sel->can_read($left);
+        my $n = $sock->sysread(my $buf, 65536);
+        last unless $n;
+        $out .= $buf;
+    }
+    close $sock;
+    return $out;
 }
 
 1;
