@@ -25,9 +25,13 @@
 #     AddressSanitizer, "runtime error", LeakSanitizer) or an hsc line at
 #     level error or worse;
 #   - a child whose RSS grew by more than HSC_LOAD_RSS_LIMIT_KB (default
-#     8192 KiB = 8 MiB) between the sample at 10 s (at half the run if it is
-#     shorter than 20 s) and the end; only children alive in both samples
+#     8192 KiB = 8 MiB) between 10 s (the least of its samples in 10-13 s;
+#     from half the run if it is shorter than 20 s) and the end (a sample
+#     after the load stopped); only children alive in both samples
 #     are compared (children that came or went are counted and shown).
+#     With a sanitizer build the growth is shown but does not fail the run
+#     (ASan's quarantine and caches grow RSS by tens of MiB a minute here);
+#     its reports in the error log do.
 # Exit 2: a usage or setup problem (missing tool, httpd would not start, a
 # cookie that does not behave before the load starts). Socket errors and
 # timeouts that wrk reports are shown but do not fail the run.
@@ -36,10 +40,10 @@
 #        nothing, run `make` first; --keep keeps the ServerRoot and logs)
 # Environment: HSC_LOAD_SECONDS, HSC_LOAD_CONNECTIONS, HSC_LOAD_THREADS (wrk
 # threads, default 2), HSC_LOAD_MIX, HSC_LOAD_RSS_LIMIT_KB,
-# HSC_LOAD_LOGLEVEL (default "warn": each forged cookie logs one HSC012
-# line), HSC_BUILDDIR (where .libs/mod_hsc.so and hsc-admin are, e.g. an
-# --enable-sanitizers build: libasan is then preloaded into httpd), APXS,
-# HTTPD.
+# HSC_LOAD_LOGLEVEL (default "warn": every forged cookie but "none" logs
+# one HSC012 warning, about 20 MB in 60 s), HSC_BUILDDIR (where
+# .libs/mod_hsc.so and hsc-admin are, e.g. an --enable-sanitizers build:
+# libasan is then preloaded into httpd), HSC_LOAD_ASAN_OPTIONS, APXS, HTTPD.
 # Needs: apache2 (apache2-bin, with mod_headers), wrk, curl, perl
 # (tools/install-deps-debian.sh --bench).
 set -eu
@@ -108,8 +112,12 @@ if [ -n "$missing" ]; then
 fi
 
 # A sanitizer build of the module needs its runtime loaded first in httpd;
-# its reports go to the error log, which is checked at the end.
+# its reports go to the error log, which is checked at the end. No leak
+# check (httpd does not free everything at exit); a small quarantine, since
+# ASan's default (256 MiB of freed memory held per process) would fill
+# during the run and read as RSS growth.
 preload=""
+asan_options=${HSC_LOAD_ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0:quarantine_size_mb=16}
 if ldd "$modso" 2>/dev/null | grep -q libasan; then
     preload=$(${CC:-gcc} -print-file-name=libasan.so)
 fi
@@ -266,14 +274,16 @@ HSCUserDB "$run/db/users.db"
 </Location>
 CONF
 
-if ! "$httpd" -t -f "$conf" >"$run/logs/configtest" 2>&1; then
+asan_env=""
+if [ -n "$preload" ]; then
+    asan_env="LD_PRELOAD=$preload ASAN_OPTIONS=$asan_options"
+fi
+if ! env $asan_env "$httpd" -t -f "$conf" >"$run/logs/configtest" 2>&1; then
     echo "load-test: configuration refused:" >&2
     cat "$run/logs/configtest" >&2
     exit 2
 fi
-env ${preload:+LD_PRELOAD="$preload"} \
-    ${preload:+ASAN_OPTIONS="detect_leaks=0:abort_on_error=0"} \
-    "$httpd" -f "$conf" -k start
+env $asan_env "$httpd" -f "$conf" -k start
 i=0
 until [ -s "$pidfile" ] && curl -s -o /dev/null "$url"; do
     i=$((i + 1))
@@ -604,7 +614,12 @@ else
     echo "  peak per child during the run (pid:KiB):$peak"
     echo "  children compared: $both; gone since ${bt} s: $gone; new since: $new; samples: $(awk '{ print $1 }' "$run/rss.txt" | sort -u | wc -l)"
     [ "$both" -gt 0 ] || fail "no httpd child alive in both RSS samples"
-    [ "$over" = 0 ] || fail "$over children grew by more than $rss_limit KiB"
+    if [ "$over" != 0 ] && [ -n "$preload" ]; then
+        echo "  (not a failure under sanitizers: ASan's allocator keeps freed memory"
+        echo "  in its quarantine and per-thread caches, and RSS grows without a leak)"
+    elif [ "$over" != 0 ]; then
+        fail "$over children grew by more than $rss_limit KiB"
+    fi
 fi
 
 # The error log: crashes, sanitizer reports, and hsc errors.
@@ -628,4 +643,8 @@ if [ -n "$failed" ]; then
     echo "load-test: FAIL:$failed"
     exit 1
 fi
-echo "load-test: PASS (no wrong answer, no 5xx, no crash, RSS growth within $rss_limit KiB)"
+if [ -n "$preload" ]; then
+    echo "load-test: PASS (no wrong answer, no 5xx, no crash or sanitizer report; RSS not judged)"
+else
+    echo "load-test: PASS (no wrong answer, no 5xx, no crash, RSS growth within $rss_limit KiB)"
+fi
