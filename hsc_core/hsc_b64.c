@@ -68,48 +68,54 @@ hsc_status_t hsc_b64url_decode(const char *in, size_t len, unsigned char *out,
 {
     const unsigned char *s = (const unsigned char *)in;
     size_t need, i = 0, o = 0, rest;
-    uint32_t w;
-    unsigned char bad = 0;
+    uint32_t w, a, b, c, d, bad = 0;
 
     *outlen = 0;
     if (len % 4 == 1) {
         return HSC_EMALFORMED; /* 6 bits cannot make a byte */
     }
     need = (len / 4) * 3 + (len % 4 == 0 ? 0 : len % 4 - 1);
-    /* Check the alphabet first, so a bad string is EMALFORMED whatever
-     * its length. */
-    for (i = 0; i < len; i++) {
-        bad |= (unsigned char)(dec_table[s[i]] == 0xFF);
-    }
-    if (bad) {
-        return HSC_EMALFORMED;
-    }
     if (need > outcap) {
-        return HSC_ETOOLONG;
+        /* A bad string is EMALFORMED whatever its length. */
+        for (i = 0; i < len; i++) {
+            bad |= dec_table[s[i]];
+        }
+        return (bad & 0xC0) ? HSC_EMALFORMED : HSC_ETOOLONG;
     }
+    /* One pass: decode, and OR the table values together; a character
+     * outside the alphabet (0xFF) leaves the top bits set. */
     for (i = 0; i + 4 <= len; i += 4) {
-        w = ((uint32_t)dec_table[s[i]] << 18)
-            | ((uint32_t)dec_table[s[i + 1]] << 12)
-            | ((uint32_t)dec_table[s[i + 2]] << 6) | dec_table[s[i + 3]];
+        a = dec_table[s[i]];
+        b = dec_table[s[i + 1]];
+        c = dec_table[s[i + 2]];
+        d = dec_table[s[i + 3]];
+        bad |= a | b | c | d;
+        w = (a << 18) | (b << 12) | (c << 6) | d;
         out[o++] = (unsigned char)(w >> 16);
         out[o++] = (unsigned char)(w >> 8);
         out[o++] = (unsigned char)w;
     }
     rest = len - i;
+    w = 0;
+    if (rest >= 2) {
+        a = dec_table[s[i]];
+        b = dec_table[s[i + 1]];
+        c = rest == 3 ? dec_table[s[i + 2]] : 0;
+        bad |= a | b | c;
+        w = (a << 18) | (b << 12) | (c << 6);
+    }
+    if (bad & 0xC0) {
+        goto malformed; /* outside the alphabet */
+    }
     if (rest == 2) {
-        w = ((uint32_t)dec_table[s[i]] << 18)
-            | ((uint32_t)dec_table[s[i + 1]] << 12);
         if (w & 0xFFFF) {
-            goto noncanonical; /* the 4 unused bits must be zero */
+            goto malformed; /* noncanonical: the 4 unused bits must be 0 */
         }
         out[o++] = (unsigned char)(w >> 16);
     }
     else if (rest == 3) {
-        w = ((uint32_t)dec_table[s[i]] << 18)
-            | ((uint32_t)dec_table[s[i + 1]] << 12)
-            | ((uint32_t)dec_table[s[i + 2]] << 6);
         if (w & 0xFF) {
-            goto noncanonical; /* the 2 unused bits must be zero */
+            goto malformed; /* noncanonical: the 2 unused bits must be 0 */
         }
         out[o++] = (unsigned char)(w >> 16);
         out[o++] = (unsigned char)(w >> 8);
@@ -117,7 +123,7 @@ hsc_status_t hsc_b64url_decode(const char *in, size_t len, unsigned char *out,
     *outlen = o;
     return HSC_OK;
 
-noncanonical:
+malformed:
     hsc_wipe(out, o); /* the output may be a secret; leave nothing */
     return HSC_EMALFORMED;
 }

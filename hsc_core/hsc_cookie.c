@@ -63,17 +63,21 @@ hsc_status_t hsc_cookie_parse(const char *value, size_t len,
     if (value == NULL) {
         return HSC_EMALFORMED;
     }
-    /* One pass for the separators; an eighth field is refused at once. */
-    for (i = 0; i <= len; i++) {
-        if (i == len || value[i] == '.') {
-            if (n == NFIELDS) {
-                return HSC_EMALFORMED;
-            }
-            f[n] = value + start;
-            flen[n] = i - start;
-            n++;
-            start = i + 1;
+    /* The separators (memchr); an eighth field is refused at once. */
+    for (;;) {
+        const char *dot = memchr(value + start, '.', len - start);
+
+        i = dot != NULL ? (size_t)(dot - value) : len;
+        if (n == NFIELDS) {
+            return HSC_EMALFORMED;
         }
+        f[n] = value + start;
+        flen[n] = i - start;
+        n++;
+        if (dot == NULL) {
+            break;
+        }
+        start = i + 1;
     }
     if (n != NFIELDS) {
         return HSC_EMALFORMED;
