@@ -615,8 +615,9 @@ else
     echo "  children compared: $both; gone since ${bt} s: $gone; new since: $new; samples: $(awk '{ print $1 }' "$run/rss.txt" | sort -u | wc -l)"
     [ "$both" -gt 0 ] || fail "no httpd child alive in both RSS samples"
     if [ "$over" != 0 ] && [ -n "$preload" ]; then
-        echo "  (not a failure under sanitizers: ASan's allocator keeps freed memory"
-        echo "  in its quarantine and per-thread caches, and RSS grows without a leak)"
+        echo "  (not judged under sanitizers: ASan's allocator holds freed memory in"
+        echo "  its quarantine and per-thread caches, so RSS there does not measure"
+        echo "  leaks; judge RSS with a normal build)"
     elif [ "$over" != 0 ]; then
         fail "$over children grew by more than $rss_limit KiB"
     fi
