@@ -379,7 +379,8 @@ perl -e '
     # No cookie at all.
     $f{"none"} = "-";
     print "forged $_ $f{$_}\n" for sort keys %f;
-' <"$cookies" >>"$cookies"
+'  <"$cookies" >"$run/secret/forged"
+cat "$run/secret/forged" >>"$cookies"
 
 # Before loading: every cookie once, with its expected answer and the tag.
 precheck_failed=0
@@ -461,7 +462,8 @@ login_loop() {
 
 echo "# load-test: $("$httpd" -v | sed -n 's/^Server version: //p'), event MPM, port $port"
 echo "# module: $modso${preload:+ (sanitizers; libasan preloaded)}"
-echo "# $seconds s, wrk -t$threads -c$conns, mix valid:expired:forged = $(echo $mix | tr ' ' ':'), $ncookies cookies"
+echo "# $seconds s, wrk -t$threads -c$conns," \
+     "mix valid:expired:forged = $(echo $mix | tr ' ' ':'), $ncookies cookies"
 echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 monitor >"$run/rss.txt" &
 bg_pids="$bg_pids $!"
@@ -505,7 +507,8 @@ p50=$(awk '/^ +50% / { print $2 }' "$run/wrk.out")
 p99=$(awk '/^ +99% / { print $2 }' "$run/wrk.out")
 sockerr=$(awk '/Socket errors:/ { sub(/^ *Socket errors: */, ""); print }' "$run/wrk.out")
 echo
-echo "requests: ${reqs:-?} in ${seconds} s, ${rps:-?} requests/s, latency p50 ${p50:-?} p99 ${p99:-?}"
+echo "requests: ${reqs:-?} in ${seconds} s, ${rps:-?} requests/s," \
+     "latency p50 ${p50:-?} p99 ${p99:-?}"
 echo "socket errors: ${sockerr:-none}"
 
 # Answers per class and kind, and what is wrong: valid must be 200,
@@ -525,7 +528,8 @@ grep '^load-mix: ' "$run/wrk.out" | awk '
       all += n }
     END {
       printf "answers counted: %d\n", all
-      printf "%-8s %10s %10s %10s %10s %8s %8s\n", "class", "answers", "200", "401", "other", "wrong", "2xx-let"
+      printf "%-8s %10s %10s %10s %10s %8s %8s\n", "class", "answers",
+             "200", "401", "other", "wrong", "2xx-let"
       split("valid expired forged untagged", cl, " ")
       for (i = 1; i <= 4; i++) {
         c = cl[i]
@@ -574,7 +578,8 @@ set -- $(awk '
     END { print bad + 0, five + 0, ok + 0, n + 0 }' "$run/logins.txt")
 login_bad=$1 login_5xx=$2 login_ok=$3 login_n=$4
 set --
-echo "  $login_ok successful logins in $login_n login-loop requests; wrong answers: $login_bad; 5xx: $login_5xx"
+echo "  $login_ok successful logins in $login_n login-loop requests;" \
+     "wrong answers: $login_bad; 5xx: $login_5xx"
 [ "$login_bad" = 0 ] || fail "$login_bad wrong answers in the login loop"
 [ "$login_5xx" = 0 ] || fail "$login_5xx 5xx answers in the login loop"
 [ "$login_ok" -gt 0 ] || fail "no successful login during the load"
@@ -588,7 +593,8 @@ bt=$(awk -v b="$base_t" '$1 >= b { print $1; exit }' "$run/rss.txt")
 if [ ! -s "$run/rss-base.txt" ]; then
     fail "no RSS sample at ${base_t} s"
 else
-    echo "RSS per httpd child (KiB): at ${bt} s (least of 3 samples), at the end (${end_t} s), growth; limit +$rss_limit KiB"
+    echo "RSS per httpd child (KiB): at ${bt} s (least of 3 samples)," \
+         "at the end (${end_t} s), growth; limit +$rss_limit KiB"
     set -- $(awk -v lim="$rss_limit" -v out="$run/rss-table.txt" '
         FNR == NR { base[$1] = $2; next }
         { end[$2] = $3 }
@@ -610,9 +616,12 @@ else
     both=$1 over=$2 gone=$3 new=$4
     set --
     if [ -f "$run/rss-table.txt" ]; then sort -k2n "$run/rss-table.txt"; fi
-    peak=$(awk '{ if ($3 > m[$2]) m[$2] = $3 } END { for (p in m) s = s " " p ":" m[p]; print s }' "$run/rss.txt")
+    peak=$(awk '{ if ($3 > m[$2]) m[$2] = $3 }
+                END { for (p in m) s = s " " p ":" m[p]; print s }' "$run/rss.txt")
     echo "  peak per child during the run (pid:KiB):$peak"
-    echo "  children compared: $both; gone since ${bt} s: $gone; new since: $new; samples: $(awk '{ print $1 }' "$run/rss.txt" | sort -u | wc -l)"
+    nsamples=$(awk '{ print $1 }' "$run/rss.txt" | sort -u | wc -l)
+    echo "  children compared: $both; gone since ${bt} s: $gone;" \
+         "new since: $new; samples: $nsamples"
     [ "$both" -gt 0 ] || fail "no httpd child alive in both RSS samples"
     if [ "$over" != 0 ] && [ -n "$preload" ]; then
         echo "  (not judged under sanitizers: ASan's allocator holds freed memory in"
