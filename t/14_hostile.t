@@ -15,7 +15,7 @@ use Apache::TestRequest qw(GET HEAD POST);
 use MIME::Base64 qw(encode_base64url);
 use HSCTest;
 
-plan tests => 148;
+plan tests => 149;
 
 ua_plain();
 my $start = -s (Apache::Test::vars('t_logs') . '/error_log') || 0;
@@ -148,8 +148,10 @@ for my $case (@bad_names) {
     is($res->code, 401, "username with $what (percent-encoded): 401");
     ok(!defined cookie_from($res), "no cookie ($what)");
 }
-like(log_since($off), qr/HSC030: login refused: missing or invalid username/,
+$new = log_since($off);
+like($new, qr/HSC030: login refused: missing or invalid username/,
      'invalid usernames are logged as HSC030');
+unlike($new, qr/HSC034: forged/, 'a line feed in a username forges no line');
 # Raw (not percent-encoded) NUL and control bytes in the form body.
 for my $case (['raw NUL', "username=ali\0ce&password=$PW{alice}"],
               ['raw SOH', "username=ali\x01ce&password=$PW{alice}"],

@@ -191,7 +191,7 @@ push @secrets, $alice, (cookie_fields($alice))[5, 6];
     is($res->code, 200, 'lock: logout everywhere while locked: a page, no 500');
     like($res->content, qr/other sessions could not be ended/,
          'lock: which says the other sessions were not ended');
-    ok($took >= 3 && $took < 15, 'lock: after waiting for the lock a while')
+    ok($took < 15, 'lock: the write gives up after its busy timeout, no hang')
         or diag "took $took s";
     like(log_since($off), qr/HSC041: cannot revoke the cookies of user "alice": .*locked/,
          'lock: the log says the database is locked (HSC041)');
