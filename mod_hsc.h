@@ -157,10 +157,18 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                                const char *user, size_t user_len,
                                hsc_throttle_t *t);
 
-/* After the password check: a success clears the username's count and
- * takes its own attempt back from the address's. */
+/* How a counted attempt ended. */
+typedef enum {
+    HSC_THROTTLE_FAILED,         /* wrong password, unknown user: it counts */
+    HSC_THROTTLE_SUCCEEDED,      /* clear the username's count, give the
+                                  * address its attempt back */
+    HSC_THROTTLE_UNDO            /* a fault (store down): give both back */
+} hsc_throttle_outcome_t;
+
+/* After the password check. */
 void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
-                      const hsc_throttle_t *t, int success);
+                      const hsc_throttle_t *t,
+                      hsc_throttle_outcome_t outcome);
 
 /* The per-child KDF cap: 1 when a slot was taken (give it back with
  * hsc_kdf_slot_give), 0 when sc->max_kdf KDFs already run in this child. */

@@ -311,10 +311,12 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                             f->password.value, f->password.len,
                             &sc->dummy_kdf, xn, &u);
     hsc_kdf_slot_give(sc);
-    hsc_throttle_end(r, sc, &th, st == HSC_OK);
     if (st != HSC_OK) {
         int fault = st == HSC_ESTORE || st == HSC_ECRYPTO
                     || st == HSC_ENOMEM;
+        /* A fault says nothing about the password: not an attempt. */
+        hsc_throttle_end(r, sc, &th,
+                         fault ? HSC_THROTTLE_UNDO : HSC_THROTTLE_FAILED);
         ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
                       "HSC032: login refused for user \"%s\": %s", user,
                       hsc_strerror(st));
@@ -328,6 +330,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         }
         return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
     }
+    hsc_throttle_end(r, sc, &th, HSC_THROTTLE_SUCCEEDED);
 
     hsc_verify_params(r, sc, d, &vp);
     exp = hsc_cookie_expiry(vp.now, vp.now, d->idle, d->max_age);

@@ -16,7 +16,8 @@
  * An attempt is counted when it starts, before the KDF, under the cache
  * lock, so parallel guesses cannot all pass the check before any of them
  * is counted; a success then clears the username's count and gives its
- * own attempt back to the address's. Over a limit the login is refused
+ * own attempt back to the address's, and a fault (the user database
+ * cannot answer) gives both back. Over a limit the login is refused
  * with 429 before any KDF work, and the refusal is not counted: a lockout
  * ends when its window does. A cache failure is logged and the login goes
  * on to the ordinary password check: throttling is a brake, never an
@@ -400,6 +401,20 @@ static void unlock(void)
     }
 }
 
+/* Take one attempt back from a counter (same window only). */
+static apr_status_t counter_give_back(request_rec *r, const char *key,
+                                      apr_int64_t now, apr_int64_t window)
+{
+    counter_t c;
+    apr_status_t rv = counter_get(r, key, now, window, &c);
+
+    if (rv == APR_SUCCESS && c.count > 0) {
+        --c.count;
+        rv = counter_put(r, key, window, &c);
+    }
+    return rv;
+}
+
 /* Log a cache failure once per request; the login goes on. */
 static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 {
@@ -503,13 +518,13 @@ failed:
 }
 
 void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
-                      const hsc_throttle_t *t, int success)
+                      const hsc_throttle_t *t,
+                      hsc_throttle_outcome_t outcome)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
-    counter_t a;
     apr_status_t rv;
 
-    if (!success || cache_provider == NULL
+    if (outcome == HSC_THROTTLE_FAILED || cache_provider == NULL
         || (t->akey[0] == '\0' && t->ukey[0] == '\0')) {
         return;
     }
@@ -517,7 +532,7 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
         cache_failed(r, rv, "lock");
         return;
     }
-    if (t->ukey[0]) {
+    if (t->ukey[0] && outcome == HSC_THROTTLE_SUCCEEDED) {
         rv = cache_provider->remove(cache_inst, r->server,
                                     (const unsigned char *)t->ukey,
                                     (unsigned int)strlen(t->ukey), r->pool);
@@ -525,12 +540,14 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
             cache_failed(r, rv, "remove");
         }
     }
-    if (t->akey[0]) {
-        rv = counter_get(r, t->akey, now, sc->throttle_window, &a);
-        if (rv == APR_SUCCESS && a.count > 0) {
-            --a.count;
-            rv = counter_put(r, t->akey, sc->throttle_window, &a);
+    else if (t->ukey[0]) {
+        rv = counter_give_back(r, t->ukey, now, sc->throttle_window);
+        if (rv != APR_SUCCESS) {
+            cache_failed(r, rv, "store");
         }
+    }
+    if (t->akey[0]) {
+        rv = counter_give_back(r, t->akey, now, sc->throttle_window);
         if (rv != APR_SUCCESS) {
             cache_failed(r, rv, "store");
         }
