@@ -41,7 +41,7 @@
 # Environment: HSC_LOAD_SECONDS, HSC_LOAD_CONNECTIONS, HSC_LOAD_THREADS (wrk
 # threads, default 2), HSC_LOAD_MIX, HSC_LOAD_RSS_LIMIT_KB,
 # HSC_LOAD_LOGLEVEL (default "warn": every forged cookie but "none" logs
-# one HSC012 warning, about 20 MB in 60 s), HSC_BUILDDIR (where
+# one HSC012 warning, 20-25 MB in 60 s), HSC_BUILDDIR (where
 # .libs/mod_hsc.so and hsc-admin are, e.g. an --enable-sanitizers build:
 # libasan is then preloaded into httpd), HSC_LOAD_ASAN_OPTIONS, APXS, HTTPD.
 # Needs: apache2 (apache2-bin, with mod_headers), wrk, curl, perl
