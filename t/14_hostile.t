@@ -15,7 +15,7 @@ use Apache::TestRequest qw(GET HEAD POST);
 use MIME::Base64 qw(encode_base64url);
 use HSCTest;
 
-plan tests => 149;
+plan tests => 151;
 
 ua_plain();
 my $start = -s (Apache::Test::vars('t_logs') . '/error_log') || 0;
@@ -284,6 +284,16 @@ for my $case (['HEAD', undef, 401], ['HEAD', $forged, 401],
                                                        : 'a forged cookie';
     is($res->code, $want, "$m $page with $who: $want");
 }
+# (httpd's default handler serves a static file to a POST, hence the 200.)
+# TRACE is answered by httpd's core before any authentication runs
+# (TraceEnable is On by default): an echo of the request, never the page.
+# Operators should set TraceEnable Off: the echo would repeat a cookie.
+$res = Apache::TestRequest::user_agent()->request(
+    HTTP::Request->new('TRACE', Apache::TestRequest::resolve_url($page)));
+ok($res->code == 200 && $res->content =~ m{^TRACE /private/page\.html},
+   'TRACE without a cookie: httpd\'s echo of the request')
+    or diag $res->code;
+unlike($res->content, qr/page private/, 'not the protected page');
 $res = HEAD $page, Cookie => "hsc=$alice";
 is($res->content, '', 'HEAD with a valid cookie: no body');
 $res = Apache::TestRequest::user_agent()->request(
