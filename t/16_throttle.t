@@ -4,7 +4,9 @@
 #   throttle-addr.test  HSCThrottleAddress 4, window 8 s (username off)
 #   throttle-kdf.test   HSCMaxLoginKDF 1 (throttling off)
 # Every user here is this file's own (added below), so no other file's
-# failed logins count against them.
+# failed logins count against them. Then two separate httpds, started by
+# this file: without mod_socache_shmcb (throttling off, HSC050) and with a
+# memcache cache nobody answers (HSC054: logins go on, unthrottled).
 use strict;
 use warnings FATAL => 'all';
 
@@ -12,11 +14,12 @@ use FindBin ();
 use lib "$FindBin::Bin/lib";
 use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
+use File::Temp qw(tempdir);
 use IO::Socket::INET ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 26;
+plan tests => 36;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -33,6 +36,7 @@ for my $u (qw(thr-slow thr-slow2)) {
 }
 
 my $log = Apache::Test::vars('t_logs') . '/error_log';
+my $var_keys = var_dir() . '/keys';
 sub log_text { open my $fh, '<', $log or die "$log: $!"; local $/; <$fh> }
 
 ua_plain();
@@ -196,3 +200,164 @@ is(login_at($uh, 'thr-u2', $pw{'thr-u2'})->code, 303,
 sleep_until($addr_throttled_at + $ra5 + 0.3) if $ra5 =~ /^\d+\z/;
 is(login_at($ah, 'thr-a5', $pw{'thr-a5'})->code, 303,
    'and so does the address');
+
+# --- separate servers: the cache missing or failing -------------------------
+# Throttling is a brake, not an authentication factor: without its cache
+# the server still starts and logins still work, checked as usual.
+sub free_port
+{
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Listen => 1, ReuseAddr => 1)
+        or die "no free port: $!";
+    my $p = $s->sockport;
+    close $s;
+    return $p;
+}
+
+sub wait_for
+{
+    my ($secs, $cond) = @_;
+    my $end = time + $secs;
+    while (time < $end) {
+        return 1 if $cond->();
+        Time::HiRes::sleep(0.1);
+    }
+    return 0;
+}
+
+{
+    my $httpd = Apache::Test::vars('httpd');
+    my $modules = Apache::Test::vars('httpd_conf');
+    my $module = $ENV{HSC_MODULE} || "$FindBin::Bin/../.libs/mod_hsc.so";
+    my $dir = tempdir(CLEANUP => 1);
+    chmod 0755, $dir;
+    mkdir "$dir/$_" for qw(htdocs db);
+    chmod 0755, "$dir/htdocs", "$dir/db";
+    {
+        open my $in, '<:raw', $db or die "$db: $!";
+        open my $out, '>:raw', "$dir/db/users.db" or die $!;
+        print $out do { local $/; <$in> };
+        close $out or die $!;
+    }
+    if ($> == 0) {
+        my ($uid, $gid) = (getpwnam('nobody'))[2, 3];
+        chown $uid, $gid, "$dir/db", "$dir/db/users.db";
+    }
+    open my $mt, '>', "$dir/mime.types" or die $!;
+    close $mt;
+
+    # The test server's modules without mod_socache_shmcb; where the
+    # modules live, for mod_socache_memcache.
+    open my $mf, '<', $modules or die "$modules: $!";
+    my @mods = grep { !/socache_shmcb/ } <$mf>;
+    close $mf;
+    my ($libexec) = map { m{^LoadModule\s+\S+\s+"?(\S+)/mod_authn_core\.so} ? $1 : () } @mods;
+    open my $nf, '>', "$dir/modules.conf" or die $!;
+    print $nf @mods;
+    close $nf;
+
+    my $run = 0;
+    my $start = sub {
+        my ($extra) = @_;
+        my $port = free_port();
+        my $user = '';
+        if ($> == 0) {
+            my $group = getgrgid((getpwnam('nobody'))[3]) // 'nogroup';
+            $user = "User nobody\nGroup $group\n";
+        }
+        my $conf = "$dir/httpd" . $run++ . '.conf';
+        open my $cf, '>', $conf or die $!;
+        print $cf <<"EOT";
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:$port
+PidFile "$dir/httpd.pid"
+ErrorLog "$dir/error_log"
+LogLevel warn
+DefaultRuntimeDir "$dir"
+DocumentRoot "$dir/htdocs"
+${user}Include "$dir/modules.conf"
+LoadModule hsc_module "$module"
+HSCKeyFile "$var_keys"
+HSCUserDB "$dir/db/users.db"
+HSCCookieSecure Off
+HSCThrottleUser 1
+HSCThrottleAddress 1
+$extra
+<Location /login>
+    SetHandler hsc-login
+</Location>
+EOT
+        close $cf;
+        unlink "$dir/error_log";
+        my $out = `"$httpd" -f "$conf" -k start 2>&1`;
+        my $rc = $? >> 8;
+        my $up = $rc == 0 && wait_for(10, sub {
+            my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port",
+                                          Timeout => 2);
+            return defined $s;
+        });
+        diag $out unless $up;
+        return ($up ? $port : undef, $conf);
+    };
+    my $stop = sub {
+        my ($conf) = @_;
+        `"$httpd" -f "$conf" -k stop 2>&1`;
+        wait_for(10, sub { !-e "$dir/httpd.pid" });
+    };
+    my $codes = sub {
+        my ($port, @pws) = @_;
+        my @c;
+        for my $pw (@pws) {
+            my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port",
+                                          Timeout => 30) or return 'down';
+            my $body = form_encode(username => 'alice', password => $pw);
+            print $s "POST /login HTTP/1.1\r\nHost: localhost\r\n"
+                . "Content-Type: application/x-www-form-urlencoded\r\n"
+                . "Connection: close\r\n"
+                . 'Content-Length: ' . length($body) . "\r\n\r\n$body";
+            push @c, (raw_head($s))[0];
+            close $s;
+        }
+        return "@c";
+    };
+    my $errlog = sub {
+        open my $fh, '<', "$dir/error_log" or return '';
+        local $/;
+        return scalar <$fh>;
+    };
+
+    # mod_socache_shmcb not loaded, HSCThrottleCache not set.
+    my ($port, $conf) = $start->('');
+    ok($port, 'without mod_socache_shmcb the server starts');
+    like($errlog->(), qr/HSC050: login throttling is off: the socache provider shmcb is not loaded/,
+         'and says throttling is off (HSC050)');
+    is($codes->($port, 'x', 'x', 'x', $PW{alice}), '401 401 401 303',
+       'logins are checked as usual, never throttled');
+    $stop->($conf) if $port;
+
+    # A memcache cache nobody listens on: every lookup fails.
+    my $closed = free_port();
+    ($port, $conf) = $start->(
+        "LoadModule socache_memcache_module $libexec/mod_socache_memcache.so\n"
+        . "HSCThrottleCache memcache:127.0.0.1:$closed");
+    ok($port, 'with an unreachable memcache cache the server starts');
+    is($codes->($port, 'x', 'x', 'x', $PW{alice}), '401 401 401 303',
+       'a failing cache: logins go on to the password check (fail open)');
+    like($errlog->(), qr/HSC054: login throttling cache failure/,
+         'and each failure is logged (HSC054)');
+    unlike($errlog->(), qr/\Q$PW{alice}\E/, 'no password in the log');
+    $stop->($conf) if $port;
+
+    # shmcb loaded again (the test server's modules), tiny limits.
+    open $nf, '>', "$dir/modules.conf" or die $!;
+    open $mf, '<', $modules or die "$modules: $!";
+    print {$nf} <$mf>;
+    close $nf;
+    ($port, $conf) = $start->('');
+    ok($port, 'with mod_socache_shmcb the server starts');
+    is($codes->($port, 'x', $PW{alice}), '401 429',
+       'HSCThrottleUser 1: the second login is throttled');
+    unlike($errlog->(), qr/HSC05[04]/, 'no cache warning');
+    $stop->($conf) if $port;
+}
