@@ -45,7 +45,7 @@ sub fresh_cookie
     return $v;
 }
 
-# GET $path with a raw Cookie header value; (code, content, user header).
+# GET $path with $header as the whole Cookie header; the response.
 sub with_cookie_header
 {
     my ($path, $header, @more) = @_;
