@@ -19,7 +19,7 @@ use IO::Socket::INET ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 36;
+plan tests => 37;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -300,10 +300,14 @@ EOT
         diag $out unless $up;
         return ($up ? $port : undef, $conf);
     };
+    my $all_logs = '';
     my $stop = sub {
         my ($conf) = @_;
         `"$httpd" -f "$conf" -k stop 2>&1`;
         wait_for(10, sub { !-e "$dir/httpd.pid" });
+        open my $fh, '<', "$dir/error_log" or return;
+        local $/;
+        $all_logs .= <$fh> // '';
     };
     my $codes = sub {
         my ($port, @pws) = @_;
@@ -360,4 +364,6 @@ EOT
        'HSCThrottleUser 1: the second login is throttled');
     unlike($errlog->(), qr/HSC05[04]/, 'no cache warning');
     $stop->($conf) if $port;
+    unlike($all_logs, qr/AddressSanitizer|runtime error:|exit signal/,
+           'no sanitizer report or crash in their logs');
 }
