@@ -19,7 +19,7 @@ use IO::Socket::INET ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 37;
+plan tests => 40;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -334,8 +334,10 @@ EOT
     # mod_socache_shmcb not loaded, HSCThrottleCache not set.
     my ($port, $conf) = $start->('');
     ok($port, 'without mod_socache_shmcb the server starts');
-    like($errlog->(), qr/HSC050: login throttling is off: the socache provider shmcb is not loaded/,
-         'and says throttling is off (HSC050)');
+    # Logged by the detached parent, maybe after the port is open: poll.
+    my $said = qr/HSC050: login throttling is off: the socache provider shmcb is not loaded/;
+    wait_for(5, sub { $errlog->() =~ $said });
+    like($errlog->(), $said, 'and says throttling is off (HSC050)');
     is($codes->($port, 'x', 'x', 'x', $PW{alice}), '401 401 401 303',
        'logins are checked as usual, never throttled');
     $stop->($conf) if $port;
@@ -363,6 +365,39 @@ EOT
     is($codes->($port, 'x', $PW{alice}), '401 429',
        'HSCThrottleUser 1: the second login is throttled');
     unlike($errlog->(), qr/HSC05[04]/, 'no cache warning');
+    $stop->($conf) if $port;
+
+    # A login the user database cannot answer (503) is not an attempt. One
+    # thread, so the login that fails is the one whose handle saw the file.
+    ($port, $conf) = $start->(<<'EOT');
+<IfModule mpm_prefork_module>
+    StartServers 1
+    MinSpareServers 1
+    MaxSpareServers 1
+    ServerLimit 1
+    MaxRequestWorkers 1
+</IfModule>
+<IfModule !mpm_prefork_module>
+    ServerLimit 1
+    StartServers 1
+    ThreadsPerChild 1
+    MinSpareThreads 1
+    MaxSpareThreads 1
+    MaxRequestWorkers 1
+</IfModule>
+EOT
+    my $udb = "$dir/db/users.db";
+    is($codes->($port, $PW{alice}), '303', 'one thread: alice logs in');
+    rename $udb, "$udb.away" or die "rename: $!";
+    my $fault = '';
+    wait_for(5, sub { ($fault = $codes->($port, $PW{alice})) eq '503' });
+    is($fault, '503', 'the user database gone: a login is 503');
+    rename "$udb.away", $udb or die "rename: $!";
+    my $back = '';
+    wait_for(5, sub { ($back = $codes->($port, $PW{alice})) ne '503' });
+    is($back, '303',
+       'the database back: the next login is checked (the 503 was not '
+       . 'counted against HSCThrottleUser 1)');
     $stop->($conf) if $port;
     unlike($all_logs, qr/AddressSanitizer|runtime error:|exit signal/,
            'no sanitizer report or crash in their logs');
