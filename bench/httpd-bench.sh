@@ -17,7 +17,9 @@
 # interleaved rounds (each round visits every location, the order rotating)
 # and prints per location the median requests/s, the ratio to /open/ in the
 # same round, p50/p99 latency, and the httpd CPU time (user + system of every
-# httpd process, from /proc/PID/stat) per request.
+# httpd process, from /proc/PID/stat) per request. Last, it checks that
+# hsc-admin disable, enable and revoke are seen by the very next request to
+# /hsc/ (every thread's validated record cache is warm by then).
 #
 # Usage: bench/httpd-bench.sh [options]     (run from a built tree)
 #   --rounds N       rounds (default 5)
@@ -408,6 +410,23 @@ while [ $r -le "$rounds" ]; do
     done
     r=$((r + 1))
 done
+
+# --- immediacy: the measured cookie stops working on the next request -------
+# Every httpd thread has served this cookie many times (its validated record
+# cache is warm); hsc-admin's commit must still be seen at once.
+"$admin" disable "$run/db/users.db" "$user" >/dev/null
+expect "/hsc/ right after hsc-admin disable" 401 \
+    "$(status "$base/hsc/1k.html" "$cred_hsc")"
+"$admin" enable "$run/db/users.db" "$user" >/dev/null
+expect "/hsc/ right after hsc-admin enable" 200 \
+    "$(status "$base/hsc/1k.html" "$cred_hsc")"
+"$admin" revoke "$run/db/users.db" "$user" >/dev/null
+expect "/hsc/ right after hsc-admin revoke" 401 \
+    "$(status "$base/hsc/1k.html" "$cred_hsc")"
+if [ "$checks_failed" != 0 ]; then
+    echo "httpd-bench: a change to the user table was not seen at once" >&2
+    exit 1
+fi
 
 # --- summary: medians over rounds; the ratio is taken within each round -----
 echo
