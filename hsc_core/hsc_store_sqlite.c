@@ -469,21 +469,32 @@ static void cache_flush(sq_store_t *sq)
     }
 }
 
-/* 1 when the connection's journal mode is WAL. */
-static int in_wal_mode(sqlite3 *db)
+/* 1 when the one-row PRAGMA sql answers want. */
+static int pragma_is(sqlite3 *db, const char *sql, const char *want)
 {
     sqlite3_stmt *st = NULL;
-    const unsigned char *mode;
-    int wal = 0;
+    const unsigned char *v;
+    int is = 0;
 
-    if (sqlite3_prepare_v2(db, "PRAGMA journal_mode", -1, &st, NULL)
-        == SQLITE_OK
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK
         && sqlite3_step(st) == SQLITE_ROW
-        && (mode = sqlite3_column_text(st, 0)) != NULL) {
-        wal = strcmp((const char *)mode, "wal") == 0;
+        && (v = sqlite3_column_text(st, 0)) != NULL) {
+        is = strcmp((const char *)v, want) == 0;
     }
     sqlite3_finalize(st);
-    return wal;
+    return is;
+}
+
+/*
+ * 1 when the connection uses the shared -shm file as its WAL-index: WAL
+ * mode, and the normal locking mode (in exclusive locking mode SQLite may
+ * keep the WAL-index in heap memory instead, where no other process
+ * writes and the mapping below would be a different one).
+ */
+static int uses_shared_wal_index(sqlite3 *db)
+{
+    return pragma_is(db, "PRAGMA journal_mode", "wal")
+           && pragma_is(db, "PRAGMA locking_mode", "normal");
 }
 
 /*
@@ -499,7 +510,8 @@ static void cache_attach(sq_store_t *sq)
 
     sq->shm = NULL;
     cache_flush(sq);
-    if (sq->cache == NULL || sq->db == NULL || !in_wal_mode(sq->db)) {
+    if (sq->cache == NULL || sq->db == NULL
+        || !uses_shared_wal_index(sq->db)) {
         return;
     }
     if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_FILE_POINTER, &f)
