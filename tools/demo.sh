@@ -68,7 +68,10 @@ LoadModule authz_core_module $modules/mod_authz_core.so
 LoadModule authz_user_module $modules/mod_authz_user.so
 LoadModule mime_module $modules/mod_mime.so
 LoadModule dir_module $modules/mod_dir.so
+# Shared memory for the failed-login counts (login throttling).
+LoadModule socache_shmcb_module $modules/mod_socache_shmcb.so
 LoadModule hsc_module "$run/mod_hsc.so"
+TraceEnable Off
 TypesConfig /etc/mime.types
 DirectoryIndex index.html
 DocumentRoot "$run/htdocs"
