@@ -109,6 +109,7 @@ typedef struct {
     int flags;             /* as passed to open, without HSC_STORE_CREATE */
     int readonly;          /* 1: read-only open, or SQLite fell back to it */
     struct timespec next_check; /* when to look for a replaced file */
+    struct stat seen;      /* the file at the path when last connected */
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
@@ -561,9 +562,41 @@ static void disconnect(sq_store_t *sq)
     sq->db = NULL;
 }
 
+/* Remember what the file at the path looks like now (see watch()). */
+static void remember_file(sq_store_t *sq)
+{
+    if (stat(sq->path, &sq->seen) != 0) {
+        memset(&sq->seen, 0, sizeof(sq->seen));
+    }
+}
+
 /*
- * At most once a second: has the file been deleted or replaced (another
- * inode at the path)? Then drop the connection and open the path again.
+ * 1 when the file at the path is no longer the one last connected to, or
+ * was written outside SQLite's locking (another inode, or another size,
+ * modification or change time). A checkpoint by hsc-admin changes the
+ * times too and costs one reconnect; a file overwritten in place (cp over
+ * a live database) is otherwise invisible to an open connection, whose
+ * page cache and validated cache only follow the WAL-index.
+ */
+static int file_changed(const sq_store_t *sq)
+{
+    struct stat sb;
+
+    if (stat(sq->path, &sb) != 0) {
+        return 1;
+    }
+    return sb.st_dev != sq->seen.st_dev || sb.st_ino != sq->seen.st_ino
+           || sb.st_size != sq->seen.st_size
+           || sb.st_mtim.tv_sec != sq->seen.st_mtim.tv_sec
+           || sb.st_mtim.tv_nsec != sq->seen.st_mtim.tv_nsec
+           || sb.st_ctim.tv_sec != sq->seen.st_ctim.tv_sec
+           || sb.st_ctim.tv_nsec != sq->seen.st_ctim.tv_nsec;
+}
+
+/*
+ * At most once a second: has the file been deleted, replaced (another
+ * inode at the path) or written behind SQLite's back (file_changed())?
+ * Then drop the connection and open the path again.
  * While the file is gone every call fails with HSC_ESTORE (fail closed).
  */
 static hsc_status_t watch(sq_store_t *sq)
@@ -587,17 +620,21 @@ static hsc_status_t watch(sq_store_t *sq)
     cache_flush(sq);
     if (sq->db != NULL) {
         if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED,
-                                 &moved) != SQLITE_OK || !moved) {
+                                 &moved) != SQLITE_OK) {
+            moved = 0; /* a VFS without the check: the stat below decides */
+        }
+        if (!moved && !file_changed(sq)) {
             return HSC_OK;
         }
         disconnect(sq);
     }
     msg[0] = '\0';
+    remember_file(sq);
     st = connect_db(sq->path, sq->flags, &sq->db, &sq->get_st, &ro, msg,
                     sizeof(msg));
     if (st != HSC_OK) {
         msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "database file replaced or deleted: %s", msg);
+             "database file replaced, deleted or damaged: %s", msg);
         return HSC_ESTORE;
     }
     sq->readonly = ro;
@@ -1055,6 +1092,7 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
         }
     }
     msg[0] = '\0';
+    remember_file(sq); /* before: a change after this reconnects once */
     st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly, msg,
                     sizeof(msg));
     if (st != HSC_OK) {

@@ -726,6 +726,75 @@ static void handle_notices_a_deleted_or_replaced_file(void)
     rm_db(other);
 }
 
+/* Write len bytes over the file at path, in place (same inode). */
+static int overwrite_in_place(const char *path, const void *buf, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    ssize_t n;
+
+    if (fd < 0) {
+        return -1;
+    }
+    n = write(fd, buf, len);
+    close(fd);
+    return n == (ssize_t)len ? 0 : -1;
+}
+
+/* A file written over in place (cp over a live database) keeps its inode,
+ * so only its size and times tell: the handle must stop answering from the
+ * old connection within a second, and follow the file once it is good. */
+static void handle_notices_a_file_overwritten_in_place(void)
+{
+    char path[512], junk[8192];
+    static char good[1 << 20];
+    hsc_store_t *s;
+    hsc_user_t u;
+    ssize_t len;
+    int fd;
+
+    s = fresh_store(path, sizeof(path), "inplace");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    /* Everything into the main file, so its bytes are the whole database. */
+    CHECK_EQ(raw_exec(path, "PRAGMA wal_checkpoint(TRUNCATE)"), SQLITE_OK,
+             "checkpoint");
+    sleep(1);
+    usleep(100000);
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice at first");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice again");
+    fd = open(path, O_RDONLY);
+    len = fd < 0 ? -1 : read(fd, good, sizeof(good));
+    if (fd >= 0) {
+        close(fd);
+    }
+    CHECK(len > 0 && (size_t)len < sizeof(good), "saved the good bytes");
+    if (len <= 0) {
+        hsc_store_close(s);
+        return;
+    }
+
+    memset(junk, 'J', sizeof(junk));
+    CHECK_EQ(overwrite_in_place(path, junk, sizeof(junk)), 0,
+             "garbage written over the file in place");
+    sleep(1);
+    usleep(100000);
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_ESTORE,
+             "within a second, get fails closed");
+    CHECK(contains(hsc_store_errmsg(s), "not an hsc user database"),
+          "errmsg says what the file is");
+
+    CHECK_EQ(overwrite_in_place(path, good, (size_t)len), 0,
+             "the good bytes written back in place");
+    sleep(1);
+    usleep(100000);
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK,
+             "the handle recovers by itself");
+    hsc_store_close(s);
+    rm_db(path);
+}
+
 /* --- the validated cache ----------------------------------------------- */
 
 /* Run sql on path in a separate sqlite3 process; its exit status, or -1. */
@@ -1444,6 +1513,7 @@ int main(void)
     RUN(read_only_handle_reads_and_refuses_writes);
     RUN(locked_database_fails_closed);
     RUN(handle_notices_a_deleted_or_replaced_file);
+    RUN(handle_notices_a_file_overwritten_in_place);
     RUN(groups_contain_matches_whole_names_only);
     RUN(cache_sees_changes_by_another_connection);
     RUN(cache_sees_changes_by_another_process);
