@@ -40,6 +40,7 @@ static void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
 
     (void)s;
     sc->db_index = -1;
+    sc->userdb_cache = -1;
     /* The dummy KDF an unknown user costs: the default for new users. */
     if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &sc->dummy_kdf) != HSC_OK) {
         sc->dummy_kdf.alg = HSC_KDF_SHA256_CHAIN;
@@ -64,6 +65,9 @@ static void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     }
     if (add->userdb == NULL) {
         sc->userdb = base->userdb;
+    }
+    if (add->userdb_cache == -1) {
+        sc->userdb_cache = base->userdb_cache;
     }
     if (!add->throttle_addr_set) {
         sc->throttle_addr = base->throttle_addr;
@@ -509,6 +513,24 @@ static const char *hsc_cmd_throttle(cmd_parms *cmd, void *dv, const char *arg)
     return err;
 }
 
+/*
+ * HSCUserDBCache: main server only, because the children share one handle
+ * per database path and thread, whatever virtual host asks.
+ */
+static const char *hsc_cmd_userdb_cache(cmd_parms *cmd, void *dv, int on)
+{
+    hsc_srv_conf_t *sc = ap_get_module_config(cmd->server->module_config,
+                                              &hsc_module);
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    sc->userdb_cache = on;
+    return NULL;
+}
+
 #define HSC_SRV_TAKE1(name, what, help)                                       \
     AP_INIT_TAKE1(name, hsc_cmd_throttle, (void *)(apr_uintptr_t)(what),      \
                   RSRC_CONF, help)
@@ -525,6 +547,9 @@ static const char *hsc_cmd_throttle(cmd_parms *cmd, void *dv, const char *arg)
 static const command_rec hsc_cmds[] = {
     AP_INIT_TAKE1("HSCUserDB", hsc_cmd_userdb, NULL, RSRC_CONF,
                   "Path of the SQLite user database (made with hsc-admin)"),
+    AP_INIT_FLAG("HSCUserDBCache", hsc_cmd_userdb_cache, NULL, RSRC_CONF,
+                 "On|Off: keep user records between requests, validated "
+                 "against every commit (default On)"),
     AP_INIT_TAKE1("HSCKeyFile", hsc_cmd_keyfile, NULL, RSRC_CONF,
                   "Path of the key file; the first key signs, all verify"),
     HSC_DIR_TAKE1("HSCCookieName", HSC_CMD_COOKIE_NAME,
@@ -858,8 +883,11 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_store_sqlite_open(sc->userdb, 0, &ts->s[sc->db_index],
-                                   errbuf, sizeof(errbuf));
+        st = hsc_store_sqlite_open(sc->userdb,
+                                   sc->userdb_cache == 0 ? HSC_STORE_NOCACHE
+                                                         : 0,
+                                   &ts->s[sc->db_index], errbuf,
+                                   sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           "HSC006: cannot open user database %s: %s (%s)",
@@ -867,6 +895,10 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
+        ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
+                      "HSC008: user database %s opened for this thread "
+                      "(record cache %s)", sc->userdb,
+                      sc->userdb_cache == 0 ? "off" : "on");
     }
     return ts->s[sc->db_index];
 }

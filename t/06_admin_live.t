@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 20;
+plan tests => 21;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -65,3 +65,11 @@ is(get_with('/admins/page.html', 'hsc', $v)->code, 200,
 ($rc, $out) = admin('groups', $db, 'bob', 'staff');
 is(get_with('/admins/page.html', 'hsc', $v)->code, 403,
    'bob: out of admins again');
+
+# All of the above ran with the validated record cache on (the default):
+# the threads said so when they opened their handles (LogLevel hsc:debug).
+my $errlog = Apache::Test::vars('t_logs') . '/error_log';
+open my $lfh, '<', $errlog or die "$errlog: $!";
+my $logtext = do { local $/; <$lfh> };
+like($logtext, qr/HSC008: user database \S+users\.db opened for this thread \(record cache on\)/,
+     'the handles had the record cache on (HSCUserDBCache default)');

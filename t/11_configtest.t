@@ -137,6 +137,12 @@ HSCMaxLoginKDF 0
 </VirtualHost>
 EOT
 
+# The validated record cache (HSCUserDBCache): main server only, a flag.
+push @cases,
+    ['HSCUserDBCache Off', $ok . "HSCUserDBCache Off\n", undef],
+    ['HSCUserDBCache not a flag', $ok . "HSCUserDBCache sometimes\n", qr{HSCUserDBCache must be On or Off}],
+    ['HSCUserDBCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserDBCache Off\n</VirtualHost>\n", qr{HSCUserDBCache cannot occur within <VirtualHost> section}];
+
 # The annotated sample, with this tree's module, database and key file.
 {
     my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";
