@@ -28,6 +28,8 @@
 #   --threads T      wrk threads (default 1)
 #   --pin            httpd on CPU 0, wrk on CPU 1 (taskset)
 #   --bcrypt-cost N  cost of the /dbd/ password hash (default 5)
+#   --no-record-cache  HSCUserDBCache Off: /hsc/ runs the SQLite query on
+#                    every request (the default keeps validated records)
 #   --quick          2 rounds of 2 s (a smoke test of the script)
 #   --keep           keep the temporary ServerRoot (config, logs)
 # Needs: apache2 (apache2-bin), wrk, curl, perl, sqlite3,
@@ -42,6 +44,7 @@ threads=1
 pin=0
 cost=5
 keep=0
+record_cache=On
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift ;;
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
         --threads) threads=$2; shift ;;
         --pin) pin=1 ;;
         --bcrypt-cost) cost=$2; shift ;;
+        --no-record-cache) record_cache=Off ;;
         --quick) rounds=2; duration=2 ;;
         --keep) keep=1 ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
@@ -229,6 +233,7 @@ KeepAliveTimeout 30
 
 HSCKeyFile "$run/hsc.keys"
 HSCUserDB "$run/db/users.db"
+HSCUserDBCache $record_cache
 <Location "/hsc/">
     AuthType HSC
     HSCCookieSecure Off
@@ -453,7 +458,7 @@ for loc in $locs; do
 done
 echo
 echo "# $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "# /dbd/ hash: bcrypt cost $cost; /hsc/ user store: 1 user, SQLite"
+echo "# /dbd/ hash: bcrypt cost $cost; /hsc/ user store: 1 user, SQLite, HSCUserDBCache $record_cache"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if grep -qiE 'AddressSanitizer|runtime error:|segfault|exit signal' "$run/logs/error_log"; then
     echo "httpd-bench: the error log shows a crash:" >&2
