@@ -18,22 +18,10 @@ use HSCTest;
 plan tests => 151;
 
 ua_plain();
-my $start = -s (Apache::Test::vars('t_logs') . '/error_log') || 0;
+my $start = log_size();
 my $page = '/private/page.html';
 my $hostport = Apache::TestRequest::hostport();
-my $logfile = Apache::Test::vars('t_logs') . '/error_log';
 my @secrets;      # every secret this file sends: none may reach the log
-
-# The error log written since offset $off.
-sub log_since
-{
-    my ($off) = @_;
-    open my $fh, '<:raw', $logfile or die "$logfile: $!";
-    seek $fh, $off, 0;
-    local $/;
-    return scalar(<$fh>) // '';
-}
-sub log_size { return -s $logfile || 0 }
 
 sub fresh_cookie
 {

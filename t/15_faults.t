@@ -31,19 +31,8 @@ use HSCTest;
 plan tests => 81;
 
 my $page = '/private/page.html';
-my $logfile = Apache::Test::vars('t_logs') . '/error_log';
 my ($uid, $gid) = child_ids();
 my @secrets = ($PW{alice});
-
-sub log_size { return -s $logfile || 0 }
-sub log_since
-{
-    my ($off) = @_;
-    open my $fh, '<:raw', $logfile or die "$logfile: $!";
-    seek $fh, $off, 0;
-    local $/;
-    return scalar(<$fh>) // '';
-}
 
 # A fresh connection per request, so that the requests spread over the
 # children and threads (each keeps its own store handle).
@@ -392,16 +381,6 @@ EOT
     if (my $p = $pid->()) {
         kill 'TERM', $p if kill 0, $p;
     }
-}
-
-sub free_port
-{
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
-                                  Listen => 1, ReuseAddr => 1)
-        or die "no free port: $!";
-    my $port = $s->sockport;
-    close $s;
-    return $port;
 }
 
 sub spew_junk

@@ -217,26 +217,6 @@ is(login_at($ah, 'thr-a5', $pw{'thr-a5'})->code, 303,
 # --- separate servers: the cache missing or failing -------------------------
 # Throttling is a brake, not an authentication factor: without its cache
 # the server still starts and logins still work, checked as usual.
-sub free_port
-{
-    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
-                                  Listen => 1, ReuseAddr => 1)
-        or die "no free port: $!";
-    my $p = $s->sockport;
-    close $s;
-    return $p;
-}
-
-sub wait_for
-{
-    my ($secs, $cond) = @_;
-    my $end = time + $secs;
-    while (time < $end) {
-        return 1 if $cond->();
-        Time::HiRes::sleep(0.1);
-    }
-    return 0;
-}
 
 {
     my $httpd = Apache::Test::vars('httpd');
@@ -305,7 +285,7 @@ EOT
         unlink "$dir/error_log";
         my $out = `"$httpd" -f "$conf" -k start 2>&1`;
         my $rc = $? >> 8;
-        my $up = $rc == 0 && wait_for(10, sub {
+        my $up = $rc == 0 && poll_until(10, sub {
             my $s = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port",
                                           Timeout => 2);
             return defined $s;
@@ -317,7 +297,7 @@ EOT
     my $stop = sub {
         my ($conf) = @_;
         `"$httpd" -f "$conf" -k stop 2>&1`;
-        wait_for(10, sub { !-e "$dir/httpd.pid" });
+        poll_until(10, sub { !-e "$dir/httpd.pid" });
         open my $fh, '<', "$dir/error_log" or return;
         local $/;
         $all_logs .= <$fh> // '';
@@ -349,7 +329,7 @@ EOT
     ok($port, 'without mod_socache_shmcb the server starts');
     # Logged by the detached parent, maybe after the port is open: poll.
     my $said = qr/HSC050: login throttling is off: the socache provider shmcb is not loaded/;
-    wait_for(5, sub { $errlog->() =~ $said });
+    poll_until(5, sub { $errlog->() =~ $said });
     like($errlog->(), $said, 'and says throttling is off (HSC050)');
     is($codes->($port, 'x', 'x', 'x', $PW{alice}), '401 401 401 303',
        'logins are checked as usual, never throttled');
@@ -403,11 +383,11 @@ EOT
     is($codes->($port, $PW{alice}), '303', 'one thread: alice logs in');
     rename $udb, "$udb.away" or die "rename: $!";
     my $fault = '';
-    wait_for(5, sub { ($fault = $codes->($port, $PW{alice})) eq '503' });
+    poll_until(5, sub { ($fault = $codes->($port, $PW{alice})) eq '503' });
     is($fault, '503', 'the user database gone: a login is 503');
     rename "$udb.away", $udb or die "rename: $!";
     my $back = '';
-    wait_for(5, sub { ($back = $codes->($port, $PW{alice})) ne '503' });
+    poll_until(5, sub { ($back = $codes->($port, $PW{alice})) ne '503' });
     is($back, '303',
        'the database back: the next login is checked (the 503 was not '
        . 'counted against HSCThrottleUser 1)');

@@ -21,6 +21,7 @@ our @EXPORT = qw(
     set_cookies cookie_from cookie_header_for attrs_of cookie_fields
     get_with sleep_until %PW html_field
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
+    log_size log_since free_port
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -324,6 +325,35 @@ sub poll_until
         return $v if $v || Time::HiRes::time() >= $end;
         Time::HiRes::sleep(0.1);
     }
+}
+
+# The size of the test server's error log, and what was written to it
+# since such a size: log_since(log_size()) around a step.
+sub log_size
+{
+    return -s Apache::Test::vars('t_logs') . '/error_log' || 0;
+}
+
+sub log_since
+{
+    my ($off) = @_;
+    my $log = Apache::Test::vars('t_logs') . '/error_log';
+    open my $fh, '<:raw', $log or die "$log: $!\n";
+    seek $fh, $off, 0;
+    local $/;
+    return scalar(<$fh>) // '';
+}
+
+# A TCP port on 127.0.0.1 that was free a moment ago, for a separate httpd.
+sub free_port
+{
+    require IO::Socket::INET;
+    my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => 0,
+                                  Listen => 1, ReuseAddr => 1)
+        or die "no free port: $!\n";
+    my $port = $s->sockport;
+    close $s;
+    return $port;
 }
 
 # The whole error log of the test server.
