@@ -30,6 +30,9 @@
 #   --bcrypt-cost N  cost of the /dbd/ password hash (default 5)
 #   --no-record-cache  HSCUserDBCache Off: /hsc/ runs the SQLite query on
 #                    every request (the default keeps validated records)
+#   --users N        /hsc/ rotates over the cookies of N users (default 1),
+#                    so each thread's 32-record cache mostly misses when N is
+#                    large; the extra users have a fast KDF (sha256-chain:1000)
 #   --quick          2 rounds of 2 s (a smoke test of the script)
 #   --keep           keep the temporary ServerRoot (config, logs)
 # Needs: apache2 (apache2-bin), wrk, curl, perl, sqlite3,
@@ -45,6 +48,7 @@ pin=0
 cost=5
 keep=0
 record_cache=On
+nusers=1
 while [ $# -gt 0 ]; do
     case $1 in
         --rounds) rounds=$2; shift ;;
@@ -54,6 +58,7 @@ while [ $# -gt 0 ]; do
         --pin) pin=1 ;;
         --bcrypt-cost) cost=$2; shift ;;
         --no-record-cache) record_cache=Off ;;
+        --users) nusers=$2; shift ;;
         --quick) rounds=2; duration=2 ;;
         --keep) keep=1 ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
@@ -61,7 +66,7 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-for n in "$rounds" "$duration" "$conns" "$threads" "$cost"; do
+for n in "$rounds" "$duration" "$conns" "$threads" "$cost" "$nusers"; do
     case $n in
         ''|*[!0-9]*|0) echo "httpd-bench: options take positive integers" >&2
                        exit 2 ;;
@@ -312,6 +317,38 @@ if [ -z "$hsc_cookie" ]; then
 fi
 basic=$(printf '%s:%s' "$user" "$password" | base64 | tr -d '\n')
 
+# --users N: N-1 more users, each logged in once; a wrk script sends their
+# cookies in turn (the first user's included).
+hsc_script=""
+if [ "$nusers" -gt 1 ]; then
+    {
+        echo "local cookies = {"
+        echo "  \"hsc=$hsc_cookie\","
+        i=2
+        while [ "$i" -le "$nusers" ]; do
+            printf 'pw-%s\n' "$i" | "$admin" add "$run/db/users.db" "user$i" \
+                --kdf sha256-chain:1000 --password-stdin >/dev/null
+            c=$(curl -s -o /dev/null -D - --data-urlencode "username=user$i" \
+                --data-urlencode "password=pw-$i" "$base/hsc-login" \
+                | tr -d '\r' \
+                | sed -n 's/^[Ss]et-[Cc]ookie: hsc=\([^;]*\).*/\1/p' | head -n 1)
+            if [ -z "$c" ]; then
+                echo "httpd-bench: user$i could not log in" >&2
+                exit 1
+            fi
+            echo "  \"hsc=$c\","
+            i=$((i + 1))
+        done
+        echo "}"
+        echo "local i = 0"
+        echo "request = function()"
+        echo "  i = i % #cookies + 1"
+        echo "  return wrk.format(nil, nil, { [\"Cookie\"] = cookies[i] })"
+        echo "end"
+    } >"$run/hsc-users.lua"
+    hsc_script="$run/hsc-users.lua"
+fi
+
 cred_open=""
 cred_hsc="Cookie: hsc=$hsc_cookie"
 cred_tkt="Cookie: auth_tkt=$tkt_ticket"
@@ -385,7 +422,10 @@ while [ $r -le "$rounds" ]; do
     for loc in $order; do
         eval "cred=\$cred_$loc"
         t0=$(httpd_ticks)
-        if [ -n "$cred" ]; then
+        if [ "$loc" = hsc ] && [ -n "$hsc_script" ]; then
+            $wrk -t"$threads" -c"$conns" -d"${duration}s" --timeout 30s --latency \
+                -s "$hsc_script" "$base/$loc/1k.html" >"$run/wrk.out" 2>&1
+        elif [ -n "$cred" ]; then
             $wrk -t"$threads" -c"$conns" -d"${duration}s" --timeout 30s --latency \
                 -H "$cred" "$base/$loc/1k.html" >"$run/wrk.out" 2>&1
         else
@@ -458,7 +498,7 @@ for loc in $locs; do
 done
 echo
 echo "# $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
-echo "# /dbd/ hash: bcrypt cost $cost; /hsc/ user store: 1 user, SQLite, HSCUserDBCache $record_cache"
+echo "# /dbd/ hash: bcrypt cost $cost; /hsc/: $nusers user(s) in turn, SQLite, HSCUserDBCache $record_cache"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if grep -qiE 'AddressSanitizer|runtime error:|segfault|exit signal' "$run/logs/error_log"; then
     echo "httpd-bench: the error log shows a crash:" >&2
