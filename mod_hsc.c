@@ -1023,8 +1023,6 @@ static int same_verification(const hsc_dir_conf_t *a, const hsc_dir_conf_t *b)
  * reached on the same server under the same rules as r's; else NULL. */
 static const hsc_req_t *inherited_verdict(const request_rec *r)
 {
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
     const request_rec *o;
 
     for (o = r->main ? r->main : r->prev; o != NULL;
@@ -1034,8 +1032,9 @@ static const hsc_req_t *inherited_verdict(const request_rec *r)
         if (rq != NULL && o->user != NULL) {
             if (o->server != r->server
                 || !same_verification(
-                       d, ap_get_module_config(o->per_dir_config,
-                                               &hsc_module))) {
+                       ap_get_module_config(r->per_dir_config, &hsc_module),
+                       ap_get_module_config(o->per_dir_config,
+                                            &hsc_module))) {
                 return NULL;
             }
             return rq;
@@ -1145,7 +1144,7 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
  * cause is logged by the caller): the request is refused, and the client
  * told to come back, since the store re-opens its file by itself.
  */
-static int store_unavailable(request_rec *r)
+int hsc_store_unavailable(request_rec *r)
 {
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
@@ -1185,12 +1184,12 @@ static int hsc_check_authn(request_rec *r)
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
-        return store_unavailable(r);
+        return hsc_store_unavailable(r);
     }
     st = hsc_verify_request(r, sc, d, store, &c, &u);
     if (st != HSC_OK) {
         if (st == HSC_ESTORE || st == HSC_ENOMEM) {
-            return store_unavailable(r);
+            return hsc_store_unavailable(r);
         }
         return st == HSC_ECRYPTO ? HTTP_INTERNAL_SERVER_ERROR
                                  : unauthenticated(r, d);

@@ -92,6 +92,10 @@ extern module AP_MODULE_DECLARE_DATA hsc_module;
  * with tag) when it cannot be opened: callers answer 500. */
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
 
+/* 503 with Retry-After for a user database that cannot answer (the cause
+ * already logged); the store re-opens its file by itself. */
+int hsc_store_unavailable(request_rec *r);
+
 /* Fill vp for this request and location. */
 void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d, hsc_verify_params_t *vp);

@@ -287,9 +287,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
-        /* Logged (HSC006); the store re-opens its file by itself. */
-        apr_table_setn(r->err_headers_out, "Retry-After", "5");
-        return HTTP_SERVICE_UNAVAILABLE;
+        return hsc_store_unavailable(r); /* logged (HSC006) */
     }
     /* The KDF cap first: a 503 is not a counted attempt. */
     if (!hsc_kdf_slot_take(sc)) {
@@ -321,9 +319,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       "HSC032: login refused for user \"%s\": %s", user,
                       hsc_strerror(st));
         if (fault && st != HSC_ECRYPTO) {
-            /* The user database is unavailable: come back later. */
-            apr_table_setn(r->err_headers_out, "Retry-After", "5");
-            return HTTP_SERVICE_UNAVAILABLE;
+            return hsc_store_unavailable(r);
         }
         if (fault) {
             return HTTP_INTERNAL_SERVER_ERROR;

@@ -429,9 +429,10 @@ cleanup:
  * file in another mode runs the query every time.
  *
  * Besides, the cache is emptied when the handle writes, reconnects, or
- * once a second (with the file check in watch()): that bounds to a second
- * what no SQLite reader would see either (a file overwritten in place, a
- * writer that bypasses locking), at the price of one query a second.
+ * once a second (with the file check in watch(), which also reconnects
+ * when the file was written over in place): that bounds to a second what
+ * no SQLite reader would see either (a writer that bypasses locking), at
+ * the price of one query a second.
  */
 
 /* Read a consistent WAL-index header into h: 1, or 0 when torn/unusable. */
