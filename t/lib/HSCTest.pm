@@ -21,7 +21,7 @@ our @EXPORT = qw(
     set_cookies cookie_from cookie_header_for attrs_of cookie_fields
     get_with sleep_until %PW html_field
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
-    log_size log_since free_port
+    log_size log_since free_port answer_detail
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -241,6 +241,18 @@ sub get_with
     my ($path, $name, $value, @headers) = @_;
     push @headers, (Cookie => "$name=$value") if defined $value;
     return Apache::TestRequest::GET($path, @headers);
+}
+
+# What a failed answer was, for a diagnostic: LWP makes up a 500 of its own
+# ("Client-Warning: Internal response") when the connection fails, and that
+# is a different story from a 500 httpd sent.
+sub answer_detail
+{
+    my ($res) = @_;
+    my $internal = ($res->header('Client-Warning') // '') =~ /internal/i;
+    my $first = (split /\n/, $res->content // '')[0] // '';
+    return $res->code . ($internal ? " from LWP itself: $first"
+                                   : ' from httpd');
 }
 
 sub sleep_until
