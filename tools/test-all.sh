@@ -32,8 +32,8 @@ note_failures()
         log="${trs%.trs}.log"
         {
             echo "--- ${log#$1/}"
-            grep -E '^(not ok|# +Failed test|#   |# +(got|expected):|Failed|apache-test:|Result:)' \
-                "$log" 2>/dev/null | head -n 60
+            grep -E '^(not ok|# +Failed test|#   |# +(got|expected):|Failed|apache-test:|Result:|\[[A-Z][a-z]{2} )' \
+                "$log" 2>/dev/null | head -n 80
         } >>"$details"
     done
 }
