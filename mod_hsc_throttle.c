@@ -504,7 +504,12 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
     if (t->ukey[0]) {
         ++u.count;
         if ((rv = counter_put(r, t->ukey, window, &u)) != APR_SUCCESS) {
-            goto failed;
+            /* The address is counted already: keep its key, so that a
+             * success gives that attempt back. */
+            unlock();
+            t->ukey[0] = '\0';
+            cache_failed(r, rv, "store");
+            return 0;
         }
     }
     unlock();
