@@ -766,6 +766,24 @@ static int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
 
+/* What hsc_pre_config did to SQLite in this process: 1 tuned, 0 not. */
+static int hsc_sqlite_tuned;
+
+/*
+ * Before any directive opens a database, and while httpd has one thread:
+ * the only moment SQLite's process-wide settings may change (the children
+ * inherit them).
+ */
+static int hsc_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                          apr_pool_t *ptemp)
+{
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    hsc_sqlite_tuned = hsc_store_sqlite_process_init();
+    return OK;
+}
+
 static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                            apr_pool_t *ptemp, server_rec *main_s)
 {
@@ -805,6 +823,14 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             paths[hsc_db_count++] = sc->userdb;
         }
         sc->db_index = i;
+    }
+    if (hsc_db_count > 0) {
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, main_s,
+                     "HSC009: %s", hsc_sqlite_tuned
+                     ? "SQLite's memory statistics are off (no process-wide "
+                       "mutex per allocation)"
+                     : "SQLite was in use before this configuration pass; "
+                       "its process-wide settings are left as they were");
     }
     return hsc_throttle_post_config(pconf, plog, ptemp, main_s);
 }
@@ -1298,6 +1324,7 @@ static const authz_provider hsc_group_provider = {
 
 static void hsc_register_hooks(apr_pool_t *p)
 {
+    ap_hook_pre_config(hsc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_pre_config(hsc_throttle_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(hsc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(hsc_post_config, NULL, NULL, APR_HOOK_MIDDLE);

@@ -110,6 +110,17 @@ void hsc_store_sqlite_counters(const hsc_store_t *s, unsigned long *hits,
 /** 1 when the handle's validated cache is in use (WAL mode, -shm mapped). */
 int hsc_store_sqlite_cached(const hsc_store_t *s);
 
+/**
+ * Once per process, before SQLite's first use and while no other thread
+ * can use it (httpd's pre_config): turn off SQLite's memory statistics,
+ * which take one process-wide mutex on every allocation; with many threads
+ * querying at once that mutex is where they queue. Returns 1 when done, 0
+ * when SQLite was in use already (then nothing changes, and nothing else
+ * goes wrong). The statistics only feed sqlite3_memory_used() and the soft
+ * heap limit, which no part of mod_hsc uses.
+ */
+int hsc_store_sqlite_process_init(void);
+
 /* Callers go through these, so the vtable stays an implementation detail. */
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out);

@@ -1129,3 +1129,10 @@ int hsc_store_sqlite_cached(const hsc_store_t *s)
     return s != NULL && s->vt == &sq_vtable
            && ((const sq_store_t *)s)->shm != NULL;
 }
+
+int hsc_store_sqlite_process_init(void)
+{
+    /* SQLITE_MISUSE once SQLite is initialized: another module (or an
+     * earlier configuration pass) got there first, and that is fine. */
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
+}

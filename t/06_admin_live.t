@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 21;
+plan tests => 22;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -73,3 +73,5 @@ open my $lfh, '<', $errlog or die "$errlog: $!";
 my $logtext = do { local $/; <$lfh> };
 like($logtext, qr/HSC008: user database \S+users\.db opened for this thread \(record cache on\)/,
      'the handles had the record cache on (HSCUserDBCache default)');
+like($logtext, qr/HSC009: SQLite's memory statistics are off/,
+     "at startup the module turned SQLite's memory statistics off");
