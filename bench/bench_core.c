@@ -2,7 +2,7 @@
  * bench_core.c: what the core costs per request and per login.
  *
  *   make bench/bench_core && bench/bench_core [--users N] [--runs R]
- *                                             [--quick] [--dir DIR]
+ *                                  [--quick] [--dir DIR] [--sqlite-stats]
  *
  * DIR (default /dev/shm when writable, else $TMPDIR or /tmp) holds the
  * temporary user table.
@@ -11,6 +11,10 @@
  * (parse, key, MAC, time, user lookup in a real SQLite table of N users,
  * SHA-256 of auth against v), its pieces (hsc_cookie_check without the
  * store, hsc_cookie_parse, hsc_key_mac3, a store lookup alone) and minting.
+ * Then lookups that miss every cache from 1, 2, 4 and 8 threads at once,
+ * each with its own handle as in httpd: gets per second in all. Like
+ * mod_hsc, it first turns SQLite's memory statistics off (one process-wide
+ * mutex per allocation); --sqlite-stats leaves them on, for comparison.
  * Per login (milliseconds, median of R runs): hsc_password_check for each
  * KDF setting worth comparing, and OpenSSL's PBKDF2-HMAC-SHA256 at
  * 600,000 iterations, OWASP's current guidance, as the reference.
@@ -20,6 +24,7 @@
  * and removed at exit. Output is Markdown, ready for docs/benchmarks.md.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +71,7 @@ static struct {
     hsc_verify_params_t vp;
     bench_cookie_t *cookies;
     unsigned *lookups; /* random user numbers for the store lookups */
+    int sqlite_stats;  /* --sqlite-stats: SQLite's memory statistics on */
     volatile unsigned sink;
 } B;
 
@@ -468,10 +474,85 @@ static void remove_store(void)
     rmdir(B.tmpdir);
 }
 
+/* One of the threads of the concurrent lookups: its own NOCACHE handle. */
+typedef struct {
+    pthread_t tid;
+    hsc_store_t *store;
+    unsigned next;      /* index into B.lookups */
+    unsigned long gets; /* done while the clock ran */
+} getter_t;
+
+static int getters_stop;
+
+static void *getter_run(void *v)
+{
+    getter_t *g = v;
+    char name[64];
+    hsc_user_t u;
+
+    while (!__atomic_load_n(&getters_stop, __ATOMIC_RELAXED)) {
+        user_name(B.lookups[g->next++ % NCOOKIES], name, sizeof(name));
+        if (hsc_store_get(g->store, name, strlen(name), &u) != HSC_OK) {
+            die("hsc_store_get from a thread", HSC_ESTORE);
+        }
+        g->gets++;
+    }
+    return NULL;
+}
+
+/* Gets per second from n threads at once, median of B.runs runs. */
+static void bench_threads(int n)
+{
+    getter_t g[8];
+    double per[64], t0, dt, med;
+    char errbuf[256];
+    unsigned long total;
+    int r, i;
+
+    for (i = 0; i < n; i++) {
+        memset(&g[i], 0, sizeof(g[i]));
+        g[i].next = (unsigned)i * (NCOOKIES / 8);
+        if (hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &g[i].store,
+                                  errbuf, sizeof(errbuf)) != HSC_OK) {
+            fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
+            exit(1);
+        }
+    }
+    for (r = 0; r < B.runs; r++) {
+        __atomic_store_n(&getters_stop, 0, __ATOMIC_RELAXED);
+        for (i = 0; i < n; i++) {
+            g[i].gets = 0;
+        }
+        t0 = now_ns();
+        for (i = 0; i < n; i++) {
+            if (pthread_create(&g[i].tid, NULL, getter_run, &g[i]) != 0) {
+                fprintf(stderr, "bench_core: pthread_create failed\n");
+                exit(1);
+            }
+        }
+        usleep((useconds_t)(RUN_NS / 1000));
+        __atomic_store_n(&getters_stop, 1, __ATOMIC_RELAXED);
+        total = 0;
+        for (i = 0; i < n; i++) {
+            pthread_join(g[i].tid, NULL);
+            total += g[i].gets;
+        }
+        dt = now_ns() - t0;
+        per[r] = (double)total * 1e9 / dt;
+    }
+    for (i = 0; i < n; i++) {
+        hsc_store_close(g[i].store);
+    }
+    med = median(per, B.runs); /* sorts per */
+    printf("| %7d | %12.0f | %8.0f - %-8.0f |\n", n, med, per[0],
+           per[B.runs - 1]);
+    fflush(stdout);
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] "
-                    "[--dir DIR]\n");
+                    "[--dir DIR] [--sqlite-stats]\n");
     exit(2);
 }
 
@@ -517,6 +598,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[a], "--dir") == 0 && a + 1 < argc) {
             B.dir = argv[++a];
         }
+        else if (strcmp(argv[a], "--sqlite-stats") == 0) {
+            B.sqlite_stats = 1;
+        }
         else {
             usage();
         }
@@ -525,6 +609,11 @@ int main(int argc, char **argv)
         usage();
     }
 
+    /* What mod_hsc's pre_config does, before SQLite's first use. */
+    if (!B.sqlite_stats && !hsc_store_sqlite_process_init()) {
+        fprintf(stderr, "bench_core: SQLite was in use already\n");
+        return 1;
+    }
     if (apr_initialize() != APR_SUCCESS
         || apr_pool_create(&B.pool, NULL) != APR_SUCCESS) {
         fprintf(stderr, "bench_core: APR initialisation failed\n");
@@ -653,6 +742,16 @@ int main(int argc, char **argv)
                "query\n", hsc_store_sqlite_cached(B.store) ? "on" : "OFF",
                hits, queries);
     }
+
+    printf("\nLookups from threads at once (hsc_store_get of random users, "
+           "NOCACHE, a handle per thread; SQLite memory statistics %s):\n\n",
+           B.sqlite_stats ? "ON (--sqlite-stats)" : "off, as in mod_hsc");
+    printf("| threads | gets/s in all | min - max |\n");
+    printf("|---:|---:|---|\n");
+    bench_threads(1);
+    bench_threads(2);
+    bench_threads(4);
+    bench_threads(8);
 
     /* One user per KDF setting; the unknown-user row uses the default. */
     printf("\nPer login (ms per hsc_password_check, one user per setting):"
