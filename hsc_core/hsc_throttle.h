@@ -1,0 +1,62 @@
+/*
+ * hsc_throttle.h: the counting behind login throttling, without httpd: the
+ * cache key of a counter, its value as stored, and the window rule.
+ * mod_hsc_throttle.c keeps the counters in an httpd socache, under a lock.
+ *
+ * A counter is a fixed window that starts at its first counted attempt:
+ * within `window` seconds of `start` it holds `count` attempts; after that
+ * (or when `start` lies in the future, a clock that went back) it is
+ * forgotten and starts again.
+ */
+#ifndef HSC_THROTTLE_H
+#define HSC_THROTTLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hsc_util.h"
+
+/* Bytes of SHA-256 in a key, and the key's length with its NUL:
+ * tag ':' 32 hex digits. */
+#define HSC_THROTTLE_HASH_LEN 16
+#define HSC_THROTTLE_KEY_LEN (2 + 2 * HSC_THROTTLE_HASH_LEN + 1)
+/* "<start> <count>": at most 20 + 1 + 10 digits and a NUL. */
+#define HSC_THROTTLE_VALUE_MAX 40
+
+typedef struct {
+    int64_t start;  /* first counted attempt, seconds */
+    uint32_t count; /* attempts counted since */
+} hsc_counter_t;
+
+/**
+ * key = tag ":" hex(SHA-256(scope NUL value)[0..15]): short and bounded
+ * whatever the value (usernames reach 255 bytes), and safe for any cache
+ * (no spaces or control bytes). HSC_OK, or HSC_ECRYPTO with key "".
+ */
+hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
+                              size_t value_len,
+                              char key[HSC_THROTTLE_KEY_LEN]);
+
+/**
+ * A stored value (len bytes, no NUL needed) read at time now: HSC_OK and
+ * *c, which is a fresh counter (start now, count 0) when value is NULL
+ * (absent), past its window, or from the future. HSC_EMALFORMED, with a
+ * fresh *c, for anything but two canonical decimals "<start> <count>"
+ * with count <= max.
+ */
+hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
+                                int64_t window, uint32_t max,
+                                hsc_counter_t *c);
+
+/** Writes "<start> <count>" and its NUL; returns its length without. */
+size_t hsc_counter_encode(const hsc_counter_t *c,
+                          char buf[HSC_THROTTLE_VALUE_MAX]);
+
+/**
+ * Seconds until c's window ends when it holds limit attempts or more (the
+ * next attempt must wait), else 0. A limit of 0 or less never waits.
+ */
+int64_t hsc_counter_wait(const hsc_counter_t *c, int limit, int64_t now,
+                         int64_t window);
+
+#endif /* HSC_THROTTLE_H */
