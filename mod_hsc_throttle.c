@@ -12,6 +12,7 @@
  * H is the first 128 bits of SHA-256 in hex, so keys are short and bounded
  * (usernames reach 255 bytes) and safe for any provider (no spaces or
  * control bytes for memcache). A value is "<window start> <count>" in decimal.
+ * Keys, values and the window rule are in hsc_core/hsc_throttle.c.
  *
  * An attempt is counted when it starts, before the KDF, under the cache
  * lock, so parallel guesses cannot all pass the check before any of them
@@ -41,9 +42,8 @@
 #include "ap_socache.h"
 #include "util_mutex.h"
 
-#include <openssl/evp.h>
-
 #include "mod_hsc.h"
+#include "hsc_throttle.h"
 
 APLOG_USE_MODULE(hsc);
 
@@ -52,10 +52,6 @@ APLOG_USE_MODULE(hsc);
 /* Default shmcb size: 2 MB, some 15,000 counters (shmcb's own default is
  * 512 KB). shmcb drops the oldest entries when it is full. */
 #define HSC_THROTTLE_DEFAULT_SIZE "2097152"
-/* Bytes of SHA-256 in a key. */
-#define HSC_THROTTLE_HASH_LEN 16
-/* "<start> <count>": at most 20 + 1 + 10 digits and a NUL. */
-#define HSC_THROTTLE_VALUE_MAX 40
 
 /* --- state of this configuration generation ------------------------------ */
 
@@ -288,99 +284,48 @@ void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s)
 
 /* --- the counters -------------------------------------------------------- */
 
-/* key = tag ":" hex(SHA-256(scope NUL value)[0..15]), 35 bytes with the
- * NUL. */
-static int make_key(char key[HSC_THROTTLE_KEY_MAX], char tag, const char *scope,
-                    const char *value, size_t value_len)
-{
-    static const char hex[] = "0123456789abcdef";
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int mdlen = 0, i;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    int ok;
-
-    key[0] = '\0';
-    if (ctx == NULL) {
-        return -1;
-    }
-    ok = EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)
-         && EVP_DigestUpdate(ctx, scope, strlen(scope) + 1)
-         && EVP_DigestUpdate(ctx, value, value_len)
-         && EVP_DigestFinal_ex(ctx, md, &mdlen)
-         && mdlen >= HSC_THROTTLE_HASH_LEN;
-    EVP_MD_CTX_free(ctx);
-    if (!ok) {
-        return -1;
-    }
-    key[0] = tag;
-    key[1] = ':';
-    for (i = 0; i < HSC_THROTTLE_HASH_LEN; ++i) {
-        key[2 + 2 * i] = hex[md[i] >> 4];
-        key[3 + 2 * i] = hex[md[i] & 15];
-    }
-    key[2 + 2 * HSC_THROTTLE_HASH_LEN] = '\0';
-    return 0;
-}
-
-typedef struct {
-    apr_int64_t start;           /* first counted attempt, seconds */
-    apr_uint32_t count;
-} counter_t;
-
 /*
- * Read a counter: APR_SUCCESS with *c (zero when absent or past its
- * window), or the cache's error.
+ * Read a counter: APR_SUCCESS with *c (fresh when absent or past its
+ * window; hsc_counter_decode), or the cache's error.
  */
 static apr_status_t counter_get(request_rec *r, const char *key,
                                 apr_int64_t now, apr_int64_t window,
-                                counter_t *c)
+                                hsc_counter_t *c)
 {
     unsigned char buf[HSC_THROTTLE_VALUE_MAX];
-    unsigned int len = sizeof(buf) - 1;
+    unsigned int len = sizeof(buf);
     apr_status_t rv;
-    char *end;
-    apr_int64_t count;
 
-    c->start = now;
-    c->count = 0;
     rv = cache_provider->retrieve(cache_inst, r->server,
                                   (const unsigned char *)key,
                                   (unsigned int)strlen(key), buf, &len,
                                   r->pool);
     if (APR_STATUS_IS_NOTFOUND(rv)) {
+        hsc_counter_decode(NULL, 0, now, window, 0, c);
         return APR_SUCCESS;
     }
     if (rv != APR_SUCCESS) {
         return rv;
     }
-    if (len >= sizeof(buf)) {
+    /* Twice the highest limit: counts go past a limit by at most the
+     * attempts in flight when it was reached. */
+    if (len > sizeof(buf)
+        || hsc_counter_decode((const char *)buf, len, now, window,
+                              2 * HSC_THROTTLE_COUNT_MAX, c) != HSC_OK) {
         return APR_EGENERAL;
-    }
-    buf[len] = '\0';
-    c->start = apr_strtoi64((const char *)buf, &end, 10);
-    if (end == (char *)buf || *end != ' ') {
-        return APR_EGENERAL;
-    }
-    count = apr_strtoi64(end + 1, &end, 10);
-    if (*end != '\0' || count < 0 || count > HSC_THROTTLE_COUNT_MAX * 2LL) {
-        return APR_EGENERAL;
-    }
-    c->count = (apr_uint32_t)count;
-    /* Past its window (or from a clock that went back): forgotten. */
-    if (c->start + window <= now || c->start > now) {
-        c->start = now;
-        c->count = 0;
     }
     return APR_SUCCESS;
 }
 
 static apr_status_t counter_put(request_rec *r, const char *key,
-                                apr_int64_t window, const counter_t *c)
+                                apr_int64_t window, const hsc_counter_t *c)
 {
     char buf[HSC_THROTTLE_VALUE_MAX];
-    int n = apr_snprintf(buf, sizeof(buf), "%" APR_INT64_T_FMT " %u",
-                         c->start, c->count);
+    size_t n = hsc_counter_encode(c, buf);
 
+    if (n == 0) {
+        return APR_EGENERAL;
+    }
     return cache_provider->store(cache_inst, r->server,
                                  (const unsigned char *)key,
                                  (unsigned int)strlen(key),
@@ -405,7 +350,7 @@ static void unlock(void)
 static apr_status_t counter_give_back(request_rec *r, const char *key,
                                       apr_int64_t now, apr_int64_t window)
 {
-    counter_t c;
+    hsc_counter_t c;
     apr_status_t rv = counter_get(r, key, now, window, &c);
 
     if (rv == APR_SUCCESS && c.count > 0) {
@@ -430,7 +375,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_int64_t window = sc->throttle_window, wait_a = 0, wait_u = 0;
-    counter_t a = {0, 0}, u = {0, 0};
+    hsc_counter_t a = {0, 0}, u = {0, 0};
     const char *addr = r->useragent_ip ? r->useragent_ip : "";
     apr_status_t rv;
 
@@ -441,12 +386,12 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
         return 0;
     }
     if ((sc->throttle_addr > 0
-         && make_key(t->akey, 'a', r->server->server_hostname
-                                       ? r->server->server_hostname : "",
-                     addr, strlen(addr)) != 0)
+         && hsc_throttle_key('a', r->server->server_hostname
+                                      ? r->server->server_hostname : "",
+                             addr, strlen(addr), t->akey) != HSC_OK)
         || (sc->throttle_user > 0
-            && make_key(t->ukey, 'u', sc->userdb ? sc->userdb : "", user,
-                        user_len) != 0)) {
+            && hsc_throttle_key('u', sc->userdb ? sc->userdb : "", user,
+                                user_len, t->ukey) != HSC_OK)) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
         return 0;
@@ -464,11 +409,11 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                           != APR_SUCCESS) {
         goto failed;
     }
-    if (t->akey[0] && a.count >= (apr_uint32_t)sc->throttle_addr) {
-        wait_a = a.start + window - now;
+    if (t->akey[0]) {
+        wait_a = hsc_counter_wait(&a, sc->throttle_addr, now, window);
     }
-    if (t->ukey[0] && u.count >= (apr_uint32_t)sc->throttle_user) {
-        wait_u = u.start + window - now;
+    if (t->ukey[0]) {
+        wait_u = hsc_counter_wait(&u, sc->throttle_user, now, window);
     }
     if (wait_a > 0 || wait_u > 0) {
         unlock();
