@@ -12,6 +12,9 @@
  *   hsc_kdf_parse        anything accepted formats back to the same text
  *                        (one spelling per setting) and is within the
  *                        documented ranges; a refusal zeroes the output
+ *   hsc_counter_decode   a throttle counter as stored: anything accepted
+ *                        encodes back to the same bytes; a refusal leaves
+ *                        a fresh counter
  *
  * A username or group is what the cookie's user field decodes to, and the
  * KDF spec is read from the user table; both must be exact.
@@ -20,6 +23,7 @@
 
 #include "hsc_fuzz.h"
 #include "hsc_kdf.h"
+#include "hsc_throttle.h"
 #include "hsc_util.h"
 
 /* Reference: the length of one well-formed UTF-8 sequence at s, or 0, and
@@ -154,6 +158,27 @@ static void check_kdf(const uint8_t *data, size_t size)
     HSC_FUZZ_ASSERT(strcmp(back, spec) == 0);
 }
 
+/* A window so long, and a now so late, that no start it can read (18
+ * digits at most) is forgotten: what is accepted must come back as is. */
+static void check_counter(const char *buf, size_t size)
+{
+    const int64_t now = 999999999999999999LL, window = now + 1;
+    hsc_counter_t c;
+    char out[HSC_THROTTLE_VALUE_MAX];
+    hsc_status_t st = hsc_counter_decode(buf, size, now, window, UINT32_MAX,
+                                         &c);
+
+    if (st == HSC_OK) {
+        size_t n = hsc_counter_encode(&c, out);
+
+        HSC_FUZZ_ASSERT(n == size && memcmp(out, buf, size) == 0);
+    }
+    else {
+        HSC_FUZZ_ASSERT(st == HSC_EMALFORMED && c.start == now
+                        && c.count == 0);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* Exactly size bytes, so ASan sees any read past the length. */
@@ -189,6 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     check_kdf(data, size);
+    check_counter(buf, size);
     free(buf);
     return 0;
 }
