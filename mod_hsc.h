@@ -89,7 +89,7 @@ typedef struct {
 extern module AP_MODULE_DECLARE_DATA hsc_module;
 
 /* The calling thread's handle on the server's user store, or NULL (logged,
- * with tag) when it cannot be opened: callers answer 500. */
+ * with tag) when it cannot be opened: callers answer hsc_store_unavailable. */
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
 
 /* 503 with Retry-After for a user database that cannot answer (the cause

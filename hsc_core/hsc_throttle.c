@@ -43,50 +43,31 @@ hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
     return HSC_OK;
 }
 
-/* A canonical decimal (no sign, no leading zero but "0") of at most
- * `digits` digits at *p, up to `end`; advances *p. */
-static int read_decimal(const char **p, const char *end, int digits,
-                        uint64_t *out)
-{
-    const char *s = *p;
-    uint64_t v = 0;
-    int n = 0;
-
-    while (s < end && *s >= '0' && *s <= '9' && n < digits) {
-        v = v * 10 + (uint64_t)(*s - '0');
-        ++s;
-        ++n;
-    }
-    if (n == 0 || (n > 1 && **p == '0')
-        || (s < end && *s >= '0' && *s <= '9')) {
-        return 0;
-    }
-    *p = s;
-    *out = v;
-    return 1;
-}
-
 hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
                                 int64_t window, uint32_t max,
                                 hsc_counter_t *c)
 {
-    const char *p = value, *end = value + len;
-    uint64_t start, count;
+    const char *sp = value != NULL ? memchr(value, ' ', len) : NULL;
+    int64_t start, count;
 
     c->start = now;
     c->count = 0;
     if (value == NULL) {
         return HSC_OK;
     }
-    /* 18 digits keep start + window far from overflow. */
-    if (!read_decimal(&p, end, 18, &start) || p == end || *p++ != ' '
-        || !read_decimal(&p, end, 10, &count) || p != end || count > max) {
+    /* Two canonical decimals (hsc_parse_time); 18 digits of start keep
+     * start + window far from overflow. */
+    if (sp == NULL || sp - value > 18
+        || hsc_parse_time(value, (size_t)(sp - value), &start) != HSC_OK
+        || hsc_parse_time(sp + 1, len - (size_t)(sp - value) - 1, &count)
+               != HSC_OK
+        || count > (int64_t)max) {
         return HSC_EMALFORMED;
     }
-    if ((int64_t)start + window <= now || (int64_t)start > now) {
+    if (start + window <= now || start > now) {
         return HSC_OK; /* forgotten: past its window, or a clock went back */
     }
-    c->start = (int64_t)start;
+    c->start = start;
     c->count = (uint32_t)count;
     return HSC_OK;
 }

@@ -68,9 +68,7 @@ is(get_with('/admins/page.html', 'hsc', $v)->code, 403,
 
 # All of the above ran with the validated record cache on (the default):
 # the threads said so when they opened their handles (LogLevel hsc:debug).
-my $errlog = Apache::Test::vars('t_logs') . '/error_log';
-open my $lfh, '<', $errlog or die "$errlog: $!";
-my $logtext = do { local $/; <$lfh> };
+my $logtext = error_log_text();
 like($logtext, qr/HSC008: user database \S+users\.db opened for this thread \(record cache on\)/,
      'the handles had the record cache on (HSCUserDBCache default)');
 like($logtext, qr/HSC009: SQLite's memory statistics are off/,

@@ -33,8 +33,7 @@ for my $n (1 .. $clients) {
         # that moment gets no answer, and LWP makes up a 500 for it. That is
         # the MPM's documented behaviour, not the module's, and browsers
         # retry it; this test is about the module.
-        Apache::TestRequest::user_agent(reset => 1, keep_alive => 0,
-                                        requests_redirectable => 0);
+        ua_plain(keep_alive => 0);
         my (%codes, @odd);
         for (1 .. $each) {
             my $path = $_ % 2 ? '/private/page.html' : '/staff/page.html';

@@ -36,8 +36,7 @@ my @secrets = ($PW{alice});
 
 # A fresh connection per request, so that the requests spread over the
 # children and threads (each keeps its own store handle).
-Apache::TestRequest::user_agent(reset => 1, requests_redirectable => 0,
-                                keep_alive => 0);
+ua_plain(keep_alive => 0);
 
 sub get_at
 {

@@ -146,10 +146,13 @@ sub spew
 }
 
 # A user agent that never follows redirects; with or without a jar.
+# A user agent without cookie jar or redirects; ua_plain(keep_alive => 0)
+# opens a new connection per request.
 sub ua_plain
 {
+    my (%o) = @_;
     Apache::TestRequest::user_agent(reset => 1, requests_redirectable => 0,
-                                    keep_alive => 1);
+                                    keep_alive => $o{keep_alive} // 1);
 }
 
 sub ua_jar
