@@ -832,6 +832,11 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                      : "SQLite was in use before this configuration pass; "
                        "its process-wide settings are left as they were");
     }
+    /* As mod_ssl and mod_md do: the version once per (re)start. */
+    if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
+        ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, main_s,
+                     "HSC019: mod_hsc/%s configured", HSC_VERSION);
+    }
     return hsc_throttle_post_config(pconf, plog, ptemp, main_s);
 }
 

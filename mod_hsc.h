@@ -10,6 +10,7 @@
 #include "http_config.h"
 
 #include "hsc_util.h"
+#include "hsc_version.h"
 #include "hsc_keys.h"
 #include "hsc_kdf.h"
 #include "hsc_store.h"
