@@ -28,6 +28,7 @@
 #include "hsc_keys.h"
 #include "hsc_cookie.h"
 #include "hsc_password.h"
+#include "hsc_version.h"
 #include "hsc_store.h"
 
 /* Exit codes (docs/hsc-admin.md). */
@@ -57,6 +58,7 @@ static const char usage_text[] =
     "  hsc-admin list DB\n"
     "  hsc-admin check DB USER [--password-stdin]\n"
     "  hsc-admin keygen KEYFILE [--kid ID]\n"
+    "  hsc-admin --version | --help\n"
     "  hsc-admin inspect --keys KEYFILE [--db DB] [--scope S] [--address A]\n"
     "                    [--now T] [--skew S] [--max-age S] COOKIE|-\n"
     "SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
@@ -1373,6 +1375,10 @@ static int run(apr_pool_t *pool, int argc, char **argv)
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             fputs(usage_text, stdout);
+            return EX_OK;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("hsc-admin (mod_hsc) %s\n", HSC_VERSION);
             return EX_OK;
         }
     }

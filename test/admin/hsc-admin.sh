@@ -17,6 +17,7 @@ set -u
 
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
+top_srcdir=$(cd "$top_srcdir" && pwd)
 ADMIN="$top_builddir/hsc-admin"
 case $ADMIN in /*) ;; *) ADMIN="$(pwd)/$ADMIN" ;; esac
 
@@ -102,6 +103,11 @@ FAST=scrypt:1024:8:1
 # --- usage --------------------------------------------------------------------
 expect 0 "--help" "$ADMIN" --help
 check "--help prints the usage on stdout" out_has "hsc-admin inspect"
+expect 0 "--version" "$ADMIN" --version
+want_version=$(sed -n 's/^#define HSC_VERSION "\(.*\)"$/\1/p' \
+    "$top_srcdir/hsc_core/hsc_version.h")
+check "--version prints HSC_VERSION ($want_version)" \
+    test "$(cat "$T/out")" = "hsc-admin (mod_hsc) $want_version"
 expect 2 "no command" "$ADMIN"
 check "usage goes to stderr" err_has "^usage:"
 expect 2 "unknown command" "$ADMIN" frobnicate "$DB"
