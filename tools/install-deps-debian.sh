@@ -1,26 +1,39 @@
 #!/bin/sh
-# Installs what building and testing mod_hsc needs on Debian 12, from Debian's
-# archive only. Safe to run again: apt-get skips what is already there.
-#   tools/install-deps-debian.sh          build + every test
-#   tools/install-deps-debian.sh --bench  also what bench/httpd-bench.sh compares
+# Installs what mod_hsc needs on Debian 12, from Debian's archive only. Safe
+# to run again: nothing happens when every package is there.
+#   tools/install-deps-debian.sh --build  building and `make install` (default;
+#                                         what a server needs)
+#   tools/install-deps-debian.sh --test   that, and every test's toolchain
+#   tools/install-deps-debian.sh --bench  that, and what bench/ compares
+# It never enables a module in the system's Apache.
 set -eu
 
-# Build: httpd (apache2-bin is the server and its modules, without the
-# Debian service that would start on port 80), its headers and apxs, APR,
-# OpenSSL 3, SQLite 3, autotools.
+# Build and install: httpd's headers and apxs, APR, OpenSSL 3, SQLite 3,
+# autotools. apache2-bin is the server binary and its modules without the
+# Debian service; a server installs `apache2` itself (README, Quick start).
 BUILD="build-essential pkg-config autoconf automake libtool
        apache2-bin apache2-dev libapr1-dev libaprutil1-dev libssl-dev
-       libsqlite3-dev sqlite3"
-# Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; curl for the
-# demo and smoke checks; clang + its runtime for libFuzzer and sanitizers;
-# valgrind for one memcheck pass of the unit tests; git, whose list of
-# tracked files makes the sanitizer build's copy of the tree.
-TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git"
+       libsqlite3-dev"
+# Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; sqlite3 and
+# curl for the shell tests and the demo's smoke test; clang + its runtime for
+# libFuzzer and sanitizers; valgrind for a memcheck pass of the unit tests;
+# git, whose list of tracked files makes the sanitizer build's copy of the
+# tree; ssl-cert for the snakeoil certificate the sample TLS site names;
+# debhelper, fakeroot and lintian to build and check the Debian package.
+TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev valgrind git
+      ssl-cert dpkg-dev debhelper fakeroot lintian"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 
-PKGS="$BUILD $TEST"
-[ "${1:-}" = "--bench" ] && PKGS="$PKGS $BENCH"
+case "${1:---build}" in
+--build) PKGS="$BUILD" ;;
+--test) PKGS="$BUILD $TEST" ;;
+--bench) PKGS="$BUILD $TEST $BENCH" ;;
+*)
+    echo "usage: $0 [--build | --test | --bench]" >&2
+    exit 2
+    ;;
+esac
 
 # Nothing to do when every package is installed (no root needed then).
 missing=""
@@ -34,7 +47,21 @@ if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing packages:$missing (run as root, e.g. with sudo)" >&2
     exit 1
 fi
+
+# Module packages enable themselves in an installed apache2 (perl, auth_tkt):
+# note what is enabled now, and disable afterwards what this install enabled.
+enabled_before=$(ls /etc/apache2/mods-enabled 2>/dev/null || true)
+
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
-# The package's own apache2 service is never used: tests start their own.
 apt-get install -y -q --no-install-recommends $missing
+
+if command -v a2dismod >/dev/null 2>&1; then
+    for m in perl auth_tkt; do
+        if [ -e "/etc/apache2/mods-enabled/$m.load" ] \
+            && ! printf '%s\n' "$enabled_before" | grep -qx "$m.load"; then
+            echo "install-deps: disabling mod_$m, which its package enabled in the system Apache"
+            a2dismod -q "$m"
+        fi
+    done
+fi
