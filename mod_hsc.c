@@ -760,6 +760,7 @@ static int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
         bad |= check_sections(ptemp, s);
     }
     bad |= check_authtype_uses(ap_conftree, main_s, main_s);
+    bad |= hsc_check_db_access(ptemp, main_s);
     return bad ? !OK : OK;
 }
 
@@ -1247,6 +1248,7 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
                       "HSC016: no cookie set: %s", problem);
         return -1;
     }
+    hsc_warn_insecure_cookie(r, d);
     if (lifetime < 0) {
         lifetime = 0;
     }

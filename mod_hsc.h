@@ -181,4 +181,11 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
 int hsc_kdf_slot_take(const hsc_srv_conf_t *sc);
 void hsc_kdf_slot_give(const hsc_srv_conf_t *sc);
 
+/* mod_hsc_preflight.c: deployment mistakes said early. */
+/* The server's User can read and write every user database (HSC140); 0 or
+ * -1 (logged). */
+int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s);
+/* Once per child: a Secure cookie set over plain http (HSC141). */
+void hsc_warn_insecure_cookie(request_rec *r, const hsc_dir_conf_t *d);
+
 #endif /* MOD_HSC_H */
