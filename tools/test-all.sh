@@ -137,7 +137,10 @@ tap_stage()
     # "ok N # SKIP why" is a part that did not run: printed, never passed.
     sk=$(grep -ciE '^ok [0-9]* *-?.*# *skip' "$out")
     passed=$((passed + $(grep -c '^ok ' "$out") - sk))
-    failed=$((failed + $(grep -c '^not ok ' "$out")))
+    nf=$(grep -c '^not ok ' "$out")
+    # A command that failed without a "not ok" line still counts as one.
+    case " $stage_failed " in *" $st "*) [ "$nf" -eq 0 ] && nf=1 ;; esac
+    failed=$((failed + nf))
     if [ "$sk" -gt 0 ]; then
         skipped=$((skipped + sk))
         grep -iE '^ok .*# *skip' "$out" | sed "s/^/skipped in $st: /" >>"$skips"
