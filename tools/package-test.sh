@@ -94,6 +94,11 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
     chmod 755 /usr/sbin/policy-rc.d
     cleanup_cmds="rm -f /usr/sbin/policy-rc.d;"
 fi
+# The package's postinst enables hsc in the system's Apache (as Debian's
+# module packages do); if it was not enabled before, disable it afterwards.
+if [ ! -e /etc/apache2/mods-enabled/hsc.load ]; then
+    cleanup_cmds="$cleanup_cmds [ -e /etc/apache2/mods-enabled/hsc.load ] && env -u APACHE_CONFDIR a2dismod -q hsc >/dev/null;"
+fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -q --no-install-recommends "$deb" apache2 ssl-cert curl \
     >"$work/install.log" 2>&1
@@ -158,7 +163,9 @@ out=$(apache2ctl -t 2>&1)
 rc=$?
 check "apache2ctl -t passes" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || { echo "$out" | sed 's/^/#   /'; finish; }
-apache2ctl start >"$work/start.log" 2>&1
+# Started by apache2ctl itself: on a systemd machine it would otherwise ask
+# systemd to start the system's apache2 service instead.
+APACHE_STARTED_BY_SYSTEMD=1 apache2ctl start >"$work/start.log" 2>&1
 base="https://127.0.0.1:$port"
 up=0
 for i in 1 2 3 4 5 6 7 8 9 10; do
