@@ -29,6 +29,8 @@
 #include "hsc_cookie.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
+#include "hsc_defaults.h"
+#include "hsc_parse.h"
 
 /* Exit codes (docs/hsc-admin.md). */
 #define EX_OK 0      /* done; for check and inspect: accepted */
@@ -42,9 +44,10 @@
 
 /* Key files are small; anything bigger is not one. */
 #define KEYFILE_MAX (1024 * 1024)
-/* Mirrors mod_hsc's defaults (HSCMaxAge 8h, HSCClockSkew 60s). */
-#define INSPECT_MAX_AGE (8 * 3600)
-#define INSPECT_SKEW 60
+/* inspect checks times as mod_hsc does by default (HSCMaxAge,
+ * HSCClockSkew). */
+#define INSPECT_MAX_AGE HSC_DEFAULT_MAX_AGE
+#define INSPECT_SKEW HSC_DEFAULT_CLOCK_SKEW
 
 static const char usage_text[] =
     "usage:\n"
@@ -306,28 +309,11 @@ static int check_kdf(const char *spec, hsc_kdf_t *k)
     return EX_OK;
 }
 
-/* Parse seconds, with an optional s, m, h or d suffix. */
+/* A duration as the directives take it ("60", "90s", "8h"; 0 allowed):
+ * hsc_parse_duration. 1 when valid. */
 static int parse_seconds(const char *s, int64_t *out)
 {
-    int64_t mult = 1;
-    size_t len = strlen(s);
-
-    *out = 0;
-    if (len > 1) {
-        switch (s[len - 1]) {
-        case 's': mult = 1; len--; break;
-        case 'm': mult = 60; len--; break;
-        case 'h': mult = 3600; len--; break;
-        case 'd': mult = 86400; len--; break;
-        default: break;
-        }
-    }
-    if (hsc_parse_time(s, len, out) != HSC_OK || *out > INT64_MAX / mult) {
-        *out = 0;
-        return 0;
-    }
-    *out *= mult;
-    return 1;
+    return hsc_parse_duration(s, 1, out) == HSC_OK;
 }
 
 /* --- passwords ------------------------------------------------------------- */
