@@ -102,21 +102,22 @@ static int usage_error(const char *fmt, ...)
     return EX_USAGE;
 }
 
-/* The exit code a store status deserves. */
+/* The exit code a status deserves: the core's classification
+ * (hsc_status_class), as the module's log level and HTTP status are. */
 static int store_exit(hsc_status_t st)
 {
-    switch (st) {
-    case HSC_ENOUSER:
-    case HSC_EEXISTS:
-    case HSC_EINVAL:
-    case HSC_ETOOLONG:
+    switch (hsc_status_class(st)) {
+    case HSC_CLASS_OK:
+        return EX_OK;
+    case HSC_CLASS_REFUSAL:
+        /* Naming a user who does not exist is bad input to this tool. */
+        return st == HSC_ENOUSER ? EX_INPUT : EX_REFUSED;
+    case HSC_CLASS_FORGERY:
         return EX_INPUT;
-    case HSC_EAUTH:
-    case HSC_EDISABLED:
-        return EX_REFUSED;
-    default:
-        return EX_FILE;
+    case HSC_CLASS_FAULT:
+        break;
     }
+    return EX_FILE;
 }
 
 /* Unix seconds as an ISO 8601 UTC date into buf (32 bytes). */
