@@ -74,7 +74,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         if (sc->key_warning != NULL && sc->key_warning != warned
             && ap_state_query(AP_SQ_MAIN_STATE)
                    != AP_SQ_MS_CREATE_PRE_CONFIG) {
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, "HSC003: %s",
+            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, HSCLOGNO(003) "%s",
                          sc->key_warning);
             warned = sc->key_warning;
         }
@@ -94,7 +94,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     }
     if (hsc_db_count > 0) {
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, main_s,
-                     "HSC009: %s", hsc_sqlite_tuned
+                     HSCLOGNO(009) "%s", hsc_sqlite_tuned
                      ? "SQLite's memory statistics are off (no process-wide "
                        "mutex per allocation)"
                      : "SQLite was in use before this configuration pass; "
@@ -103,7 +103,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     /* As mod_ssl and mod_md do: the version once per (re)start. */
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
         ap_log_error(APLOG_MARK, APLOG_NOTICE, 0, main_s,
-                     "HSC019: mod_hsc/%s configured", HSC_VERSION);
+                     HSCLOGNO(019) "mod_hsc/%s configured", HSC_VERSION);
     }
     return OK;
 }
@@ -144,7 +144,7 @@ static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
 
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "HSC004: cannot create the thread key for store "
+                     HSCLOGNO(004) "cannot create the thread key for store "
                      "handles");
         hsc_store_key = NULL;
     }
@@ -160,7 +160,7 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     if (hsc_store_key == NULL || sc->db_index < 0
         || sc->db_index >= hsc_db_count) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC005: no user database for this server");
+                      HSCLOGNO(005) "no user database for this server");
         return NULL;
     }
     if (apr_threadkey_private_get(&v, hsc_store_key) != APR_SUCCESS) {
@@ -171,11 +171,17 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
         ts = calloc(1, sizeof(*ts)
                            + sizeof(ts->s[0]) * (apr_size_t)hsc_db_count);
         if (ts == NULL) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                          HSCLOGNO(065) "out of memory for this thread's store "
+                          "handles");
             return NULL;
         }
         ts->n = hsc_db_count;
         if (apr_threadkey_private_set(ts, hsc_store_key) != APR_SUCCESS) {
             free(ts);
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                          HSCLOGNO(066) "cannot keep this thread's store handles "
+                          "(thread key)");
             return NULL;
         }
     }
@@ -188,13 +194,13 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
                                    sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                          "HSC006: cannot open user database %s: %s (%s)",
+                          HSCLOGNO(006) "cannot open user database %s: %s (%s)",
                           sc->userdb, errbuf, hsc_strerror(st));
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
-                      "HSC008: user database %s opened for this thread "
+                      HSCLOGNO(008) "user database %s opened for this thread "
                       "(record cache %s)", sc->userdb,
                       sc->userdb_cache == 0 ? "off" : "on");
     }
@@ -251,12 +257,12 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
                                 d->cookie_name, &val, &vallen, &count);
     if (st == HSC_EINVAL) {
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
-                      "HSC010: no %s cookie in the request", d->cookie_name);
+                      HSCLOGNO(010) "no %s cookie in the request", d->cookie_name);
         return HSC_EINVAL;
     }
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC011: refused: %d cookies named %s in the request",
+                      HSCLOGNO(011) "refused: %d cookies named %s in the request",
                       count, d->cookie_name);
         return HSC_EMALFORMED;
     }
@@ -267,7 +273,7 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
 
         (void)hsc_status_outcome(st, &level);
         ap_log_rerror(APLOG_MARK, level, 0, r,
-                      "HSC012: cookie refused: %s%s%s", hsc_strerror(st),
+                      HSCLOGNO(012) "cookie refused: %s%s%s", hsc_strerror(st),
                       st == HSC_ESTORE ? ": " : "",
                       st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
     }
@@ -406,7 +412,7 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
     st = hsc_cookie_refresh(&vp, c, d->idle, value, sizeof(value), &len);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC015: cookie refresh failed: %s", hsc_strerror(st));
+                      HSCLOGNO(015) "cookie refresh failed: %s", hsc_strerror(st));
         return c->exp;
     }
     exp = hsc_cookie_expiry(c->iat, now, d->idle, d->max_age);
@@ -415,7 +421,7 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
     }
     else {
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
-                      "HSC014: cookie refreshed until %" APR_INT64_T_FMT,
+                      HSCLOGNO(014) "cookie refreshed until %" APR_INT64_T_FMT,
                       (apr_int64_t)exp);
     }
     hsc_wipe(value, sizeof(value));
@@ -463,7 +469,7 @@ static int hsc_check_authn(request_rec *r)
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
     if (sc->keys == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC013: AuthType HSC without HSCKeyFile");
+                      HSCLOGNO(013) "AuthType HSC without HSCKeyFile");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
@@ -501,7 +507,7 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
 
     if (problem != NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC016: no cookie set: %s", problem);
+                      HSCLOGNO(016) "no cookie set: %s", problem);
         return -1;
     }
     if (lifetime < 0) {
@@ -564,7 +570,7 @@ static authz_status hsc_group_check(request_rec *r, const char *line,
     }
     if (rq == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC017: Require hsc-group needs AuthType HSC");
+                      HSCLOGNO(017) "Require hsc-group needs AuthType HSC");
         return AUTHZ_DENIED;
     }
     for (i = 0; i < groups->nelts; ++i) {
@@ -574,7 +580,7 @@ static authz_status hsc_group_check(request_rec *r, const char *line,
         }
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  "HSC018: user %s is in none of the groups required",
+                  HSCLOGNO(018) "user %s is in none of the groups required",
                   r->user);
     return AUTHZ_DENIED;
 }

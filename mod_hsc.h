@@ -18,6 +18,15 @@
 #include "hsc_cookie.h"
 #include "mod_hsc_config.h"
 
+/*
+ * The tag of a log line, as httpd's APLOGNO: HSCLOGNO(012) "text" logs
+ * "HSC012: text". One number per call site (two places, two numbers; a
+ * removed number is never reused); the next free one is in
+ * docs/log-tags-next, and every tag has a row in docs/directives.md's
+ * "Log messages" table. test/check-log-tags.sh (make check) enforces it.
+ */
+#define HSCLOGNO(n) "HSC" #n ": "
+
 /* Largest login or logout form body read; anything bigger is a 413. */
 #define HSC_FORM_BODY_MAX 8192
 

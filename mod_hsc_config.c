@@ -558,13 +558,13 @@ static int check_section(apr_pool_t *p, server_rec *s,
     }
     if (s->is_virtual) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     "HSC007: %s (in %s of the virtual host at %s:%d)",
+                     HSCLOGNO(007) "%s (in %s of the virtual host at %s:%d)",
                      problem, what, s->defn_name ? s->defn_name : "?",
                      s->defn_line_number);
     }
     else {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     "HSC001: %s (in %s of the main server)", problem, what);
+                     HSCLOGNO(001) "%s (in %s of the main server)", problem, what);
     }
     return -1;
 }
@@ -639,7 +639,7 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
                 if (sc->keys == NULL || sc->userdb == NULL) {
                     ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
                                  cur,
-                                 "HSC002: AuthType HSC at %s:%d, but %s is "
+                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s is "
                                  "not set for this server",
                                  d->filename, d->line_num,
                                  sc->keys == NULL ? "HSCKeyFile"

@@ -265,7 +265,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC033: cannot mint a cookie for user \"%s\": %s",
+                      HSCLOGNO(033) "cannot mint a cookie for user \"%s\": %s",
                       user, hsc_strerror(st));
         return HTTP_INTERNAL_SERVER_ERROR;
     }
@@ -275,7 +275,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  "HSC034: user \"%s\" logged in", user);
+                  HSCLOGNO(034) "user \"%s\" logged in", user);
     /* Copied: target points into the body, which is wiped. */
     apr_table_set(r->headers_out, "Location",
                   target ? target : d->success_url);
@@ -297,14 +297,14 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if (!f->username.present || !f->password.present
         || !hsc_username_valid(f->username.value, f->username.len)) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC030: login refused: missing or invalid username "
+                      HSCLOGNO(030) "login refused: missing or invalid username "
                       "or password field");
         return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
     }
     user = ap_escape_logitem(r->pool, f->username.value);
     if (sc->keys == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC031: hsc-login without HSCKeyFile");
+                      HSCLOGNO(031) "hsc-login without HSCKeyFile");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
@@ -325,7 +325,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     http = hsc_status_outcome(st, &level);
     ap_log_rerror(APLOG_MARK, level, 0, r,
-                  "HSC032: login refused for user \"%s\": %s", user,
+                  HSCLOGNO(032) "login refused for user \"%s\": %s", user,
                   hsc_strerror(st));
     if (http == HTTP_SERVICE_UNAVAILABLE) {
         return hsc_store_unavailable(r);
@@ -360,12 +360,12 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                                   (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                              "HSC040: user \"%s\" logged out everywhere",
+                              HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
             }
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                              "HSC041: cannot revoke the cookies of user "
+                              HSCLOGNO(041) "cannot revoke the cookies of user "
                               "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
@@ -382,7 +382,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         }
         else if (st != HSC_EINVAL) {
             ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                          "HSC042: logout everywhere without a valid "
+                          HSCLOGNO(042) "logout everywhere without a valid "
                           "cookie: only this browser's cookie is cleared");
         }
     }
@@ -422,18 +422,18 @@ static int form_post(request_rec *r, const char *what, int *get,
     }
     if (cross_site(r)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC020: cross-site %s POST refused", what);
+                      HSCLOGNO(020) "cross-site %s POST refused", what);
         return HTTP_FORBIDDEN;
     }
     if ((rv = read_form(r, body, len)) != OK) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC021: %s form refused: HTTP %d", what, rv);
+                      HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
         return rv;
     }
     if (hsc_form_parse(*body, *len, f) != HSC_OK) {
         hsc_wipe(*body, *len);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC022: %s form refused: malformed body", what);
+                      HSCLOGNO(022) "%s form refused: malformed body", what);
         return HTTP_BAD_REQUEST;
     }
     return OK;

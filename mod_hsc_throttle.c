@@ -68,7 +68,7 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                            0);
     if (rv != APR_SUCCESS) {
         ap_log_perror(APLOG_MARK, APLOG_CRIT, rv, plog,
-                      "HSC051: cannot register the %s mutex",
+                      HSCLOGNO(051) "cannot register the %s mutex",
                       HSC_THROTTLE_MUTEX);
         return !OK;
     }
@@ -184,7 +184,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                   AP_SOCACHE_PROVIDER_VERSION);
         if (prov == NULL) {
             ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
-                         "HSC050: login throttling is off: the socache "
+                         HSCLOGNO(050) "login throttling is off: the socache "
                          "provider shmcb is not loaded (LoadModule "
                          "socache_shmcb_module, or HSCThrottleCache none "
                          "to say it is meant)");
@@ -199,7 +199,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         err = prov->create(&cache_inst, cache_args, ptemp, pconf);
         if (err != NULL) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         "HSC051: cannot create the login throttling "
+                         HSCLOGNO(060) "cannot create the login throttling "
                          "cache: %s", err);
             return !OK;
         }
@@ -209,7 +209,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                   AP_SOCACHE_PROVIDER_VERSION);
         if (prov == NULL || cache_inst == NULL) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         "HSC051: the login throttling cache %s is gone",
+                         HSCLOGNO(061) "the login throttling cache %s is gone",
                          cache_name);
             return !OK;
         }
@@ -219,7 +219,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                     NULL, main_s, pconf, 0);
         if (rv != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
-                         "HSC051: cannot create the %s mutex",
+                         HSCLOGNO(062) "cannot create the %s mutex",
                          HSC_THROTTLE_MUTEX);
             return !OK;
         }
@@ -231,7 +231,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     rv = prov->init(cache_inst, "hsc-throttle", &hints, main_s, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
-                     "HSC051: cannot initialise the login throttling "
+                     HSCLOGNO(063) "cannot initialise the login throttling "
                      "cache (%s%s%s)",
                      cache_name ? cache_name : HSC_THROTTLE_DEFAULT_PROVIDER,
                      cache_args ? ":" : "", cache_args ? cache_args : "");
@@ -259,7 +259,7 @@ static void throttle_child_init(apr_pool_t *pchild, server_rec *s)
     if (rv != APR_SUCCESS) {
         /* Without the lock the cache is not used: logins go unthrottled. */
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "HSC051: cannot attach the %s mutex in a child: login "
+                     HSCLOGNO(064) "cannot attach the %s mutex in a child: login "
                      "throttling is off in it",
                      HSC_THROTTLE_MUTEX);
         cache_provider = NULL;
@@ -348,7 +348,7 @@ static apr_status_t counter_give_back(request_rec *r, const char *key,
 static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 {
     ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
-                  "HSC054: login throttling cache failure (%s): this "
+                  HSCLOGNO(054) "login throttling cache failure (%s): this "
                   "login is not throttled",
                   what);
 }
@@ -413,7 +413,7 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
 {
     if (k[0].wait > 0) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC052: login throttled (429) for user \"%s\": "
+                      HSCLOGNO(052) "login throttled (429) for user \"%s\": "
                       "%u failed logins from address %s within %"
                       APR_INT64_T_FMT " s (HSCThrottleAddress %d); "
                       "free again in %" APR_INT64_T_FMT " s",
@@ -423,7 +423,7 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
     }
     else {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC053: login throttled (429) for user \"%s\": "
+                      HSCLOGNO(053) "login throttled (429) for user \"%s\": "
                       "%u failed logins for this user within %"
                       APR_INT64_T_FMT " s (HSCThrottleUser %d); "
                       "free again in %" APR_INT64_T_FMT " s",
@@ -565,7 +565,7 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     /* The cap: a 503 is not a counted attempt. */
     if (!hsc_kdf_slot_take(tc)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC055: login refused (503) for user \"%s\": %d "
+                      HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
                       "password checks already run in this child "
                       "(HSCMaxLoginKDF)",
                       ap_escape_logitem(r->pool, user), tc->max_kdf);
