@@ -65,6 +65,28 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
  */
 hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen);
 
+/**
+ * The rotation of a key file, in memory (hsc-admin keygen on an existing
+ * file): text (len bytes, the current file) with line (one
+ * "<kid> <secret>\n", as hsc_key_generate_line makes) put first among its
+ * keys. Comments and blank lines above the first key stay above it; a last
+ * line without '\n' gets one; nothing else changes. text must load
+ * (hsc_keyring_parse) and line's key id must be new. The result is checked
+ * before it is returned: it loads, line's key signs, and it holds one key
+ * more than text.
+ * On HSC_OK: *out (NUL-terminated, *outlen bytes, from p, wiped by a
+ * cleanup on p) and *count, its number of keys; *msg NULL. Otherwise *out
+ * NULL, *outlen and *count 0, and *msg a one-line reason (naming name).
+ * Returns HSC_OK, HSC_EINVAL (text or line does not load, or the result
+ * fails its check) or HSC_EEXISTS (the key id is in text already).
+ * WARNING: *out holds every secret of the file.
+ */
+hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
+                                 const char *text, size_t len,
+                                 const char *line, char **out,
+                                 size_t *outlen, int *count,
+                                 const char **msg) HSC_MUST_CHECK;
+
 /** 1 when kid (len bytes) is 1..32 characters of [A-Za-z0-9_-]. */
 int hsc_kid_valid(const char *kid, size_t len);
 

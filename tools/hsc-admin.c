@@ -904,9 +904,9 @@ static int keygen_create(apr_pool_t *pool, const char *path,
 }
 
 /*
- * Put line first among the keys of an existing file: read it, check it,
- * write "comments before the first key, the new line, the rest" to a
- * temporary file beside it (0600), check that, rename it over.
+ * Put line first among the keys of an existing file: read it, let
+ * hsc_keyfile_prepend rewrite and check the text, write that to a
+ * temporary file beside it (0600), load that back, rename it over.
  */
 static int keygen_rotate(apr_pool_t *pool, const char *path,
                          const char *line, const char *kid)
@@ -916,8 +916,9 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     struct stat sb;
     hsc_keyring_t *kr = NULL;
     const char *msg = NULL;
-    size_t len = 0, at, linelen = strlen(line);
-    int fd = -1, tfd = -1, rc = EX_FILE, old_count;
+    char *out = NULL;
+    size_t len = 0, outlen = 0;
+    int fd = -1, tfd = -1, rc = EX_FILE, new_count = 0;
     hsc_status_t st;
 
     tmp[0] = '\0';
@@ -954,37 +955,13 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         }
         len += (size_t)n;
     }
-    st = hsc_keyring_parse(pool, path, text, len, &kr, &msg);
+    /* The rewrite itself, checked, is the library's. */
+    st = hsc_keyfile_prepend(pool, path, text, len, line, &out, &outlen,
+                             &new_count, &msg);
     if (st != HSC_OK) {
-        rc = fail(EX_FILE, "%s; not rotating a key file that does not load",
+        rc = fail(st == HSC_EEXISTS ? EX_INPUT : EX_FILE, "%s",
                   msg ? msg : hsc_strerror(st));
         goto cleanup;
-    }
-    if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
-        rc = fail(EX_INPUT, "%s: key id %s is already in the file", path,
-                  kid);
-        goto cleanup;
-    }
-    old_count = hsc_keyring_count(kr);
-
-    /* The new key goes before the first key line; comments above stay. */
-    for (at = 0; at < len;) {
-        size_t end = at, i = at;
-
-        while (end < len && text[end] != '\n') {
-            end++;
-        }
-        while (i < end && (text[i] == ' ' || text[i] == '\t'
-                           || text[i] == '\r')) {
-            i++;
-        }
-        if (i < end && text[i] != '#') {
-            break;
-        }
-        at = end < len ? end + 1 : end;
-    }
-    if (at == len && len > 0 && text[len - 1] != '\n') {
-        text[len++] = '\n';
     }
 
     if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
@@ -1007,8 +984,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     if (fchown(tfd, sb.st_uid, sb.st_gid) != 0) {
         /* not permitted: the file becomes ours, which is what we can do */
     }
-    if (write_all(tfd, text, at) != 0 || write_all(tfd, line, linelen) != 0
-        || write_all(tfd, text + at, len - at) != 0 || fsync(tfd) != 0) {
+    if (write_all(tfd, out, outlen) != 0 || fsync(tfd) != 0) {
         rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
         goto cleanup;
     }
@@ -1018,7 +994,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         goto cleanup;
     }
     if (strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
-        || hsc_keyring_count(kr) != old_count + 1) {
+        || hsc_keyring_count(kr) != new_count) {
         rc = fail(EX_FILE, "%s: the rewritten file does not start with the "
                   "new key; left unchanged", path);
         goto cleanup;
@@ -1030,7 +1006,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     tmp[0] = '\0';
     sync_dir_of(path);
     printf("%s: new signing key %s; %d keys (the older ones still verify)\n",
-           path, kid, old_count + 1);
+           path, kid, new_count);
     rc = EX_OK;
 
 cleanup:
