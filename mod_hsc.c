@@ -180,8 +180,8 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
         if (apr_threadkey_private_set(ts, hsc_store_key) != APR_SUCCESS) {
             free(ts);
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                          HSCLOGNO(066) "cannot keep this thread's store handles "
-                          "(thread key)");
+                          HSCLOGNO(066) "cannot keep this thread's store "
+                          "handles (thread key)");
             return NULL;
         }
     }
@@ -257,12 +257,14 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
                                 d->cookie_name, &val, &vallen, &count);
     if (st == HSC_EINVAL) {
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
-                      HSCLOGNO(010) "no %s cookie in the request", d->cookie_name);
+                      HSCLOGNO(010) "no %s cookie in the request",
+                      d->cookie_name);
         return HSC_EINVAL;
     }
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(011) "refused: %d cookies named %s in the request",
+                      HSCLOGNO(011) "refused: %d cookies named %s in the "
+                      "request",
                       count, d->cookie_name);
         return HSC_EMALFORMED;
     }
@@ -412,7 +414,8 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
     st = hsc_cookie_refresh(&vp, c, d->idle, value, sizeof(value), &len);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      HSCLOGNO(015) "cookie refresh failed: %s", hsc_strerror(st));
+                      HSCLOGNO(015) "cookie refresh failed: %s",
+                      hsc_strerror(st));
         return c->exp;
     }
     exp = hsc_cookie_expiry(c->iat, now, d->idle, d->max_age);

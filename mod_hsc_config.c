@@ -25,7 +25,7 @@
 
 APLOG_USE_MODULE(hsc);
 
-/* --- create and merge ------------------------------------------------------ */
+/* --- create and merge ----------------------------------------------------- */
 
 void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
 {
@@ -119,7 +119,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     return d;
 }
 
-/* --- helpers of the setters ------------------------------------------------ */
+/* --- helpers of the setters ----------------------------------------------- */
 
 /* The server config a per-server directive sets. */
 static hsc_srv_conf_t *srv_conf(cmd_parms *cmd)
@@ -197,7 +197,7 @@ static const char *url_problem(cmd_parms *cmd, const char *arg)
         return NULL;                                                          \
     }
 
-/* --- per-server setters ---------------------------------------------------- */
+/* --- per-server setters --------------------------------------------------- */
 
 /*
  * HSCKeyFile: loaded here, in the parent, as the user httpd starts as (the
@@ -345,7 +345,7 @@ static const char *set_max_kdf(cmd_parms *cmd, void *dv, const char *arg)
     return count(cmd, arg, &tc->max_kdf);
 }
 
-/* --- per-directory setters ------------------------------------------------- */
+/* --- per-directory setters ------------------------------------------------ */
 
 /* HSCCookieName: an RFC 6265 cookie-name (an RFC 7230 token). */
 static const char *set_cookie_name(cmd_parms *cmd, void *dv, const char *arg)
@@ -564,7 +564,8 @@ static int check_section(apr_pool_t *p, server_rec *s,
     }
     else {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     HSCLOGNO(001) "%s (in %s of the main server)", problem, what);
+                     HSCLOGNO(001) "%s (in %s of the main server)", problem,
+                     what);
     }
     return -1;
 }
@@ -639,8 +640,8 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
                 if (sc->keys == NULL || sc->userdb == NULL) {
                     ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
                                  cur,
-                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s is "
-                                 "not set for this server",
+                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but "
+                                 "%s is not set for this server",
                                  d->filename, d->line_num,
                                  sc->keys == NULL ? "HSCKeyFile"
                                                   : "HSCUserDB");
@@ -678,7 +679,7 @@ int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
     return bad ? !OK : OK;
 }
 
-/* --- the command table ----------------------------------------------------- */
+/* --- the command table ---------------------------------------------------- */
 
 /* Secrets, stores and throttling: main server or virtual host only. */
 #define HSC_SRV_TAKE1(name, fn, help)                                         \

@@ -297,8 +297,8 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if (!f->username.present || !f->password.present
         || !hsc_username_valid(f->username.value, f->username.len)) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(030) "login refused: missing or invalid username "
-                      "or password field");
+                      HSCLOGNO(030) "login refused: missing or invalid "
+                      "username or password field");
         return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
     }
     user = ap_escape_logitem(r->pool, f->username.value);

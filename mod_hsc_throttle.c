@@ -157,14 +157,62 @@ static int throttling_wanted(server_rec *main_s)
     return 0;
 }
 
+/*
+ * The provider and instance the counters use: HSCThrottleCache's, or the
+ * default shmcb made here. OK with *prov, DECLINED when throttling stays
+ * off (shmcb not loaded: HSC050), !OK when startup must fail (logged).
+ */
+static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
+                          server_rec *main_s,
+                          const ap_socache_provider_t **prov)
+{
+    const char *err;
+
+    if (cache_name != NULL) {
+        *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, cache_name,
+                                   AP_SOCACHE_PROVIDER_VERSION);
+        if (*prov == NULL || cache_inst == NULL) {
+            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
+                         HSCLOGNO(061) "the login throttling cache %s is gone",
+                         cache_name);
+            return !OK;
+        }
+        return OK;
+    }
+    *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
+                               HSC_THROTTLE_DEFAULT_PROVIDER,
+                               AP_SOCACHE_PROVIDER_VERSION);
+    if (*prov == NULL) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
+                     HSCLOGNO(050) "login throttling is off: the socache "
+                     "provider shmcb is not loaded (LoadModule "
+                     "socache_shmcb_module, or HSCThrottleCache none "
+                     "to say it is meant)");
+        return DECLINED;
+    }
+    /* The file is only used where anonymous shared memory is not. */
+    cache_args = apr_pstrcat(pconf,
+                             ap_runtime_dir_relative(pconf, "hsc-throttle"),
+                             "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
+    cache_inst = NULL;
+    err = (*prov)->create(&cache_inst, cache_args, ptemp, pconf);
+    if (err != NULL) {
+        ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
+                     HSCLOGNO(060) "cannot create the login throttling "
+                     "cache: %s", err);
+        return !OK;
+    }
+    return OK;
+}
+
 static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
-                               apr_pool_t *ptemp, server_rec *main_s)
+                                apr_pool_t *ptemp, server_rec *main_s)
 {
     struct ap_socache_hints hints;
-    const ap_socache_provider_t *prov;
+    const ap_socache_provider_t *prov = NULL;
     cache_owner_t *owner;
-    const char *err;
     apr_status_t rv;
+    int rc;
 
     (void)plog;
     cache_provider = NULL;
@@ -178,41 +226,8 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         || !throttling_wanted(main_s)) {
         return OK;
     }
-    if (cache_name == NULL) {
-        prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
-                                  HSC_THROTTLE_DEFAULT_PROVIDER,
-                                  AP_SOCACHE_PROVIDER_VERSION);
-        if (prov == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
-                         HSCLOGNO(050) "login throttling is off: the socache "
-                         "provider shmcb is not loaded (LoadModule "
-                         "socache_shmcb_module, or HSCThrottleCache none "
-                         "to say it is meant)");
-            return OK;
-        }
-        /* The file is only used where anonymous shared memory is not. */
-        cache_args = apr_pstrcat(pconf,
-                                 ap_runtime_dir_relative(pconf,
-                                                         "hsc-throttle"),
-                                 "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
-        cache_inst = NULL;
-        err = prov->create(&cache_inst, cache_args, ptemp, pconf);
-        if (err != NULL) {
-            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         HSCLOGNO(060) "cannot create the login throttling "
-                         "cache: %s", err);
-            return !OK;
-        }
-    }
-    else {
-        prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, cache_name,
-                                  AP_SOCACHE_PROVIDER_VERSION);
-        if (prov == NULL || cache_inst == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         HSCLOGNO(061) "the login throttling cache %s is gone",
-                         cache_name);
-            return !OK;
-        }
+    if ((rc = cache_instance(pconf, ptemp, main_s, &prov)) != OK) {
+        return rc == DECLINED ? OK : rc;
     }
     if (prov->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
         rv = ap_global_mutex_create(&cache_mutex, NULL, HSC_THROTTLE_MUTEX,
@@ -259,8 +274,8 @@ static void throttle_child_init(apr_pool_t *pchild, server_rec *s)
     if (rv != APR_SUCCESS) {
         /* Without the lock the cache is not used: logins go unthrottled. */
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     HSCLOGNO(064) "cannot attach the %s mutex in a child: login "
-                     "throttling is off in it",
+                     HSCLOGNO(064) "cannot attach the %s mutex in a child: "
+                     "login throttling is off in it",
                      HSC_THROTTLE_MUTEX);
         cache_provider = NULL;
     }
@@ -285,8 +300,9 @@ static apr_status_t counter_get(request_rec *r, const char *key,
                                   (unsigned int)strlen(key), buf, &len,
                                   r->pool);
     if (APR_STATUS_IS_NOTFOUND(rv)) {
-        hsc_counter_decode(NULL, 0, now, window, 0, c);
-        return APR_SUCCESS;
+        /* Absent: a fresh counter (the decode of nothing cannot fail). */
+        return hsc_counter_decode(NULL, 0, now, window, 0, c) == HSC_OK
+                   ? APR_SUCCESS : APR_EGENERAL;
     }
     if (rv != APR_SUCCESS) {
         return rv;

@@ -352,7 +352,7 @@ hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
                            vp->scope, vp->address, out, outcap, outlen);
 }
 
-/* --- the explaining form --------------------------------------------------- */
+/* --- the explaining form -------------------------------------------------- */
 
 /* Record a step's verdict; the first failure becomes the verdict. */
 static void step_done(hsc_explain_t *ex, hsc_step_t step, hsc_status_t st)

@@ -124,7 +124,8 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t user_len, int64_t iat, int64_t exp,
                              const unsigned char xn[HSC_XN_LEN],
                              const char *scope, const char *address,
-                             char *out, size_t outcap, size_t *outlen);
+                             char *out, size_t outcap, size_t *outlen)
+    HSC_MUST_CHECK;
 
 /**
  * The expiry a login or refresh gets: min(now + idle, iat + max_age).
@@ -146,6 +147,7 @@ int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
  */
 hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
                                 const hsc_cookie_t *c, int64_t idle,
-                                char *out, size_t outcap, size_t *outlen);
+                                char *out, size_t outcap, size_t *outlen)
+    HSC_MUST_CHECK;
 
 #endif /* HSC_COOKIE_H */

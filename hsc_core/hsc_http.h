@@ -20,7 +20,7 @@
  */
 hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
                                     const char **val, size_t *vallen,
-                                    int *count);
+                                    int *count) HSC_MUST_CHECK;
 
 /** One decoded field of the login form. */
 typedef struct {
@@ -41,7 +41,8 @@ typedef struct {
  * or a decoded field over its limit (username 255, password 1024, return
  * 2048 bytes) is HSC_EMALFORMED / HSC_ETOOLONG. *form is always assigned.
  */
-hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
+hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
+    HSC_MUST_CHECK;
 
 /**
  * 1 when url (len bytes) is a safe local redirect target: it starts with a

@@ -491,7 +491,7 @@ cleanup:
     return rv;
 }
 
-/* --- rotation: a new first key ---------------------------------------------- */
+/* --- rotation: a new first key -------------------------------------------- */
 
 typedef struct {
     char *buf;

@@ -772,7 +772,12 @@ static int cmd_check(const args_t *a)
     if (rc != EX_OK) {
         goto cleanup;
     }
-    hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy);
+    /* The work an unknown user costs, as in the module. */
+    if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy) != HSC_OK) {
+        rc = fail(EX_FILE, "the default KDF %s does not parse",
+                  HSC_KDF_DEFAULT_SPEC);
+        goto cleanup;
+    }
     st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn,
                             &u);
     switch (st) {

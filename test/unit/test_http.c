@@ -391,7 +391,7 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
     CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
 }
 
-/* --- same origin ------------------------------------------------------------ */
+/* --- same origin ---------------------------------------------------------- */
 
 static const struct {
     const char *origin; /* the Origin header */
@@ -466,7 +466,7 @@ static void same_origin_refuses_null_inputs(void)
     CHECK_EQ(hsc_same_origin("http://h", "http", NULL), 0, "no host");
 }
 
-/* --- Content-Type ----------------------------------------------------------- */
+/* --- Content-Type --------------------------------------------------------- */
 
 static void content_type_is_form_matches_the_media_type_only(void)
 {
@@ -489,7 +489,7 @@ static void content_type_is_form_matches_the_media_type_only(void)
     CHECK(!hsc_content_type_is_form(NULL), "absent");
 }
 
-/* --- query escaping --------------------------------------------------------- */
+/* --- query escaping ------------------------------------------------------- */
 
 static void query_escape_keeps_unreserved_and_slash_only(void)
 {

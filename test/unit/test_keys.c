@@ -465,7 +465,7 @@ static void key_generate_line_makes_loadable_keys(void)
              HSC_EINVAL, "small buffer refused");
 }
 
-/* --- rotation: hsc_keyfile_prepend ----------------------------------------- */
+/* --- rotation: hsc_keyfile_prepend ---------------------------------------- */
 
 static const struct {
     const char *text;   /* the key file before */

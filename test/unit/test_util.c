@@ -34,7 +34,7 @@ static void strerror_names_every_status_distinctly(void)
               "out of range");
 }
 
-/* --- hsc_status_class ------------------------------------------------------- */
+/* --- hsc_status_class ----------------------------------------------------- */
 
 static void status_class_puts_every_status_in_one_class(void)
 {
