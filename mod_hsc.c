@@ -29,6 +29,8 @@
 /* Defined at the bottom; log calls above need the index now. */
 APLOG_USE_MODULE(hsc);
 
+/* --- startup -------------------------------------------------------------- */
+
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
 
@@ -207,17 +209,6 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     return ts->s[sc->db_index];
 }
 
-void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,
-                       const hsc_dir_conf_t *d, hsc_verify_params_t *vp)
-{
-    vp->keys = sc->keys;
-    vp->scope = d->scope;
-    vp->address = d->bind_address ? r->useragent_ip : "";
-    vp->now = (int64_t)apr_time_sec(r->request_time);
-    vp->skew = d->skew;
-    vp->max_age = d->max_age;
-}
-
 /* --- the one status mapping ---------------------------------------------- */
 
 int hsc_status_outcome(hsc_status_t st, int *level)
@@ -242,6 +233,17 @@ int hsc_status_outcome(hsc_status_t st, int *level)
 }
 
 /* --- authentication ------------------------------------------------------- */
+
+void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, hsc_verify_params_t *vp)
+{
+    vp->keys = sc->keys;
+    vp->scope = d->scope;
+    vp->address = d->bind_address ? r->useragent_ip : "";
+    vp->now = (int64_t)apr_time_sec(r->request_time);
+    vp->skew = d->skew;
+    vp->max_age = d->max_age;
+}
 
 hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, hsc_store_t *store,
