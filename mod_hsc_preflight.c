@@ -153,7 +153,7 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
     }
     if (bad < 0) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
-                     "HSC142: cannot check whether the server's User may "
+                     HSCLOGNO(142) "cannot check whether the server's User may "
                      "read and write the user database %s", db);
         return 0;
     }
@@ -172,7 +172,7 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
                        user, group, dir, db, user, user);
     if (bad >= NEED_FIRST_WRITE) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
-                     "HSC143: HSCUserDB %s is read-only for the server's "
+                     HSCLOGNO(143) "HSCUserDB %s is read-only for the server's "
                      "User %s (cannot write %s): logins and cookies work, "
                      "but \"log out everywhere\" cannot revoke cookies. To "
                      "allow it: %s", db, user, n.path[bad], fix);
@@ -182,7 +182,7 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
                ? apr_psprintf(p, "create the -wal and -shm files in %s", dir)
                : apr_psprintf(p, "read %s", n.path[bad]);
     ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                 "HSC140: HSCUserDB %s: the server's User %s cannot %s, so "
+                 HSCLOGNO(140) "HSCUserDB %s: the server's User %s cannot %s, so "
                  "every login and cookie would get 503. Give the database and "
                  "its directory to the server: %s",
                  db, user, what, fix);
@@ -250,7 +250,7 @@ void hsc_warn_insecure_cookie(request_rec *r, const hsc_dir_conf_t *d)
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                  "HSC141: the %s cookie is Secure but this request came "
+                  HSCLOGNO(141) "the %s cookie is Secure but this request came "
                   "over plain http: the browser will drop it and the user "
                   "will seem not logged in. Serve the site over https; "
                   "behind a TLS proxy use ServerName https://%s or trust "
