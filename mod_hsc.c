@@ -24,6 +24,7 @@
 
 #include "mod_hsc.h"
 #include "hsc_http.h"
+#include "hsc_pages.h"
 
 /* Defined at the bottom; log calls above need the index now. */
 APLOG_USE_MODULE(hsc);
@@ -107,7 +108,10 @@ static void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->login_url = NULL;
     d->unauth = HSC_UNAUTH_AUTO;
     d->success_url = "/";
-    d->logout_url = "/";
+    d->logout_url = NULL;
+    d->site_name = NULL;
+    d->stylesheet = NULL;
+    d->failure_url = NULL;
     return d;
 }
 
@@ -137,6 +141,9 @@ static void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(unauth);
     HSC_MERGE(success_url);
     HSC_MERGE(logout_url);
+    HSC_MERGE(site_name);
+    HSC_MERGE(stylesheet);
+    HSC_MERGE(failure_url);
     return d;
 }
 
@@ -224,7 +231,10 @@ enum {
     HSC_CMD_LOGOUT_URL,
     HSC_CMD_SECURE,
     HSC_CMD_REFRESH,
-    HSC_CMD_BIND
+    HSC_CMD_BIND,
+    HSC_CMD_SITE_NAME,
+    HSC_CMD_STYLESHEET,
+    HSC_CMD_FAILURE_URL
 };
 
 /* Every per-directory directive with one argument. */
@@ -328,6 +338,48 @@ static const char *hsc_cmd_take1(cmd_parms *cmd, void *dv, const char *arg)
             d->logout_url = arg;
             d->logout_url_set = 1;
         }
+        break;
+    case HSC_CMD_SITE_NAME:
+        /* Shown in pages (escaped there); no control characters. */
+        for (err = arg; *err; ++err) {
+            if ((unsigned char)*err < 0x20 || *err == 0x7f) {
+                return apr_pstrcat(cmd->pool, name,
+                                   ": no control characters allowed", NULL);
+            }
+        }
+        d->site_name = *arg ? arg : NULL;
+        d->site_name_set = 1;
+        break;
+    case HSC_CMD_STYLESHEET:
+        if (!strcasecmp(arg, "none")) {
+            d->stylesheet = NULL;
+        }
+        else if (!hsc_page_stylesheet_valid(arg)) {
+            return apr_pstrcat(cmd->pool, name, ": '", arg,
+                               "' must be a local path (/...) or an "
+                               "http(s):// URL, without space, quote, ';' "
+                               "or ','",
+                               NULL);
+        }
+        else {
+            d->stylesheet = arg;
+        }
+        d->stylesheet_set = 1;
+        break;
+    case HSC_CMD_FAILURE_URL:
+        if (!strcasecmp(arg, "none")) {
+            d->failure_url = NULL;
+        }
+        else if (*arg == '\0' || !printable_nospace(arg)) {
+            return apr_pstrcat(cmd->pool, name,
+                               ": the URL must be non-empty, without space "
+                               "or control characters",
+                               NULL);
+        }
+        else {
+            d->failure_url = arg;
+        }
+        d->failure_url_set = 1;
         break;
     case HSC_CMD_UNAUTH:
         if (!strcasecmp(arg, "auto")) {
@@ -581,7 +633,15 @@ static const command_rec hsc_cmds[] = {
     HSC_DIR_TAKE1("HSCLoginSuccessURL", HSC_CMD_SUCCESS_URL,
                   "Where a login goes without a safe return (default /)"),
     HSC_DIR_TAKE1("HSCLogoutURL", HSC_CMD_LOGOUT_URL,
-                  "Where a logout goes (default /)"),
+                  "Where a logout goes (default: the logged-out page)"),
+    HSC_DIR_TAKE1("HSCSiteName", HSC_CMD_SITE_NAME,
+                  "Site name in the title and heading of the login pages"),
+    HSC_DIR_TAKE1("HSCLoginStylesheet", HSC_CMD_STYLESHEET,
+                  "URL|none: the site's stylesheet, linked after the "
+                  "built-in one and allowed by the CSP"),
+    HSC_DIR_TAKE1("HSCLoginFailureURL", HSC_CMD_FAILURE_URL,
+                  "URL|none: send failed logins there with ?hsc_error= "
+                  "(a custom login page)"),
     AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_cmd_cache, NULL,
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "

@@ -71,13 +71,18 @@ typedef struct {
     const char *login_url;       /* NULL: never redirect */
     hsc_unauth_t unauth;
     const char *success_url;
-    const char *logout_url;
+    const char *logout_url;      /* NULL: the logged-out page */
+    /* The pages (hsc_core/hsc_pages.h; docs/login-page.md). */
+    const char *site_name;       /* HSCSiteName, or NULL */
+    const char *stylesheet;      /* HSCLoginStylesheet, or NULL */
+    const char *failure_url;     /* HSCLoginFailureURL, or NULL */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
         max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
         bind_address_set : 1, login_url_set : 1, unauth_set : 1,
-        success_url_set : 1, logout_url_set : 1;
+        success_url_set : 1, logout_url_set : 1, site_name_set : 1,
+        stylesheet_set : 1, failure_url_set : 1;
 } hsc_dir_conf_t;
 
 /* What a verified request carries, in r->request_config. */
