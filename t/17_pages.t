@@ -13,7 +13,7 @@ use Apache::TestRequest qw(GET);
 use Digest::SHA qw(sha256_base64);
 use HSCTest;
 
-plan tests => 31;
+plan tests => 34;
 
 ua_plain();
 
@@ -93,6 +93,21 @@ is($res->header('Location'),
 ok(!defined cookie_from($res), 'and no cookie');
 is(login('alice', $PW{alice}, path => '/custom-login')->code, 303,
    'the right password still logs in');
+
+# ... and when throttled: hsc_error=throttled with the seconds left
+# (pages-throttle.test: HSCThrottleUser 2 in 5 minutes; its own user).
+admin_ok("pt-pw\n", 'add', var_dir() . '/users.db', 'pages-thr', '--kdf',
+         'sha256-chain:1000', '--password-stdin');
+my @pt = (headers => [Host => 'pages-throttle.test']);
+is(join(' ', map { login('pages-thr', 'wrong', @pt)->header('Location') } 1 .. 2),
+   '/signin.html?hsc_error=failed /signin.html?hsc_error=failed',
+   'HSCLoginFailureURL in a vhost: two failures, to hsc_error=failed');
+$res = login('pages-thr', 'wrong', @pt);
+like($res->header('Location') // '',
+     qr{^/signin\.html\?hsc_error=throttled&retry_after=(29\d|300)\z},
+     'throttled: hsc_error=throttled with the seconds left');
+like($res->header('Retry-After') // '', qr/^(29\d|300)\z/,
+     'and Retry-After');
 
 # The logout page: who is signed in, a way back, the logged-out message.
 my $v = cookie_from(login('grace', $PW{grace}));
