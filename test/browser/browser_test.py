@@ -67,7 +67,7 @@ class Server:
             apxs("SBINDIR"), apxs("TARGET"))
         modules = apxs("LIBEXECDIR")
         run = self.run
-        for d in ("htdocs/private", "logs", "db"):
+        for d in ("htdocs/private", "htdocs/static", "logs", "db"):
             os.makedirs(os.path.join(run, d))
         shutil.copy(os.path.join(TOP_BUILD, ".libs", "mod_hsc.so"), run)
         admin = os.path.join(TOP_BUILD, "hsc-admin")
@@ -91,6 +91,8 @@ class Server:
                     '<meta name="viewport" content="width=device-width">'
                     '<title>Private</title><h1>Private page</h1>'
                     '<p><a id="logout" href="/logout">Log out</a>\n')
+        with open(run + "/htdocs/static/site.css", "w") as f:
+            f.write("h1 { color: rgb(1, 2, 3); }\n")
         with open(run + "/httpd.conf", "w") as f:
             f.write(f"""ServerRoot "{run}"
 ServerName 127.0.0.1
@@ -129,6 +131,10 @@ HSCThrottleAddress 100
 </Location>
 <Location "/logout">
     SetHandler hsc-logout
+</Location>
+<Location "/styled-login">
+    SetHandler hsc-login
+    HSCLoginStylesheet /static/site.css
 </Location>
 """)
 
@@ -195,15 +201,23 @@ class Browser:
         for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                   "--window-size=1000,800", "--hide-scrollbars"):
             o.add_argument(a)
+        # The console tells whether the CSP blocked anything.
+        o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"),
                                   options=o)
 
     def text(self):
         return self.d.find_element(By.TAG_NAME, "body").text
 
+    def csp_errors(self):
+        return [e["message"] for e in self.d.get_log("browser")
+                if "Content Security Policy" in e["message"]]
+
     def shot(self, name):
         """A screenshot at 1000 px, then the phone checks and one at 375."""
         d = self.d
+        errors = self.csp_errors()
+        ok(not errors, "%s: the CSP blocked nothing" % name, errors)
         d.save_screenshot(os.path.join(SHOTS, name + ".png"))
         d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": 375, "height": 740, "deviceScaleFactor": 2,
@@ -388,6 +402,17 @@ def run(srv, b):
        and d.find_elements(By.ID, "hsc-username"),
        "its link goes back to the login page", d.current_url)
 
+    # The site's own stylesheet (HSCLoginStylesheet): applied, after ours.
+    d.get(base + "/styled-login")
+    color = d.execute_script(
+        "return getComputedStyle(document.querySelector('h1')).color")
+    ok(color == "rgb(1, 2, 3)", "HSCLoginStylesheet: the site's rule applies",
+       color)
+    width = d.execute_script(
+        "return getComputedStyle(document.querySelector('main')).maxWidth")
+    ok(width == "384px", "and the built-in stylesheet still does", width)
+    b.shot("login-site-stylesheet")
+
     # Not signed in: the logout page says so.
     d.delete_all_cookies()
     d.get(base + "/logout")
@@ -395,7 +420,7 @@ def run(srv, b):
        "logout without a session says not signed in")
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
-    ok(len(shots) == 14, "a screenshot of each page at both widths", shots)
+    ok(len(shots) == 16, "a screenshot of each page at both widths", shots)
 
 
 if __name__ == "__main__":
