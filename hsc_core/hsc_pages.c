@@ -151,6 +151,9 @@ const char *hsc_page_wait_words(apr_pool_t *p, int64_t s)
     if (s < 45) {
         return "less than a minute";
     }
+    if (s >= (int64_t)1000 * 86400) { /* no window is this long */
+        return "a long while";
+    }
     m = (s + 30) / 60; /* to the nearest minute */
     if (m <= 1) {
         return "about a minute";

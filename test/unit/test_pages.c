@@ -3,6 +3,7 @@
  * stylesheet's hash, the wait wording, and what each page must carry for
  * people, phones and screen readers.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -109,7 +110,8 @@ static const struct {
     {300, "about 5 minutes"},  {3569, "about 59 minutes"},
     {3570, "about an hour"},   {5399, "about an hour"},
     {5400, "about 2 hours"},   {7200, "about 2 hours"},
-    {172800, "about 2 days"},
+    {172800, "about 2 days"},  {86399999, "about 1000 days"},
+    {86400000, "a long while"}, {INT64_MAX, "a long while"},
 };
 
 static void waits_are_rounded_to_human_words(void)
