@@ -7,7 +7,8 @@
  * Every response carries Cache-Control: no-store. A POST from another site
  * is refused before its body is read; bodies over HSC_FORM_BODY_MAX are a
  * 413. A redirect target from the client is used only when
- * hsc_return_url_safe() accepts it.
+ * hsc_return_url_safe() accepts it. The pages' HTML and CSP come from
+ * hsc_core/hsc_pages.c; this file only decides which page and sends it.
  */
 #include <string.h>
 

@@ -20,6 +20,8 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
 
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 # In the build tree (the source tree may be read-only, as in distcheck).
@@ -247,13 +249,21 @@ class Browser:
         finally:
             d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def go(self, el):
+        """Click a link or button and wait for the next page to load."""
+        old = self.d.find_element(By.TAG_NAME, "html")
+        el.click()
+        WebDriverWait(self.d, 10).until(EC.staleness_of(old))
+        WebDriverWait(self.d, 10).until(lambda d: d.execute_script(
+            "return document.readyState") == "complete")
+
     def login(self, user, pw):
         d = self.d
         u = d.find_element(By.ID, "hsc-username")
         u.clear()
         u.send_keys(user)
         d.find_element(By.ID, "hsc-password").send_keys(pw)
-        d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        self.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
 
     def cookie(self):
         for c in self.d.get_cookies():
@@ -324,7 +334,7 @@ def run(srv, b):
 
     # The right password: back at the page first asked for.
     d.find_element(By.ID, "hsc-password").send_keys(srv.pw["alice"])
-    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     ok(d.current_url == base + "/private/",
        "the right password goes back to the original page", d.current_url)
     ok("Private page" in b.text(), "which is the protected page")
@@ -342,24 +352,24 @@ def run(srv, b):
        "scripts cannot read it")
 
     # The logout page: who, a way back (Referer), the everywhere option.
-    d.find_element(By.ID, "logout").click()
+    b.go(d.find_element(By.ID, "logout"))
     ok("Signed in as alice." in b.text(), "the logout page says who is in")
     ok("every other browser and device" in b.text(),
        "and explains log out everywhere")
     b.shot("logout")
-    d.find_element(By.LINK_TEXT, "Cancel, stay signed in").click()
+    b.go(d.find_element(By.LINK_TEXT, "Cancel, stay signed in"))
     ok(d.current_url == base + "/private/",
        "Cancel goes back to the page before", d.current_url)
 
     # Log out (this browser): the logged-out message, then login again.
-    d.find_element(By.ID, "logout").click()
-    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    b.go(d.find_element(By.ID, "logout"))
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     ok(d.current_url == base + "/logout?done", "a logout lands on ?done",
        d.current_url)
     ok("You are logged out." in b.text(), "which says so")
     ok(b.cookie() is None, "the cookie is gone")
     b.shot("logged-out")
-    d.find_element(By.LINK_TEXT, "Log in again").click()
+    b.go(d.find_element(By.LINK_TEXT, "Log in again"))
     ok(d.current_url == base + "/login", "Log in again: the login page",
        d.current_url)
     d.get(base + "/private/")
@@ -374,7 +384,7 @@ def run(srv, b):
     time.sleep(1.1)  # revocation refuses logins before this second
     d.get(base + "/logout")
     d.find_element(By.NAME, "everywhere").click()
-    d.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
     ok(d.current_url == base + "/logout?done=everywhere",
        "log out everywhere lands on ?done=everywhere", d.current_url)
     ok("You are logged out everywhere" in b.text(), "which says so")
@@ -397,7 +407,7 @@ def run(srv, b):
        "the fourth: 429 page with the wait in words", text)
     ok(d.title.startswith("Too many login attempts"), "its title", d.title)
     b.shot("throttled")
-    d.find_element(By.LINK_TEXT, "Back to the login page").click()
+    b.go(d.find_element(By.LINK_TEXT, "Back to the login page"))
     ok(d.current_url == base + "/login"
        and d.find_elements(By.ID, "hsc-username"),
        "its link goes back to the login page", d.current_url)
