@@ -21,6 +21,7 @@
 
 #include "mod_hsc.h"
 #include "hsc_parse.h"
+#include "hsc_pages.h"
 #include "hsc_store.h"
 
 APLOG_USE_MODULE(hsc);
@@ -93,6 +94,9 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->unauth = HSC_UNAUTH_AUTO;     /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
     d->success_url = HSC_DEFAULT_LOGIN_SUCCESS_URL;
     d->logout_url = HSC_DEFAULT_LOGOUT_URL;
+    d->site_name = NULL;
+    d->stylesheet = NULL;
+    d->failure_url = NULL;
     return d;
 }
 
@@ -116,6 +120,9 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, unauth);
     HSC_MERGE(d, base, add, success_url);
     HSC_MERGE(d, base, add, logout_url);
+    HSC_MERGE(d, base, add, site_name);
+    HSC_MERGE(d, base, add, stylesheet);
+    HSC_MERGE(d, base, add, failure_url);
     return d;
 }
 
@@ -513,6 +520,62 @@ static const char *set_logout_url(cmd_parms *cmd, void *dv, const char *arg)
     return url_problem(cmd, arg);
 }
 
+/* HSCSiteName is shown in the pages (escaped there): no control bytes. */
+static const char *set_site_name(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    const char *c;
+
+    for (c = arg; *c; ++c) {
+        if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+            return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                               ": no control characters allowed", NULL);
+        }
+    }
+    d->site_name = *arg ? arg : NULL;
+    d->site_name_set = 1;
+    return NULL;
+}
+
+/* HSCLoginStylesheet goes into the pages' CSP: hsc_page_stylesheet_valid
+ * allows a local path or an http(s) URL only. */
+static const char *set_login_stylesheet(cmd_parms *cmd, void *dv,
+                                        const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!strcasecmp(arg, "none")) {
+        d->stylesheet = NULL;
+    }
+    else if (!hsc_page_stylesheet_valid(arg)) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, ": '", arg,
+                           "' must be a local path (/...) or an "
+                           "http(s):// URL, without space, quote, ';' "
+                           "or ','",
+                           NULL);
+    }
+    else {
+        d->stylesheet = arg;
+    }
+    d->stylesheet_set = 1;
+    return NULL;
+}
+
+static const char *set_login_failure_url(cmd_parms *cmd, void *dv,
+                                         const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!strcasecmp(arg, "none")) {
+        d->failure_url = NULL;
+        d->failure_url_set = 1;
+        return NULL;
+    }
+    d->failure_url = arg;
+    d->failure_url_set = 1;
+    return url_problem(cmd, arg);
+}
+
 /* --- cross-field rules, checked at startup ------------------------------- */
 
 /* NULL, or why these cookie attributes are not allowed together. */
@@ -740,7 +803,17 @@ const command_rec hsc_cmds[] = {
                   "Where a login goes without a safe return (default "
                   HSC_DEFAULT_LOGIN_SUCCESS_URL ")"),
     HSC_DIR_TAKE1("HSCLogoutURL", set_logout_url,
-                  "Where a logout goes (default " HSC_DEFAULT_LOGOUT_URL ")"),
+                  "Where a logout goes (default: the logged-out page)"),
+    HSC_DIR_TAKE1("HSCSiteName", set_site_name,
+                  "Site name in the title and heading of the login pages"),
+    HSC_DIR_TAKE1("HSCLoginStylesheet", set_login_stylesheet,
+                  "URL|none: the site's stylesheet, linked after the "
+                  "built-in one and allowed by the CSP (default "
+                  HSC_DEFAULT_LOGIN_STYLESHEET_TEXT ")"),
+    HSC_DIR_TAKE1("HSCLoginFailureURL", set_login_failure_url,
+                  "URL|none: send failed logins there with ?hsc_error= "
+                  "(a custom login page; default "
+                  HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT ")"),
     AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL,
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "

@@ -7,7 +7,8 @@
  * Every response carries Cache-Control: no-store. A POST from another site
  * is refused before its body is read; bodies over HSC_FORM_BODY_MAX are a
  * 413. A redirect target from the client is used only when
- * hsc_return_url_safe() accepts it.
+ * hsc_return_url_safe() accepts it. The pages' HTML and CSP come from
+ * hsc_core/hsc_pages.c; this file only decides which page and sends it.
  */
 #include <string.h>
 
@@ -25,86 +26,64 @@
 #include "mod_hsc.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
+#include "hsc_pages.h"
 
 APLOG_USE_MODULE(hsc);
 
 /* The one message a failed login shows, whatever the reason. */
 #define HSC_LOGIN_FAILED "Login failed: wrong username or password."
 
-/* Headers every response of both handlers carries. */
-static void page_headers(request_rec *r)
+/* Headers every response of both handlers carries; the CSP allows the
+ * built-in stylesheet by its hash (and HSCLoginStylesheet, if set). */
+static void page_headers(request_rec *r, const hsc_dir_conf_t *d)
 {
     apr_table_t *h = r->err_headers_out;
 
     apr_table_setn(h, "Cache-Control", "no-store");
     apr_table_setn(h, "X-Frame-Options", "DENY");
     apr_table_setn(h, "Content-Security-Policy",
-                   "default-src 'none'; frame-ancestors 'none'");
+                   hsc_page_csp(r->pool, d->stylesheet));
     apr_table_setn(h, "Referrer-Policy", "same-origin");
 }
 
-static void page_start(request_rec *r, int status, const char *title)
+/* Send a page made by hsc_core/hsc_pages.c. */
+static int send_page(request_rec *r, int status, const char *html)
 {
     r->status = status;
     ap_set_content_type(r, "text/html; charset=utf-8");
-    ap_rvputs(r,
-              "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-              "<meta charset=\"utf-8\">\n"
-              "<meta name=\"viewport\" content=\"width=device-width, "
-              "initial-scale=1\">\n<title>",
-              title, "</title>\n</head>\n<body>\n<main>\n<h1>", title,
-              "</h1>\n", NULL);
-}
-
-static int page_end(request_rec *r)
-{
-    ap_rputs("</main>\n</body>\n</html>\n", r);
+    ap_rputs(html, r);
     return OK;
 }
 
-/* The built-in login page; ret (already safe) is carried in the form. */
-static int login_page(request_rec *r, const char *ret, int status,
-                      const char *message)
+static hsc_page_conf_t page_conf(const hsc_dir_conf_t *d)
 {
-    page_start(r, status, "Log in");
-    if (message != NULL) {
-        ap_rvputs(r, "<p role=\"alert\"><strong>",
-                  ap_escape_html2(r->pool, message, 1), "</strong></p>\n",
-                  NULL);
-    }
-    ap_rvputs(r,
-              "<form method=\"post\">\n"
-              "<input type=\"hidden\" name=\"return\" value=\"",
-              ret ? ap_escape_html2(r->pool, ret, 1) : "", "\">\n",
-              "<p><label for=\"hsc-username\">Username</label><br>\n"
-              "<input id=\"hsc-username\" name=\"username\" "
-              "autocomplete=\"username\" required autofocus></p>\n"
-              "<p><label for=\"hsc-password\">Password</label><br>\n"
-              "<input id=\"hsc-password\" name=\"password\" "
-              "type=\"password\" autocomplete=\"current-password\" "
-              "required></p>\n"
-              "<p><button type=\"submit\">Log in</button></p>\n"
-              "</form>\n",
-              NULL);
-    return page_end(r);
+    hsc_page_conf_t c;
+
+    c.site_name = d->site_name;
+    c.stylesheet = d->stylesheet;
+    return c;
 }
 
-/* The logout confirmation form (a GET never logs anyone out). */
-static int logout_page(request_rec *r, int status, const char *message)
+/* This login page's own URL, with the (safe) return target. */
+static const char *login_again_url(request_rec *r, const char *ret)
 {
-    page_start(r, status, "Log out");
-    if (message != NULL) {
-        ap_rvputs(r, "<p role=\"status\">",
-                  ap_escape_html2(r->pool, message, 1), "</p>\n", NULL);
-        return page_end(r);
+    if (ret == NULL) {
+        return r->uri;
     }
-    ap_rputs("<form method=\"post\">\n"
-             "<p><label><input type=\"checkbox\" name=\"everywhere\" "
-             "value=\"1\"> Also log out on every other device</label></p>\n"
-             "<p><button type=\"submit\">Log out</button></p>\n"
-             "</form>\n",
-             r);
-    return page_end(r);
+    return apr_pstrcat(r->pool, r->uri, "?return=",
+                       ap_escape_urlencoded(r->pool, ret), NULL);
+}
+
+/* The built-in login page; ret (already safe) is carried in the form,
+ * username (after a failure) is kept in its field. */
+static int login_page(request_rec *r, const hsc_dir_conf_t *d,
+                      const char *ret, int status, const char *username,
+                      const char *message)
+{
+    hsc_page_conf_t c = page_conf(d);
+
+    return send_page(r, status,
+                     hsc_page_login(r->pool, &c, ret, username, message));
 }
 
 /*
@@ -206,43 +185,90 @@ static const char *safe_return(const hsc_login_form_t *f)
     return NULL;
 }
 
-static int login_get(request_rec *r)
+static int login_get(request_rec *r, const hsc_dir_conf_t *d)
 {
     hsc_login_form_t f;
     char *args;
 
     if (r->args == NULL) {
-        return login_page(r, NULL, HTTP_OK, NULL);
+        return login_page(r, d, NULL, HTTP_OK, NULL, NULL);
     }
     args = apr_pstrdup(r->pool, r->args);
     if (hsc_form_parse(args, strlen(args), &f) != HSC_OK) {
-        return login_page(r, NULL, HTTP_OK, NULL);
+        return login_page(r, d, NULL, HTTP_OK, NULL, NULL);
     }
-    return login_page(r, safe_return(&f), HTTP_OK, NULL);
+    return login_page(r, d, safe_return(&f), HTTP_OK, NULL, NULL);
 }
 
 /*
- * 429 (throttled) or 503 (the KDF cap): a short page and Retry-After, no
- * form (the client should wait, not retry at once).
+ * With HSCLoginFailureURL, a failed login goes back to the site's own page:
+ * 303 to URL?hsc_error=CODE (plus the return target and, for a 429,
+ * retry_after). Returns 0 when the directive is not set.
  */
-static int busy_page(request_rec *r, int status, apr_int64_t retry_after)
+static int failure_redirect(request_rec *r, const hsc_dir_conf_t *d,
+                            const char *code, const char *target,
+                            apr_int64_t retry_after)
 {
+    const char *loc;
+
+    if (d->failure_url == NULL) {
+        return 0;
+    }
+    loc = apr_pstrcat(r->pool, d->failure_url,
+                      strchr(d->failure_url, '?') ? "&" : "?", "hsc_error=",
+                      code, NULL);
+    if (retry_after > 0) {
+        loc = apr_psprintf(r->pool, "%s&retry_after=%" APR_INT64_T_FMT, loc,
+                           retry_after);
+    }
+    if (target != NULL) {
+        loc = apr_pstrcat(r->pool, loc, "&return=",
+                          ap_escape_urlencoded(r->pool, target), NULL);
+    }
+    apr_table_set(r->headers_out, "Location", loc);
+    return HTTP_SEE_OTHER;
+}
+
+/* A failed login: the form again with the username kept, or the site's
+ * own page (HSCLoginFailureURL). */
+static int login_failed(request_rec *r, const hsc_dir_conf_t *d,
+                        const char *target, const hsc_login_form_t *f)
+{
+    int rv = failure_redirect(r, d, "failed", target, 0);
+
+    if (rv != 0) {
+        return rv;
+    }
+    return login_page(r, d, target, HTTP_UNAUTHORIZED,
+                      f->username.present && f->username.len <= 256
+                          ? f->username.value : NULL,
+                      HSC_LOGIN_FAILED);
+}
+
+/*
+ * 429 (throttled) or 503 (the KDF cap): a short page with the wait in
+ * words, Retry-After, and a link back (no form: the client should wait).
+ */
+static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
+                     const char *target, int status, apr_int64_t retry_after)
+{
+    hsc_page_conf_t c = page_conf(d);
+    const char *back = login_again_url(r, target);
+    int rv;
+
     apr_table_setn(r->err_headers_out, "Retry-After",
                    apr_psprintf(r->pool, "%" APR_INT64_T_FMT, retry_after));
-    if (status == HTTP_TOO_MANY_REQUESTS) {
-        page_start(r, status, "Too many login attempts");
-        ap_rprintf(r,
-                   "<p role=\"alert\">Too many failed logins. Try again in "
-                   "%" APR_INT64_T_FMT " seconds.</p>\n",
-                   retry_after);
+    rv = failure_redirect(r, d,
+                          status == HTTP_TOO_MANY_REQUESTS ? "throttled"
+                                                           : "busy",
+                          target, retry_after);
+    if (rv != 0) {
+        return rv;
     }
-    else {
-        page_start(r, status, "Server busy");
-        ap_rputs("<p role=\"alert\">The server is busy checking other "
-                 "logins. Try again in a moment.</p>\n",
-                 r);
-    }
-    return page_end(r);
+    return send_page(r, status,
+                     status == HTTP_TOO_MANY_REQUESTS
+                         ? hsc_page_throttled(r->pool, &c, retry_after, back)
+                         : hsc_page_busy(r->pool, &c, back));
 }
 
 /* A checked login: mint the cookie, set it, 303 to a safe target. */
@@ -282,6 +308,84 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     return HTTP_SEE_OTHER;
 }
 
+/*
+ * Where "Cancel" on the logout page goes: a safe ?return=, else the
+ * Referer when it is a safe path of this host (not the logout page
+ * itself), else HSCLoginSuccessURL.
+ */
+static const char *cancel_url(request_rec *r, const hsc_dir_conf_t *d,
+                              const hsc_login_form_t *q)
+{
+    const char *ref = apr_table_get(r->headers_in, "Referer");
+    const char *host = apr_table_get(r->headers_in, "Host");
+    const char *auth, *path;
+    size_t hl;
+
+    if (q != NULL && safe_return(q) != NULL) {
+        return safe_return(q);
+    }
+    if (ref == NULL || host == NULL) {
+        return d->success_url;
+    }
+    if (!strncasecmp(ref, "https://", 8)) {
+        auth = ref + 8;
+    }
+    else if (!strncasecmp(ref, "http://", 7)) {
+        auth = ref + 7;
+    }
+    else {
+        return d->success_url;
+    }
+    hl = strlen(host);
+    path = strchr(auth, '/');
+    if (path == NULL || (size_t)(path - auth) != hl
+        || strncasecmp(auth, host, hl) != 0
+        || !hsc_return_url_safe(path, strlen(path))
+        || !strncmp(path, r->uri, strlen(r->uri))) {
+        return d->success_url;
+    }
+    return path;
+}
+
+/*
+ * GET /logout: the confirmation form saying who is signed in (a GET never
+ * logs anyone out), or, at ?done[=everywhere], the logged-out message
+ * that a POST without HSCLogoutURL leads to.
+ */
+static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d)
+{
+    hsc_page_conf_t pc = page_conf(d);
+    hsc_login_form_t q, *qp = NULL;
+    const char *user = NULL;
+    hsc_store_t *store;
+    hsc_cookie_t c;
+    hsc_user_t u;
+    char *args;
+
+    if (r->args != NULL
+        && (!strcmp(r->args, "done") || !strcmp(r->args, "done=everywhere"))) {
+        return send_page(r, HTTP_OK,
+                         hsc_page_logged_out(r->pool, &pc,
+                                             r->args[4] == '=', NULL,
+                                             d->login_url));
+    }
+    if (r->args != NULL) {
+        args = apr_pstrdup(r->pool, r->args);
+        if (hsc_form_parse(args, strlen(args), &q) == HSC_OK) {
+            qp = &q;
+        }
+    }
+    if (sc->keys != NULL && (store = hsc_thread_store(r, sc)) != NULL
+        && hsc_verify_request(r, sc, d, store, &c, &u) == HSC_OK) {
+        user = apr_pstrmemdup(r->pool, c.user, c.user_len);
+        hsc_wipe(&c, sizeof(c));
+    }
+    return send_page(r, HTTP_OK,
+                     hsc_page_logout(r->pool, &pc, user,
+                                     cancel_url(r, d, qp), d->login_url));
+}
+
 /* Log in: the attempt (hsc_login_attempt), then its answer. */
 static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
@@ -299,7 +403,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(030) "login refused: missing or invalid "
                       "username or password field");
-        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
+        return login_failed(r, d, target, f);
     }
     user = ap_escape_logitem(r->pool, f->username.value);
     if (sc->keys == NULL) {
@@ -314,9 +418,9 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                               f->username.len, f->password.value,
                               f->password.len, xn, &u, &st, &wait)) {
     case HSC_ATTEMPT_BUSY:
-        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, wait);
+        return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);
     case HSC_ATTEMPT_THROTTLED:
-        return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
+        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
     case HSC_ATTEMPT_CHECKED:
         break;
     }
@@ -333,7 +437,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if (http != HTTP_UNAUTHORIZED) {
         return http;
     }
-    return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
+    return login_failed(r, d, target, f);
 }
 
 /* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
@@ -341,6 +445,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d, const hsc_login_form_t *f)
 {
     const char *message = NULL;
+    int revoked = 0;
     int everywhere = f->everywhere.present && f->everywhere.len > 0
                      && strcmp(f->everywhere.value, "0") != 0;
 
@@ -359,6 +464,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             st = hsc_store_revoke(store, user,
                                   (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
+                revoked = 1;
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
@@ -390,9 +496,17 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (message != NULL) {
-        return logout_page(r, HTTP_OK, message);
+        hsc_page_conf_t pc = page_conf(d);
+        return send_page(r, HTTP_OK,
+                         hsc_page_logged_out(r->pool, &pc, 0, message,
+                                             d->login_url));
     }
-    apr_table_setn(r->headers_out, "Location", d->logout_url);
+    /* Without HSCLogoutURL: GET this page's logged-out message. */
+    apr_table_setn(r->headers_out, "Location",
+                   d->logout_url ? d->logout_url
+                   : apr_pstrcat(r->pool, r->uri,
+                                 revoked ? "?done=everywhere" : "?done",
+                                 NULL));
     return HTTP_SEE_OTHER;
 }
 
@@ -402,7 +516,8 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
  * *get set for a GET (the caller shows its page), OK with the parsed form
  * (wipe *body after use), or the HTTP status to answer.
  */
-static int form_post(request_rec *r, const char *what, int *get,
+static int form_post(request_rec *r, const hsc_dir_conf_t *d,
+                     const char *what, int *get,
                      hsc_login_form_t *f, char **body, apr_size_t *len)
 {
     int rv;
@@ -410,7 +525,7 @@ static int form_post(request_rec *r, const char *what, int *get,
     *get = 0;
     *body = NULL;
     *len = 0;
-    page_headers(r);
+    page_headers(r, d);
     r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
     ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);
     if (r->method_number == M_GET) {
@@ -442,6 +557,8 @@ static int form_post(request_rec *r, const char *what, int *get,
 /* SetHandler hsc-login: GET the page, POST a login. */
 int hsc_login_handler(request_rec *r)
 {
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
     hsc_login_form_t f;
     char *body;
     apr_size_t len;
@@ -450,22 +567,23 @@ int hsc_login_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, "hsc-login") != 0) {
         return DECLINED;
     }
-    if ((rv = form_post(r, "login", &get, &f, &body, &len)) != OK) {
-        return get ? login_get(r) : rv;
+    sc = ap_get_module_config(r->server->module_config, &hsc_module);
+    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    if ((rv = form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
+        return get ? login_get(r, d) : rv;
     }
-    rv = login_post(r,
-                    ap_get_module_config(r->server->module_config,
-                                         &hsc_module),
-                    ap_get_module_config(r->per_dir_config, &hsc_module),
-                    &f);
+    rv = login_post(r, sc, d, &f);
     /* The body held the password: wipe it before the pool is reused. */
     hsc_wipe(body, len);
     return rv;
 }
 
-/* SetHandler hsc-logout: GET a confirmation form, POST a logout. */
+/* SetHandler hsc-logout: GET a confirmation form (or, at ?done, the
+ * logged-out page), POST a logout. */
 int hsc_logout_handler(request_rec *r)
 {
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
     hsc_login_form_t f;
     char *body;
     apr_size_t len;
@@ -474,14 +592,12 @@ int hsc_logout_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, "hsc-logout") != 0) {
         return DECLINED;
     }
-    if ((rv = form_post(r, "logout", &get, &f, &body, &len)) != OK) {
-        return get ? logout_page(r, HTTP_OK, NULL) : rv;
+    sc = ap_get_module_config(r->server->module_config, &hsc_module);
+    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    if ((rv = form_post(r, d, "logout", &get, &f, &body, &len)) != OK) {
+        return get ? logout_get(r, sc, d) : rv;
     }
-    rv = logout_post(r,
-                     ap_get_module_config(r->server->module_config,
-                                          &hsc_module),
-                     ap_get_module_config(r->per_dir_config, &hsc_module),
-                     &f);
+    rv = logout_post(r, sc, d, &f);
     hsc_wipe(body, len);
     return rv;
 }

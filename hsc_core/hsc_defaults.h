@@ -30,7 +30,11 @@
 #define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
 #define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"
 #define HSC_DEFAULT_LOGIN_SUCCESS_URL "/"
-#define HSC_DEFAULT_LOGOUT_URL "/"
+/* NULL: a POST logout goes to the logout location's logged-out page
+ * (GET ?done); "none" is how conf/hsc.conf and the docs spell it. */
+#define HSC_DEFAULT_LOGOUT_URL NULL
+#define HSC_DEFAULT_LOGIN_STYLESHEET_TEXT "none"
+#define HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT "none"
 
 /* Per server (hsc_srv_conf_t; throttling: hsc_throttle_conf_t). */
 #define HSC_DEFAULT_USERDB_CACHE 1

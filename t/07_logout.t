@@ -9,7 +9,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 21;
+plan tests => 24;
 
 ua_plain();
 my $page = '/private/page.html';
@@ -24,13 +24,17 @@ is($res->code, 200, 'GET /logout is 200');
 is($res->header('Cache-Control'), 'no-store', 'logout page: no-store');
 like($res->content, qr{<form method="post">}, 'GET /logout shows a form');
 like($res->content, qr{name="everywhere"}, 'with the everywhere option');
+like($res->content, qr{Signed in as <strong>frank</strong>\.}, 'saying who is signed in');
 ok(!defined cookie_from($res), 'GET /logout sets no cookie');
 is(get_with($page, 'hsc', $va)->code, 200, 'still logged in after GET');
 
 # POST: this browser only.
 $res = post_form('/logout', '', Cookie => "hsc=$va");
 is($res->code, 303, 'POST /logout is 303');
-is($res->header('Location'), '/', 'to HSCLogoutURL');
+is($res->header('Location'), '/logout?done',
+   'without HSCLogoutURL: to the logged-out message');
+like(GET('/logout?done')->content, qr{You are logged out\.},
+     'which says so');
 like(cookie_header_for($res, 'hsc') // '', qr/^hsc=;.*Max-Age=0/,
      'the cookie is expired');
 is(get_with($page, 'hsc', $vb)->code, 200,
@@ -41,6 +45,8 @@ sleep 1;
 $res = post_form('/logout', form_encode(everywhere => 1),
                  Cookie => "hsc=$vb");
 is($res->code, 303, 'POST /logout everywhere=1 is 303');
+is($res->header('Location'), '/logout?done=everywhere',
+   'to the logged-out-everywhere message');
 like(cookie_header_for($res, 'hsc') // '', qr/Max-Age=0/,
      'everywhere: the cookie is expired');
 is(get_with($page, 'hsc', $va)->code, 401,

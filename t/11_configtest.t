@@ -143,6 +143,14 @@ push @cases,
     ['HSCUserDBCache not a flag', $ok . "HSCUserDBCache sometimes\n", qr{HSCUserDBCache must be On or Off}],
     ['HSCUserDBCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserDBCache Off\n</VirtualHost>\n", qr{HSCUserDBCache cannot occur within <VirtualHost> section}];
 
+# The pages' directives (docs/login-page.md).
+push @cases,
+    ['the pages directives', $ok . qq{HSCSiteName "Example & Co"\nHSCLoginStylesheet https://cdn.example/s.css\nHSCLoginFailureURL /signin?x=1\n}, undef],
+    ['HSCLoginStylesheet scheme-relative', $ok . "HSCLoginStylesheet //evil.example/s.css\n", qr{HSCLoginStylesheet: '//evil.example/s.css' must be a local path}],
+    ['HSCLoginStylesheet with a quote', $ok . qq{HSCLoginStylesheet "/s.css'"\n}, qr{HSCLoginStylesheet: .* must be a local path}],
+    ['HSCSiteName with a control character', $ok . "HSCSiteName \"a\tb\"\n", qr{HSCSiteName: no control characters}],
+    ['HSCLoginFailureURL with a space', $ok . qq{HSCLoginFailureURL "/a b"\n}, qr{HSCLoginFailureURL: the URL must be non-empty}];
+
 # The annotated sample, with this tree's module, database and key file.
 {
     my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";

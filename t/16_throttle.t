@@ -19,7 +19,7 @@ use IO::Socket::INET ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 40;
+plan tests => 42;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -109,6 +109,11 @@ my $ra = $res->header('Retry-After') // '';
 like($ra, qr/^[1-6]\z/, 'with Retry-After: the seconds left of the 6 s window')
     or diag "Retry-After: $ra";
 like($res->content, qr/Too many failed logins/, 'and a short page');
+like($res->content,
+     qr/Try again in (less than a minute|about a minute)\./,
+     'the wait in words, rounded (a 6 s window: less than a minute)');
+like($res->content, qr{<a class="hsc-link" href="/login">Back to the login page</a>},
+     'and a link back to the login page');
 is($res->header('Cache-Control'), 'no-store', 'not cached');
 $res = login_at($uh, 'thr-u2', $pw{'thr-u2'});
 is($res->code, 429, 'the right password is refused too while throttled');

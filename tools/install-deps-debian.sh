@@ -19,9 +19,12 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # libFuzzer and sanitizers; valgrind for a memcheck pass of the unit tests;
 # git, whose list of tracked files makes the sanitizer build's copy of the
 # tree; ssl-cert for the snakeoil certificate the sample TLS site names;
-# debhelper, fakeroot and lintian to build and check the Debian package.
+# debhelper, fakeroot and lintian to build and check the Debian package;
+# Chromium, its driver and Selenium for the browser test of the pages
+# (test/browser/).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev valgrind git
-      ssl-cert dpkg-dev debhelper fakeroot lintian"
+      ssl-cert dpkg-dev debhelper fakeroot lintian
+      chromium chromium-driver python3-selenium"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

@@ -1,0 +1,331 @@
+/*
+ * hsc_pages.c: the HTML of the module's pages (see hsc_pages.h). No
+ * JavaScript and no external resource unless the site configures its own
+ * stylesheet; the built-in one is allowed by its hash, never by
+ * 'unsafe-inline'.
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "apr_strings.h"
+
+#include "hsc_pages.h"
+
+/*
+ * Readable on a phone: 16 px text (inputs too, so iOS does not zoom), 44 px
+ * tall controls, one column no wider than the screen, visible focus.
+ */
+static const char style[] =
+    "*{box-sizing:border-box}"
+    "html{-webkit-text-size-adjust:100%;text-size-adjust:100%}"
+    "body{margin:0;padding:1rem;font:16px/1.5 system-ui,-apple-system,"
+    "'Segoe UI',Roboto,sans-serif;color:#1a1a1a;background:#f4f5f7}"
+    "main{max-width:24rem;margin:2rem auto;padding:1.5rem;background:#fff;"
+    "border:1px solid #d8dbe0;border-radius:8px}"
+    ".hsc-site{margin:0;color:#555;font-weight:600}"
+    "h1{margin:.25rem 0 1rem;font-size:1.5rem;line-height:1.25}"
+    "label{display:block;margin:1rem 0 .25rem;font-weight:600}"
+    "input{font:inherit}"
+    "input[type=text],input[type=password],input:not([type]){display:block;"
+    "width:100%;min-height:44px;padding:.5rem .75rem;border:1px solid #767676;"
+    "border-radius:6px;background:#fff;color:inherit}"
+    "input[aria-invalid=true]{border-color:#b00020}"
+    "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;"
+    "padding:.5rem 1rem;font:inherit;font-weight:600;color:#fff;"
+    "background:#1f5fbf;border:0;border-radius:6px;cursor:pointer}"
+    "button:hover{background:#174a96}"
+    ":focus-visible{outline:3px solid #f0a500;outline-offset:2px}"
+    "a{color:#1f5fbf}"
+    ".hsc-link{display:inline-flex;align-items:center;min-height:44px}"
+    ".hsc-check{display:flex;align-items:center;gap:.5rem;min-height:44px;"
+    "margin:1rem 0 0;font-weight:400}"
+    ".hsc-check input{width:24px;height:24px;margin:0}"
+    ".hsc-help{margin:.25rem 0 0;color:#555;font-size:.9375rem}"
+    ".hsc-error{margin:0 0 1rem;padding:.75rem;border-left:4px solid #b00020;"
+    "background:#fdecee;color:#8a0018}"
+    ".hsc-note{margin:0 0 1rem;padding:.75rem;border-left:4px solid #1f5fbf;"
+    "background:#eaf1fb}";
+
+static char style_hash[7 + 44 + 1]; /* "sha256-" + base64 of 32 bytes */
+static pthread_once_t style_once = PTHREAD_ONCE_INIT;
+
+static void style_hash_init(void)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+
+    memcpy(style_hash, "sha256-", 7);
+    if (EVP_Digest(style, sizeof(style) - 1, md, &mdlen, EVP_sha256(), NULL)
+            != 1
+        || mdlen != 32) {
+        /* No hash: the CSP then allows no inline style (fails closed to an
+         * unstyled page, never to 'unsafe-inline'). */
+        memcpy(style_hash + 7, "unavailable", 12);
+        return;
+    }
+    EVP_EncodeBlock((unsigned char *)style_hash + 7, md, 32);
+}
+
+const char *hsc_page_style(void)
+{
+    return style;
+}
+
+const char *hsc_page_style_hash(void)
+{
+    pthread_once(&style_once, style_hash_init);
+    return style_hash;
+}
+
+int hsc_page_stylesheet_valid(const char *url)
+{
+    const unsigned char *s = (const unsigned char *)url;
+
+    if (url == NULL || *url == '\0') {
+        return 0;
+    }
+    if (!(url[0] == '/' && url[1] != '/' && url[1] != '\\')
+        && strncmp(url, "https://", 8) != 0
+        && strncmp(url, "http://", 7) != 0) {
+        return 0;
+    }
+    for (; *s; ++s) {
+        if (*s <= 0x20 || *s >= 0x7f || strchr("\"'<>;,\\`", *s)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet)
+{
+    const char *extra = "";
+
+    if (stylesheet != NULL && hsc_page_stylesheet_valid(stylesheet)) {
+        extra = apr_pstrcat(p, " ", stylesheet[0] == '/' ? "'self'"
+                                                         : stylesheet,
+                            NULL);
+    }
+    return apr_pstrcat(p, "default-src 'none'; style-src '",
+                       hsc_page_style_hash(), "'", extra,
+                       "; frame-ancestors 'none'", NULL);
+}
+
+const char *hsc_page_escape(apr_pool_t *p, const char *s)
+{
+    size_t n = 0;
+    const char *q;
+    char *out, *o;
+
+    if (s == NULL) {
+        return "";
+    }
+    for (q = s; *q; ++q) {
+        n += *q == '&' ? 5 : *q == '<' || *q == '>' ? 4
+             : *q == '"' || *q == '\'' ? 6 : 1;
+    }
+    o = out = apr_palloc(p, n + 1);
+    for (q = s; *q; ++q) {
+        switch (*q) {
+        case '&': memcpy(o, "&amp;", 5); o += 5; break;
+        case '<': memcpy(o, "&lt;", 4); o += 4; break;
+        case '>': memcpy(o, "&gt;", 4); o += 4; break;
+        case '"': memcpy(o, "&quot;", 6); o += 6; break;
+        case '\'': memcpy(o, "&#x27;", 6); o += 6; break;
+        default: *o++ = *q;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+const char *hsc_page_wait_words(apr_pool_t *p, int64_t s)
+{
+    int64_t m, h;
+
+    if (s <= 0) {
+        return "a moment";
+    }
+    if (s < 45) {
+        return "less than a minute";
+    }
+    if (s >= (int64_t)1000 * 86400) { /* no window is this long */
+        return "a long while";
+    }
+    m = (s + 30) / 60; /* to the nearest minute */
+    if (m <= 1) {
+        return "about a minute";
+    }
+    if (m < 60) {
+        return apr_psprintf(p, "about %d minutes", (int)m);
+    }
+    h = (s + 1800) / 3600;
+    if (h <= 1) {
+        return "about an hour";
+    }
+    if (h < 48) {
+        return apr_psprintf(p, "about %d hours", (int)h);
+    }
+    return apr_psprintf(p, "about %d days", (int)((s + 43200) / 86400));
+}
+
+/* The document around a page's body; title and heading are plain text. */
+static const char *page(apr_pool_t *p, const hsc_page_conf_t *c,
+                        const char *heading, const char *body)
+{
+    const char *site = c && c->site_name && *c->site_name
+                           ? hsc_page_escape(p, c->site_name) : NULL;
+    const char *link = "";
+
+    if (c && c->stylesheet && hsc_page_stylesheet_valid(c->stylesheet)) {
+        link = apr_pstrcat(p, "<link rel=\"stylesheet\" href=\"",
+                           hsc_page_escape(p, c->stylesheet), "\">\n", NULL);
+    }
+    return apr_pstrcat(
+        p,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+        "<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, "
+        "initial-scale=1\">\n<title>",
+        heading, site ? " \xc2\xb7 " : "", site ? site : "",
+        "</title>\n<style>", style, "</style>\n", link,
+        "</head>\n<body>\n<main>\n",
+        site ? "<p class=\"hsc-site\">" : "", site ? site : "",
+        site ? "</p>\n" : "", "<h1>", heading, "</h1>\n", body,
+        "</main>\n</body>\n</html>\n", NULL);
+}
+
+const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
+                           const char *ret, const char *username,
+                           const char *error)
+{
+    const char *err = "", *aria = "";
+    /* Focus where the user types next: the password once a name is kept. */
+    int keep = username != NULL && *username != '\0';
+
+    if (error != NULL) {
+        err = apr_pstrcat(p,
+                          "<p id=\"hsc-error\" class=\"hsc-error\" "
+                          "role=\"alert\">",
+                          hsc_page_escape(p, error), "</p>\n", NULL);
+        aria = " aria-invalid=\"true\" aria-describedby=\"hsc-error\"";
+    }
+    return page(
+        p, c, "Log in",
+        apr_pstrcat(
+            p, err,
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"return\" value=\"",
+            hsc_page_escape(p, ret), "\">\n",
+            "<label for=\"hsc-username\">Username</label>\n"
+            "<input id=\"hsc-username\" name=\"username\" type=\"text\" "
+            "value=\"", hsc_page_escape(p, keep ? username : NULL), "\" "
+            "autocomplete=\"username\" autocapitalize=\"none\" "
+            "spellcheck=\"false\" required",
+            keep ? "" : " autofocus", aria, ">\n",
+            "<label for=\"hsc-password\">Password</label>\n"
+            "<input id=\"hsc-password\" name=\"password\" "
+            "type=\"password\" autocomplete=\"current-password\" required",
+            keep ? " autofocus" : "", aria, ">\n",
+            "<button type=\"submit\">Log in</button>\n"
+            "</form>\n",
+            NULL));
+}
+
+const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
+                            const char *user, const char *cancel,
+                            const char *login_url)
+{
+    if (user == NULL) {
+        return page(p, c, "Log out",
+                    apr_pstrcat(p,
+                                "<p class=\"hsc-note\" role=\"status\">"
+                                "You are not signed in.</p>\n",
+                                login_url
+                                    ? apr_pstrcat(
+                                          p, "<p><a class=\"hsc-link\" "
+                                             "href=\"",
+                                          hsc_page_escape(p, login_url),
+                                          "\">Log in</a></p>\n", NULL)
+                                    : "",
+                                NULL));
+    }
+    return page(
+        p, c, "Log out",
+        apr_pstrcat(
+            p, "<p>Signed in as <strong>", hsc_page_escape(p, user),
+            "</strong>.</p>\n"
+            "<form method=\"post\">\n"
+            "<label class=\"hsc-check\"><input type=\"checkbox\" "
+            "name=\"everywhere\" value=\"1\" "
+            "aria-describedby=\"hsc-everywhere-help\"> "
+            "Log out everywhere</label>\n"
+            "<p id=\"hsc-everywhere-help\" class=\"hsc-help\">Also ends "
+            "your sessions in every other browser and device, for example "
+            "a shared or lost computer or phone. Each of them will ask for "
+            "your password again.</p>\n"
+            "<button type=\"submit\">Log out</button>\n"
+            "</form>\n"
+            "<p><a class=\"hsc-link\" href=\"",
+            hsc_page_escape(p, cancel),
+            "\">Cancel, stay signed in</a></p>\n", NULL));
+}
+
+const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
+                                int everywhere, const char *problem,
+                                const char *login_url)
+{
+    const char *msg;
+
+    if (problem != NULL) {
+        msg = apr_pstrcat(p, "<p class=\"hsc-error\" role=\"alert\">",
+                          hsc_page_escape(p, problem), "</p>\n", NULL);
+    }
+    else {
+        msg = everywhere
+                  ? "<p class=\"hsc-note\" role=\"status\">You are logged "
+                    "out everywhere: your sessions in every browser and "
+                    "device have ended.</p>\n"
+                  : "<p class=\"hsc-note\" role=\"status\">You are logged "
+                    "out.</p>\n";
+    }
+    return page(p, c, "Logged out",
+                apr_pstrcat(p, msg,
+                            login_url
+                                ? apr_pstrcat(p,
+                                              "<p><a class=\"hsc-link\" "
+                                              "href=\"",
+                                              hsc_page_escape(p, login_url),
+                                              "\">Log in again</a></p>\n",
+                                              NULL)
+                                : "",
+                            NULL));
+}
+
+const char *hsc_page_throttled(apr_pool_t *p, const hsc_page_conf_t *c,
+                               int64_t retry_after, const char *back)
+{
+    return page(p, c, "Too many login attempts",
+                apr_pstrcat(p,
+                            "<p class=\"hsc-error\" role=\"alert\">Too many "
+                            "failed logins. Try again in ",
+                            hsc_page_wait_words(p, retry_after),
+                            ".</p>\n<p><a class=\"hsc-link\" href=\"",
+                            hsc_page_escape(p, back),
+                            "\">Back to the login page</a></p>\n", NULL));
+}
+
+const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
+                          const char *back)
+{
+    return page(p, c, "Server busy",
+                apr_pstrcat(p,
+                            "<p class=\"hsc-error\" role=\"alert\">The "
+                            "server is busy checking other logins. Try "
+                            "again in a moment.</p>\n"
+                            "<p><a class=\"hsc-link\" href=\"",
+                            hsc_page_escape(p, back),
+                            "\">Back to the login page</a></p>\n", NULL));
+}

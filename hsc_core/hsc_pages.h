@@ -1,0 +1,80 @@
+/*
+ * hsc_pages.h: the HTML of the login, logout, logged-out, 429 and busy
+ * pages, and the Content-Security-Policy that goes with them, as pure
+ * functions of their inputs (no httpd): the glue only sends what these
+ * return. Every string from a request or the configuration is
+ * HTML-escaped here. Results live in the pool p.
+ */
+#ifndef HSC_PAGES_H
+#define HSC_PAGES_H
+
+#include <stdint.h>
+
+#include "apr_pools.h"
+
+/* What a site configures about its pages (all may be NULL). */
+typedef struct {
+    const char *site_name;  /* HSCSiteName: in the title and above h1 */
+    const char *stylesheet; /* HSCLoginStylesheet: a link after ours */
+} hsc_page_conf_t;
+
+/* The built-in stylesheet, exactly as it goes between <style> tags. */
+const char *hsc_page_style(void);
+
+/* "sha256-<base64>" of hsc_page_style(), computed once per process. */
+const char *hsc_page_style_hash(void);
+
+/*
+ * The Content-Security-Policy of every page: nothing but the built-in
+ * stylesheet (by its hash) and, when stylesheet is set, that stylesheet:
+ * 'self' for a local path, the URL itself for an absolute http(s) URL.
+ */
+const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet);
+
+/*
+ * 1 when url may be an HSCLoginStylesheet: a local path ("/...", not
+ * "//") or an absolute http:// or https:// URL, printable ASCII without
+ * space, quote, ';' or ',' (it goes into the CSP header as written).
+ */
+int hsc_page_stylesheet_valid(const char *url);
+
+/* s with & < > " ' replaced by entities (NULL gives ""). */
+const char *hsc_page_escape(apr_pool_t *p, const char *s);
+
+/* Seconds as people say them: "about 5 minutes", "about an hour". */
+const char *hsc_page_wait_words(apr_pool_t *p, int64_t seconds);
+
+/*
+ * The login page. ret: the safe return path carried in the form (or
+ * NULL); username: what the user typed, kept after a failure (or NULL);
+ * error: the message of a failed login (or NULL), tied to both fields.
+ */
+const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
+                           const char *ret, const char *username,
+                           const char *error);
+
+/*
+ * The logout confirmation. user: who is signed in (NULL: nobody, the page
+ * says so and links to login_url); cancel: where "Cancel" goes.
+ */
+const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
+                            const char *user, const char *cancel,
+                            const char *login_url);
+
+/*
+ * After a logout. everywhere: the other sessions were ended too; problem:
+ * why they could not be (or NULL). login_url: "Log in again" (or NULL).
+ */
+const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
+                                int everywhere, const char *problem,
+                                const char *login_url);
+
+/* 429: too many failed logins, retry_after seconds, a link back. */
+const char *hsc_page_throttled(apr_pool_t *p, const hsc_page_conf_t *c,
+                               int64_t retry_after, const char *back);
+
+/* 503 of the KDF cap: try again in a moment, a link back. */
+const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
+                          const char *back);
+
+#endif /* HSC_PAGES_H */

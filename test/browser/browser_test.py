@@ -1,0 +1,437 @@
+"""The login, logout and 429 pages in a real browser (headless Chromium
+through Selenium), against a real httpd with the module, started here on a
+free loopback port with a SQLite user table made by hsc-admin. Prints TAP.
+A screenshot of every page, at 1000 px and at 375 px, is kept in
+test/browser/screenshots/ (CI keeps that folder as an artifact).
+
+Run by test/browser/browser-test.sh (make check) with Debian's
+/usr/bin/python3, chromium, chromium-driver and python3-selenium.
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
+# In the build tree (the source tree may be read-only, as in distcheck).
+SHOTS = os.environ.get("HSC_SCREENSHOTS") or os.path.join(
+    TOP_BUILD, "test", "browser", "screenshots")
+APXS = os.environ.get("APXS") or "apxs"
+
+n = 0
+failed = 0
+
+
+def ok(cond, what, detail=None):
+    global n, failed
+    n += 1
+    print(("ok %d - %s" if cond else "not ok %d - %s") % (n, what), flush=True)
+    if not cond:
+        failed += 1
+        if detail is not None:
+            print("#   " + str(detail).replace("\n", "\n#   "), flush=True)
+    return cond
+
+
+def apxs(var):
+    return subprocess.run([APXS, "-q", var], check=True, capture_output=True,
+                          text=True).stdout.strip()
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Server:
+    """httpd with mod_hsc in a temporary folder."""
+
+    def __init__(self):
+        self.run = tempfile.mkdtemp(prefix="hsc-browser.")
+        os.chmod(self.run, 0o755)
+        self.port = free_port()
+        self.base = "http://127.0.0.1:%d" % self.port
+        self.httpd = os.environ.get("HTTPD") or os.path.join(
+            apxs("SBINDIR"), apxs("TARGET"))
+        modules = apxs("LIBEXECDIR")
+        run = self.run
+        for d in ("htdocs/private", "htdocs/static", "logs", "db"):
+            os.makedirs(os.path.join(run, d))
+        shutil.copy(os.path.join(TOP_BUILD, ".libs", "mod_hsc.so"), run)
+        admin = os.path.join(TOP_BUILD, "hsc-admin")
+        self.db = os.path.join(run, "db", "users.db")
+        subprocess.run([admin, "keygen", run + "/hsc.keys"], check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run([admin, "init", self.db], check=True)
+        self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1"}
+        for user, pw in self.pw.items():
+            subprocess.run([admin, "add", self.db, user, "--kdf",
+                            "sha256-chain:1000", "--password-stdin"],
+                           input=pw + "\n", text=True, check=True)
+        user = ""
+        if os.getuid() == 0:
+            # Children run as nobody; SQLite writes beside the database.
+            user = "User nobody\nGroup nogroup\n"
+            subprocess.run(["chown", "-R", "nobody:nogroup", run + "/db"],
+                           check=True)
+        with open(run + "/htdocs/private/index.html", "w") as f:
+            f.write('<!doctype html><meta charset="utf-8">'
+                    '<meta name="viewport" content="width=device-width">'
+                    '<title>Private</title><h1>Private page</h1>'
+                    '<p><a id="logout" href="/logout">Log out</a>\n')
+        with open(run + "/htdocs/static/site.css", "w") as f:
+            f.write("h1 { color: rgb(1, 2, 3); }\n")
+        with open(run + "/httpd.conf", "w") as f:
+            f.write(f"""ServerRoot "{run}"
+ServerName 127.0.0.1
+Listen 127.0.0.1:{self.port}
+PidFile "{run}/logs/httpd.pid"
+ErrorLog "{run}/logs/error_log"
+LogLevel warn hsc:info
+{user}
+LoadModule mpm_event_module {modules}/mod_mpm_event.so
+LoadModule authn_core_module {modules}/mod_authn_core.so
+LoadModule authz_core_module {modules}/mod_authz_core.so
+LoadModule authz_user_module {modules}/mod_authz_user.so
+LoadModule mime_module {modules}/mod_mime.so
+LoadModule dir_module {modules}/mod_dir.so
+LoadModule socache_shmcb_module {modules}/mod_socache_shmcb.so
+LoadModule hsc_module "{run}/mod_hsc.so"
+TypesConfig /etc/mime.types
+DirectoryIndex index.html
+DocumentRoot "{run}/htdocs"
+
+HSCKeyFile "{run}/hsc.keys"
+HSCUserDB "{self.db}"
+# Secure stays On: Chromium keeps Secure cookies over http on 127.0.0.1.
+HSCLoginURL /login
+HSCSiteName "Example Intranet"
+HSCThrottleUser 3
+HSCThrottleWindow 5m
+HSCThrottleAddress 100
+
+<Location "/private/">
+    AuthType HSC
+    Require valid-user
+</Location>
+<Location "/login">
+    SetHandler hsc-login
+</Location>
+<Location "/logout">
+    SetHandler hsc-logout
+</Location>
+<Location "/styled-login">
+    SetHandler hsc-login
+    HSCLoginStylesheet /static/site.css
+</Location>
+""")
+
+    def env(self):
+        """A sanitizer build of the module needs libasan loaded first."""
+        env = dict(os.environ)
+        ldd = subprocess.run(["ldd", self.run + "/mod_hsc.so"],
+                             capture_output=True, text=True).stdout
+        if "libasan" in ldd:
+            cc = os.environ.get("CC") or "gcc"
+            env["LD_PRELOAD"] = subprocess.run(
+                [cc, "-print-file-name=libasan.so"], capture_output=True,
+                text=True).stdout.strip()
+            env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=0"
+        return env
+
+    def start(self):
+        subprocess.run([self.httpd, "-f", self.run + "/httpd.conf", "-k",
+                        "start"], check=True, env=self.env())
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("httpd did not start: " + self.log())
+
+    def log(self):
+        try:
+            with open(self.run + "/logs/error_log") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def stop(self):
+        subprocess.run([self.httpd, "-f", self.run + "/httpd.conf", "-k",
+                        "stop"], stderr=subprocess.DEVNULL, env=self.env())
+        pidfile = self.run + "/logs/httpd.pid"
+        for _ in range(50):
+            if not os.path.exists(pidfile):
+                break
+            time.sleep(0.1)
+        shutil.rmtree(self.run, ignore_errors=True)
+
+
+def status_with_cookie(url, cookie):
+    """The status of a GET sent with just this Cookie header."""
+    req = urllib.request.Request(url, headers={"Cookie": cookie})
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *a, **k):
+            return None
+
+    try:
+        return urllib.request.build_opener(NoRedirect).open(req).status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+class Browser:
+    def __init__(self):
+        o = webdriver.ChromeOptions()
+        o.binary_location = "/usr/bin/chromium"
+        for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                  "--window-size=1000,800", "--hide-scrollbars"):
+            o.add_argument(a)
+        # The console tells whether the CSP blocked anything.
+        o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"),
+                                  options=o)
+
+    def text(self):
+        return self.d.find_element(By.TAG_NAME, "body").text
+
+    def csp_errors(self):
+        return [e["message"] for e in self.d.get_log("browser")
+                if "Content Security Policy" in e["message"]]
+
+    def shot(self, name):
+        """A screenshot at 1000 px, then the phone checks and one at 375."""
+        d = self.d
+        errors = self.csp_errors()
+        ok(not errors, "%s: the CSP blocked nothing" % name, errors)
+        d.save_screenshot(os.path.join(SHOTS, name + ".png"))
+        d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 375, "height": 740, "deviceScaleFactor": 2,
+            "mobile": True})
+        try:
+            time.sleep(0.2)
+            m = d.execute_script("""
+                var de = document.documentElement, small = [];
+                document.querySelectorAll(
+                    'input:not([type=hidden]):not([type=checkbox]),button,a.hsc-link,label.hsc-check'
+                ).forEach(function (e) {
+                    var h = e.getBoundingClientRect().height;
+                    if (h < 44) small.push(e.tagName + (e.id ? '#' + e.id : '') + ':' + h);
+                });
+                return {sw: de.scrollWidth, cw: de.clientWidth, iw: window.innerWidth,
+                        small: small,
+                        font: getComputedStyle(document.body).fontSize,
+                        n: document.querySelectorAll('input:not([type=hidden]),button,a.hsc-link').length};
+            """)
+            ok(m["sw"] <= m["cw"] and m["iw"] == 375,
+               "%s at 375 px: no horizontal scroll" % name, m)
+            ok(m["n"] > 0 and not m["small"],
+               "%s at 375 px: every control is at least 44 px tall" % name,
+               m)
+            ok(m["font"] == "16px", "%s at 375 px: 16 px text" % name, m)
+            d.save_screenshot(os.path.join(SHOTS, name + "-375.png"))
+        finally:
+            d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+    def go(self, el):
+        """Click a link or button and wait for the next page to load."""
+        old = self.d.find_element(By.TAG_NAME, "html")
+        el.click()
+        WebDriverWait(self.d, 10).until(EC.staleness_of(old))
+        WebDriverWait(self.d, 10).until(lambda d: d.execute_script(
+            "return document.readyState") == "complete")
+
+    def login(self, user, pw):
+        d = self.d
+        u = d.find_element(By.ID, "hsc-username")
+        u.clear()
+        u.send_keys(user)
+        d.find_element(By.ID, "hsc-password").send_keys(pw)
+        self.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+
+    def cookie(self):
+        for c in self.d.get_cookies():
+            if c["name"] == "hsc":
+                return c
+        return None
+
+
+def main():
+    os.makedirs(SHOTS, exist_ok=True)
+    for f in os.listdir(SHOTS):
+        if f.endswith(".png"):
+            os.unlink(os.path.join(SHOTS, f))
+    srv = Server()
+    srv.start()
+    b = None
+    try:
+        b = Browser()
+        run(srv, b)
+    except Exception as e:  # a crash is a failed assertion, not a skip
+        ok(False, "the browser test ran to the end", repr(e))
+    finally:
+        if b is not None:
+            b.d.quit()
+        log = srv.log()
+        ok("Sanitizer" not in log and "AH00052" not in log,
+           "no sanitizer report or crashed child in the error log")
+        if failed:
+            print("# httpd error log:\n# " + srv.log().replace("\n", "\n# "))
+        srv.stop()
+    print("1..%d" % n)
+    return 1 if failed or n == 0 else 0
+
+
+def run(srv, b):
+    d, base = b.d, srv.base
+
+    # A protected page sends the browser to the login page.
+    d.get(base + "/private/")
+    ok(d.current_url in (base + "/login?return=/private/",
+                         base + "/login?return=%2Fprivate%2F"),
+       "a protected page redirects to the login page", d.current_url)
+    ok(d.title == "Log in \u00b7 Example Intranet",
+       "the title carries HSCSiteName", d.title)
+    active = d.switch_to.active_element.get_attribute("id")
+    ok(active == "hsc-username", "the focus is on the username", active)
+    css = d.execute_script(
+        "return document.styleSheets.length && "
+        "document.styleSheets[0].cssRules.length")
+    ok(css and css > 10, "the built-in stylesheet applied (CSP allows it)",
+       css)
+    b.shot("login")
+
+    # A wrong password: the message, the username kept, focus on password.
+    b.login("alice", "wrong")
+    ok("Login failed: wrong username or password." in b.text(),
+       "a wrong password shows the message")
+    u = d.find_element(By.ID, "hsc-username")
+    ok(u.get_attribute("value") == "alice", "the username is kept",
+       u.get_attribute("value"))
+    ok(d.switch_to.active_element.get_attribute("id") == "hsc-password",
+       "the focus is on the password")
+    ok(u.get_attribute("aria-describedby") == "hsc-error"
+       and d.find_element(By.ID, "hsc-error").get_attribute("role")
+       == "alert", "the error is an alert tied to the fields")
+    ok(b.cookie() is None, "no cookie after a failure")
+    b.shot("login-failed")
+
+    # The right password: back at the page first asked for.
+    d.find_element(By.ID, "hsc-password").send_keys(srv.pw["alice"])
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok(d.current_url == base + "/private/",
+       "the right password goes back to the original page", d.current_url)
+    ok("Private page" in b.text(), "which is the protected page")
+    d.refresh()
+    ok(d.current_url == base + "/private/" and "Private page" in b.text(),
+       "a reload stays signed in")
+    c = b.cookie()
+    ok(c is not None and c.get("httpOnly") is True,
+       "the cookie is HttpOnly", c)
+    ok(c is not None and c.get("sameSite") == "Lax",
+       "the cookie is SameSite=Lax", c)
+    ok(c is not None and c.get("secure") is True,
+       "the cookie is Secure (kept by Chromium on 127.0.0.1)", c)
+    ok(d.execute_script("return document.cookie").find("hsc=") < 0,
+       "scripts cannot read it")
+
+    # The logout page: who, a way back (Referer), the everywhere option.
+    b.go(d.find_element(By.ID, "logout"))
+    ok("Signed in as alice." in b.text(), "the logout page says who is in")
+    ok("every other browser and device" in b.text(),
+       "and explains log out everywhere")
+    b.shot("logout")
+    b.go(d.find_element(By.LINK_TEXT, "Cancel, stay signed in"))
+    ok(d.current_url == base + "/private/",
+       "Cancel goes back to the page before", d.current_url)
+
+    # Log out (this browser): the logged-out message, then login again.
+    b.go(d.find_element(By.ID, "logout"))
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok(d.current_url == base + "/logout?done", "a logout lands on ?done",
+       d.current_url)
+    ok("You are logged out." in b.text(), "which says so")
+    ok(b.cookie() is None, "the cookie is gone")
+    b.shot("logged-out")
+    b.go(d.find_element(By.LINK_TEXT, "Log in again"))
+    ok(d.current_url == base + "/login", "Log in again: the login page",
+       d.current_url)
+    d.get(base + "/private/")
+    ok(d.current_url.startswith(base + "/login?"),
+       "the protected page asks for a login again", d.current_url)
+
+    # Log out everywhere: a copied cookie stops working.
+    b.login("alice", srv.pw["alice"])
+    copied = b.cookie()["value"]
+    ok(status_with_cookie(base + "/private/", "hsc=" + copied) == 200,
+       "a copy of the cookie works in another client")
+    time.sleep(1.1)  # revocation refuses logins before this second
+    d.get(base + "/logout")
+    d.find_element(By.NAME, "everywhere").click()
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok(d.current_url == base + "/logout?done=everywhere",
+       "log out everywhere lands on ?done=everywhere", d.current_url)
+    ok("You are logged out everywhere" in b.text(), "which says so")
+    b.shot("logged-out-everywhere")
+    ok(status_with_cookie(base + "/private/", "hsc=" + copied) == 401,
+       "the copied cookie is refused afterwards")
+    d.add_cookie({"name": "hsc", "value": copied, "path": "/"})
+    d.get(base + "/private/")
+    ok(d.current_url.startswith(base + "/login?"),
+       "put back into the browser, it is refused too", d.current_url)
+
+    # Throttling: HSCThrottleUser 3 in a 5 minute window.
+    d.get(base + "/login")
+    for i in range(3):
+        b.login("bob", "wrong-%d" % i)
+    ok("Login failed" in b.text(), "three failures: the form each time")
+    b.login("bob", "wrong-3")
+    text = b.text()
+    ok("Too many failed logins. Try again in about 5 minutes." in text,
+       "the fourth: 429 page with the wait in words", text)
+    ok(d.title.startswith("Too many login attempts"), "its title", d.title)
+    b.shot("throttled")
+    b.go(d.find_element(By.LINK_TEXT, "Back to the login page"))
+    ok(d.current_url == base + "/login"
+       and d.find_elements(By.ID, "hsc-username"),
+       "its link goes back to the login page", d.current_url)
+
+    # The site's own stylesheet (HSCLoginStylesheet): applied, after ours.
+    d.get(base + "/styled-login")
+    color = d.execute_script(
+        "return getComputedStyle(document.querySelector('h1')).color")
+    ok(color == "rgb(1, 2, 3)", "HSCLoginStylesheet: the site's rule applies",
+       color)
+    width = d.execute_script(
+        "return getComputedStyle(document.querySelector('main')).maxWidth")
+    ok(width == "384px", "and the built-in stylesheet still does", width)
+    b.shot("login-site-stylesheet")
+
+    # Not signed in: the logout page says so.
+    d.delete_all_cookies()
+    d.get(base + "/logout")
+    ok("You are not signed in." in b.text(),
+       "logout without a session says not signed in")
+    b.shot("logout-not-signed-in")
+    shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
+    ok(len(shots) == 16, "a screenshot of each page at both widths", shots)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

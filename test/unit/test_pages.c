@@ -1,0 +1,253 @@
+/*
+ * test_pages.c: the pages' HTML and CSP (hsc_pages.h): escaping, the
+ * stylesheet's hash, the wait wording, and what each page must carry for
+ * people, phones and screen readers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <openssl/evp.h>
+
+#include "apr_general.h"
+
+#include "hsc_test.h"
+#include "hsc_pages.h"
+
+static apr_pool_t *pool;
+
+static int has(const char *hay, const char *needle)
+{
+    return hay != NULL && strstr(hay, needle) != NULL;
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+
+    while (hay && (hay = strstr(hay, needle)) != NULL) {
+        ++n;
+        ++hay;
+    }
+    return n;
+}
+
+static void escaping_covers_every_html_special(void)
+{
+    CHECK_STR(hsc_page_escape(pool, "a&b<c>d\"e'f"),
+              "a&amp;b&lt;c&gt;d&quot;e&#x27;f", "all five replaced");
+    CHECK_STR(hsc_page_escape(pool, ""), "", "empty stays empty");
+    CHECK_STR(hsc_page_escape(pool, NULL), "", "NULL gives empty");
+    CHECK_STR(hsc_page_escape(pool, "\xc3\xa9t\xc3\xa9"), "\xc3\xa9t\xc3\xa9",
+              "UTF-8 passes unchanged");
+}
+
+static void style_hash_is_the_sha256_of_the_style(void)
+{
+    const char *css = hsc_page_style(), *h = hsc_page_style_hash();
+    unsigned char md[32], b64[45];
+    unsigned int mdlen = 0;
+    char want[64];
+
+    EVP_Digest(css, strlen(css), md, &mdlen, EVP_sha256(), NULL);
+    EVP_EncodeBlock(b64, md, 32);
+    snprintf(want, sizeof(want), "sha256-%s", (char *)b64);
+    CHECK_STR(h, want, "sha256-<base64 of the digest>");
+    CHECK(h == hsc_page_style_hash(), "computed once, the same string");
+    CHECK(!has(css, "</"), "the style cannot close its element");
+    CHECK(has(css, "16px") && has(css, "min-height:44px"),
+          "16 px text and 44 px controls");
+}
+
+static void csp_allows_the_hash_and_nothing_inline(void)
+{
+    const char *csp = hsc_page_csp(pool, NULL);
+    char want[128];
+
+    snprintf(want, sizeof(want), "style-src '%s';", hsc_page_style_hash());
+    CHECK(has(csp, "default-src 'none'"), "default-src 'none'");
+    CHECK(has(csp, want), "style-src is the hash alone");
+    CHECK(has(csp, "frame-ancestors 'none'"), "frame-ancestors 'none'");
+    CHECK(!has(csp, "unsafe"), "never unsafe-inline");
+    csp = hsc_page_csp(pool, "/static/site.css");
+    snprintf(want, sizeof(want), "style-src '%s' 'self';",
+             hsc_page_style_hash());
+    CHECK(has(csp, want), "a local stylesheet adds 'self'");
+    csp = hsc_page_csp(pool, "https://cdn.example/site.css");
+    snprintf(want, sizeof(want),
+             "style-src '%s' https://cdn.example/site.css;",
+             hsc_page_style_hash());
+    CHECK(has(csp, want), "an absolute stylesheet adds its URL");
+    csp = hsc_page_csp(pool, "https://x/a.css; script-src *");
+    CHECK(!has(csp, "script-src"), "a URL with ';' never reaches the CSP");
+}
+
+static void stylesheet_urls_are_checked(void)
+{
+    CHECK(hsc_page_stylesheet_valid("/s.css"), "local path");
+    CHECK(hsc_page_stylesheet_valid("https://cdn.example/s.css"), "https");
+    CHECK(hsc_page_stylesheet_valid("http://cdn.example/s.css"), "http");
+    CHECK(!hsc_page_stylesheet_valid("//cdn.example/s.css"),
+          "scheme-relative refused");
+    CHECK(!hsc_page_stylesheet_valid("/\\cdn.example/s.css"), "/\\ refused");
+    CHECK(!hsc_page_stylesheet_valid("s.css"), "relative refused");
+    CHECK(!hsc_page_stylesheet_valid("data:text/css,a"), "data: refused");
+    CHECK(!hsc_page_stylesheet_valid("/a b.css"), "space refused");
+    CHECK(!hsc_page_stylesheet_valid("/a\".css"), "quote refused");
+    CHECK(!hsc_page_stylesheet_valid("/a,b.css"), "comma refused");
+    CHECK(!hsc_page_stylesheet_valid(""), "empty refused");
+    CHECK(!hsc_page_stylesheet_valid(NULL), "NULL refused");
+}
+
+static const struct {
+    int64_t s;
+    const char *words;
+} waits[] = {
+    {0, "a moment"},           {-3, "a moment"},
+    {1, "less than a minute"}, {44, "less than a minute"},
+    {45, "about a minute"},    {89, "about a minute"},
+    {90, "about 2 minutes"},   {287, "about 5 minutes"},
+    {300, "about 5 minutes"},  {3569, "about 59 minutes"},
+    {3570, "about an hour"},   {5399, "about an hour"},
+    {5400, "about 2 hours"},   {7200, "about 2 hours"},
+    {172800, "about 2 days"},  {86399999, "about 1000 days"},
+    {86400000, "a long while"}, {INT64_MAX, "a long while"},
+};
+
+static void waits_are_rounded_to_human_words(void)
+{
+    size_t i;
+    char what[64];
+
+    for (i = 0; i < sizeof(waits) / sizeof(waits[0]); ++i) {
+        snprintf(what, sizeof(what), "%lld s", (long long)waits[i].s);
+        CHECK_STR(hsc_page_wait_words(pool, waits[i].s), waits[i].words, what);
+    }
+}
+
+static void login_page_for_people_and_screen_readers(void)
+{
+    hsc_page_conf_t c = {"Example <Corp>", NULL};
+    const char *h = hsc_page_login(pool, &c, "/app/?a=1&b=2", NULL, NULL);
+    char style[64];
+
+    CHECK(!strncmp(h, "<!DOCTYPE html>\n<html lang=\"en\">", 32), "HTML5");
+    CHECK(has(h, "<meta name=\"viewport\" content=\"width=device-width, "
+                 "initial-scale=1\">"), "viewport meta");
+    CHECK(has(h, "<title>Log in \xc2\xb7 Example &lt;Corp&gt;</title>"),
+          "site name in the title, escaped");
+    CHECK(has(h, "<p class=\"hsc-site\">Example &lt;Corp&gt;</p>\n<h1>Log in"),
+          "site name above the heading");
+    snprintf(style, sizeof(style), "<style>%.20s", hsc_page_style());
+    CHECK(has(h, style) && count(h, "<style>") == 1, "the built-in style");
+    CHECK(!has(h, "<link"), "no stylesheet link by default");
+    CHECK(!has(h, "<script"), "no script");
+    CHECK(has(h, "name=\"return\" value=\"/app/?a=1&amp;b=2\""),
+          "return kept, escaped");
+    CHECK(has(h, "autocapitalize=\"none\" spellcheck=\"false\""),
+          "username: no capitalisation, no spell check");
+    CHECK(has(h, "autocomplete=\"username\"")
+              && has(h, "autocomplete=\"current-password\""),
+          "autocomplete hints");
+    CHECK(has(h, "value=\"\" autocomplete=\"username\" autocapitalize=\"none\" "
+                 "spellcheck=\"false\" required autofocus>"),
+          "first visit: focus on the username");
+    CHECK(!has(h, "role=\"alert\"") && !has(h, "aria-invalid=\"true\""),
+          "no error, nothing invalid");
+
+    h = hsc_page_login(pool, NULL, NULL, "al\"ice<", "Login failed.");
+    CHECK(has(h, "<title>Log in</title>") && !has(h, "<p class=\"hsc-site\""),
+          "no site name: plain title");
+    CHECK(has(h, "value=\"al&quot;ice&lt;\""), "username kept, escaped");
+    CHECK(has(h, "<p id=\"hsc-error\" class=\"hsc-error\" role=\"alert\">"
+                 "Login failed.</p>"), "the error is an alert");
+    CHECK_EQ(count(h, "aria-invalid=\"true\" aria-describedby=\"hsc-error\""),
+             2, "both fields point at the error");
+    CHECK(has(h, "current-password\" required autofocus"),
+          "after a failure: focus on the password");
+    CHECK_EQ(count(h, "autofocus"), 1, "one autofocus");
+    CHECK(has(h, "name=\"return\" value=\"\""), "no return: empty");
+}
+
+static void site_stylesheet_is_linked_after_ours(void)
+{
+    hsc_page_conf_t c = {NULL, "/static/site.css"};
+    const char *h = hsc_page_login(pool, &c, NULL, NULL, NULL);
+    const char *st = strstr(h, "</style>"), *ln = strstr(h, "<link");
+
+    CHECK(has(h, "<link rel=\"stylesheet\" href=\"/static/site.css\">"),
+          "linked");
+    CHECK(st && ln && st < ln, "after the built-in style (it wins)");
+    c.stylesheet = "/x\"onload=\"y";
+    CHECK(!has(hsc_page_login(pool, &c, NULL, NULL, NULL), "<link"),
+          "an invalid URL is never linked");
+}
+
+static void logout_page_says_who_and_how_back(void)
+{
+    const char *h = hsc_page_logout(pool, NULL, "alice&bob", "/app/", "/login");
+
+    CHECK(has(h, "Signed in as <strong>alice&amp;bob</strong>."),
+          "signed in as, escaped");
+    CHECK(has(h, "<a class=\"hsc-link\" href=\"/app/\">Cancel"),
+          "a cancel link back");
+    CHECK(has(h, "name=\"everywhere\" value=\"1\" "
+                 "aria-describedby=\"hsc-everywhere-help\"")
+              && has(h, "id=\"hsc-everywhere-help\"")
+              && has(h, "every other browser and device"),
+          "log out everywhere, explained and tied to its help");
+    CHECK(has(h, "<form method=\"post\">"), "a POST form");
+    h = hsc_page_logout(pool, NULL, NULL, "/app/", "/login");
+    CHECK(has(h, "You are not signed in.") && !has(h, "<form"),
+          "nobody signed in: no form");
+    CHECK(has(h, "href=\"/login\">Log in</a>"), "and a login link");
+}
+
+static void logged_out_page_confirms(void)
+{
+    const char *h = hsc_page_logged_out(pool, NULL, 0, NULL, "/login");
+
+    CHECK(has(h, "<h1>Logged out</h1>") && has(h, "You are logged out."),
+          "the message");
+    CHECK(has(h, "role=\"status\""), "announced");
+    CHECK(has(h, "href=\"/login\">Log in again</a>"), "log in again");
+    h = hsc_page_logged_out(pool, NULL, 1, NULL, NULL);
+    CHECK(has(h, "logged out everywhere") && !has(h, "<a "),
+          "everywhere; no link without a login URL");
+    h = hsc_page_logged_out(pool, NULL, 1, "read-only <db>", NULL);
+    CHECK(has(h, "role=\"alert\">read-only &lt;db&gt;</p>")
+              && !has(h, "logged out everywhere"),
+          "a problem replaces the everywhere message");
+}
+
+static void throttled_page_in_words_with_a_link(void)
+{
+    const char *h = hsc_page_throttled(pool, NULL, 287, "/login?return=%2F");
+
+    CHECK(has(h, "Try again in about 5 minutes."), "287 s: about 5 minutes");
+    CHECK(!has(h, "287"), "no raw seconds");
+    CHECK(has(h, "<a class=\"hsc-link\" href=\"/login?return=%2F\">"),
+          "a link back");
+    h = hsc_page_busy(pool, NULL, "/login");
+    CHECK(has(h, "Try again in a moment") && has(h, "href=\"/login\""),
+          "busy: a moment, a link back");
+}
+
+int main(void)
+{
+    apr_initialize();
+    apr_pool_create(&pool, NULL);
+    RUN(escaping_covers_every_html_special);
+    RUN(style_hash_is_the_sha256_of_the_style);
+    RUN(csp_allows_the_hash_and_nothing_inline);
+    RUN(stylesheet_urls_are_checked);
+    RUN(waits_are_rounded_to_human_words);
+    RUN(login_page_for_people_and_screen_readers);
+    RUN(site_stylesheet_is_linked_after_ours);
+    RUN(logout_page_says_who_and_how_back);
+    RUN(logged_out_page_confirms);
+    RUN(throttled_page_in_words_with_a_link);
+    apr_pool_destroy(pool);
+    apr_terminate();
+    return hsc_test_done();
+}
