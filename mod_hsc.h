@@ -39,7 +39,8 @@ typedef struct {
     const char *userdb;          /* resolved path, or NULL */
     int userdb_cache;            /* HSCUserDBCache: 1, 0, -1 unset (on) */
     int db_index;                /* slot in each thread's store cache */
-    hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
+    hsc_kdf_t dummy_kdf;         /* KDF work a failed login costs */
+    int dummy_kdf_set;           /* HSCDummyKDF was given */
     /* Login throttling (mod_hsc_throttle.c); 0 turns a counter off. */
     int throttle_addr;           /* failed logins per window per address */
     int throttle_user;           /* failed logins per window per username */
@@ -139,8 +140,8 @@ int hsc_login_handler(request_rec *r);
 /* What hsc_throttle_begin counted, for hsc_throttle_end. */
 #define HSC_THROTTLE_KEY_MAX 40
 typedef struct {
-    char akey[HSC_THROTTLE_KEY_MAX]; /* "a:" + 32 hex digits, or "" */
-    char ukey[HSC_THROTTLE_KEY_MAX]; /* "u:" + 32 hex digits, or "" */
+    char akey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+    char ukey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
 } hsc_throttle_t;
 
 /* Config-time hooks and the HSCThrottleCache directive. */

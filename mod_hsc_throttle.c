@@ -6,10 +6,11 @@
  * provider (memcache, redis) lets several servers share them. Two
  * counters, each a fixed window that starts at the first counted attempt:
  *
- *   "a:" + H(ServerName, client address)   HSCThrottleAddress per window
- *   "u:" + H(user database, username)      HSCThrottleUser per window
+ *   H(ServerName, client address or /64)  HSCThrottleAddress per window
+ *   H(user database, username)            HSCThrottleUser per window
  *
- * H is the first 128 bits of SHA-256 in hex, so keys are short and bounded
+ * H is the first 128 bits of SHA-256 in hex behind a byte of the hash that
+ * spreads keys over shmcb's subcaches, so keys are short and bounded
  * (usernames reach 255 bytes) and safe for any provider (no spaces or
  * control bytes for memcache). A value is "<window start> <count>" in decimal.
  * Keys, values and the window rule are in hsc_core/hsc_throttle.c.
@@ -49,9 +50,10 @@ APLOG_USE_MODULE(hsc);
 
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"
-/* Default shmcb size: 2 MB, some 15,000 counters (shmcb's own default is
- * 512 KB). shmcb drops the oldest entries when it is full. */
-#define HSC_THROTTLE_DEFAULT_SIZE "2097152"
+/* Default shmcb size: 4 MB, 128 subcaches of which the keys use 64 (their
+ * first byte takes 64 values, hsc_throttle_key), some 23,000 counters
+ * (shmcb's own default is 512 KB). A full subcache drops its oldest. */
+#define HSC_THROTTLE_DEFAULT_SIZE "4194304"
 
 /* --- state of this configuration generation ------------------------------ */
 
@@ -241,7 +243,7 @@ int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         }
     }
     memset(&hints, 0, sizeof(hints));
-    hints.avg_id_len = 2 + 2 * HSC_THROTTLE_HASH_LEN;
+    hints.avg_id_len = HSC_THROTTLE_KEY_LEN - 1;
     hints.avg_obj_size = 16;
     hints.expiry_interval = 30;
     rv = prov->init(cache_inst, "hsc-throttle", &hints, main_s, pconf);
@@ -376,11 +378,12 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_int64_t window = sc->throttle_window, wait_a = 0, wait_u = 0;
     hsc_counter_t a = {0, 0}, u = {0, 0};
-    const char *addr = r->useragent_ip ? r->useragent_ip : "";
+    char addr[HSC_THROTTLE_ADDR_MAX];
     apr_status_t rv;
 
     t->akey[0] = '\0';
     t->ukey[0] = '\0';
+    hsc_throttle_address(r->useragent_ip, addr); /* IPv6: its /64 */
     if (cache_provider == NULL
         || (sc->throttle_addr <= 0 && sc->throttle_user <= 0)) {
         return 0;
