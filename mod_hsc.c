@@ -85,6 +85,10 @@ static void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
         sc->max_kdf = base->max_kdf;
         sc->max_kdf_set = base->max_kdf_set;
     }
+    if (!add->dummy_kdf_set) {
+        sc->dummy_kdf = base->dummy_kdf;
+        sc->dummy_kdf_set = base->dummy_kdf_set;
+    }
     return sc;
 }
 
@@ -410,6 +414,37 @@ static const char *hsc_cmd_keyfile(cmd_parms *cmd, void *dv, const char *arg)
 }
 
 /*
+ * HSCDummyKDF SPEC: the work every failed login costs (what an unknown name
+ * runs, and what a failure of a user with another KDF runs as well), so
+ * timing does not tell which names exist. Set it to the KDF the users are
+ * stored with; within the ceilings, like every KDF the module runs.
+ */
+static const char *hsc_cmd_dummy_kdf(cmd_parms *cmd, void *dv,
+                                     const char *arg)
+{
+    hsc_srv_conf_t *sc = ap_get_module_config(cmd->server->module_config,
+                                              &hsc_module);
+    const char *err = ap_check_cmd_context(cmd, NOT_IN_DIR_LOC_FILE);
+    hsc_kdf_t k;
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (hsc_kdf_parse(arg, &k) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is not a "
+                           "KDF (sha256-chain:N or scrypt:N:r:p)", NULL);
+    }
+    if (!hsc_kdf_within_ceiling(&k)) {
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is above "
+                           "the KDF ceilings (docs/security.md)", NULL);
+    }
+    sc->dummy_kdf = k;
+    sc->dummy_kdf_set = 1;
+    return NULL;
+}
+
+/*
  * HSCUserDB: opened once here, read-only, to fail the configuration early
  * (missing file, not a user database); the children open their own
  * handles lazily, one per thread (hsc_thread_store).
@@ -594,6 +629,9 @@ static const command_rec hsc_cmds[] = {
                   "10; 0: off)"),
     HSC_SRV_TAKE1("HSCThrottleWindow", HSC_CMD_THROTTLE_WINDOW,
                   "Window of the failed-login counts (default 5m)"),
+    AP_INIT_TAKE1("HSCDummyKDF", hsc_cmd_dummy_kdf, NULL, RSRC_CONF,
+                  "KDF every failed login costs, e.g. scrypt:65536:8:2 "
+                  "(default: the default for new users)"),
     HSC_SRV_TAKE1("HSCMaxLoginKDF", HSC_CMD_MAX_KDF,
                   "Password checks at once in one child (default 2; 0: "
                   "no cap)"),
