@@ -268,7 +268,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_user_t u;
     hsc_status_t st;
     hsc_verify_params_t vp;
-    int64_t exp;
+    int64_t iat, exp;
     size_t len;
     hsc_throttle_t th;
     apr_int64_t wait;
@@ -315,9 +315,20 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         /* A fault says nothing about the password: not an attempt. */
         hsc_throttle_end(r, sc, &th,
                          fault ? HSC_THROTTLE_UNDO : HSC_THROTTLE_FAILED);
-        ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
-                      "HSC032: login refused for user \"%s\": %s", user,
-                      hsc_strerror(st));
+        if (st == HSC_EKDFLIMIT) {
+            char spec[HSC_KDF_SPEC_MAX];
+            hsc_kdf_format(&u.kdf, spec, sizeof(spec));
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                          "HSC120: login refused for user \"%s\": the "
+                          "stored KDF %s is above the ceilings and is "
+                          "never run (hsc-admin passwd to reset it)",
+                          user, spec);
+        }
+        else {
+            ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
+                          "HSC032: login refused for user \"%s\": %s",
+                          user, hsc_strerror(st));
+        }
         if (fault && st != HSC_ECRYPTO) {
             return hsc_store_unavailable(r);
         }
@@ -329,9 +340,15 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_throttle_end(r, sc, &th, HSC_THROTTLE_SUCCEEDED);
 
     hsc_verify_params(r, sc, d, &vp);
-    exp = hsc_cookie_expiry(vp.now, vp.now, d->idle, d->max_age);
+    /* Never a cookie its own revoked_before refuses (a revocation in this
+     * second stored now + 1). */
+    iat = hsc_login_iat(vp.now, u.revoked_before);
+    exp = hsc_cookie_expiry(iat, vp.now, d->idle, d->max_age);
+    if (exp <= iat) {
+        exp = iat + 1;
+    }
     st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u.name, u.name_len,
-                         vp.now, exp, xn, vp.scope, vp.address, value,
+                         iat, exp, xn, vp.scope, vp.address, value,
                          sizeof(value), &len);
     hsc_wipe(xn, sizeof(xn));
     if (st != HSC_OK) {
@@ -373,8 +390,8 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         if (st == HSC_OK) {
             const char *user = apr_pstrmemdup(r->pool, c.user, c.user_len);
             hsc_wipe(&c, sizeof(c));
-            st = hsc_store_revoke(store, user,
-                                  (int64_t)apr_time_sec(r->request_time));
+            st = hsc_store_revoke_now(store, user,
+                                      (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               "HSC040: user \"%s\" logged out everywhere",
