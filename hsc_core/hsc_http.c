@@ -38,11 +38,11 @@ hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
     while (*p) {
         const char *ns, *ne, *vs, *ve, *end;
 
-        /* One "name=value" pair runs up to the next ';' or the end. */
-        end = strchr(p, ';');
-        if (end == NULL) {
-            end = p + strlen(p);
-        }
+        /* One "name=value" pair runs up to the next ';' or ',' or the end:
+         * httpd joins two Cookie header lines with ", ", and a cookie
+         * value has no ',' (RFC 6265 cookie-octet), so the session cookie
+         * at the start of a second line is still found (and counted). */
+        end = p + strcspn(p, ";,");
         ns = p;
         while (ns < end && is_ows(*ns)) {
             ++ns;
@@ -232,14 +232,17 @@ cleanup:
 
 /*
  * 1 when the escape "%XY" at s (3 bytes, already checked to be hex) stands
- * for '/', '\\' or '%'. "/%2F" and "/%5C" are "//" and "/\\" once a proxy
- * or framework decodes them, and "%25" opens another layer of the same.
+ * for '/', '\\', '.' or '%'. Decoded once (by a proxy, a framework, an
+ * application that redirects again), "/%2e%2e%2f%2fevil.com" is
+ * "/..//evil.com", whose dot segment a browser removes to leave
+ * "//evil.com"; "%25" opens another layer of the same. No path needs
+ * them encoded, so the path part of a target may hold none.
  */
 static int escape_is_separator(const char *s)
 {
     int c = (hexval(s[1]) << 4) | hexval(s[2]);
 
-    return c == '/' || c == '\\' || c == '%';
+    return c == '/' || c == '\\' || c == '.' || c == '%';
 }
 
 /*
@@ -279,6 +282,7 @@ static int has_dot_segment(const char *url, size_t len)
 int hsc_return_url_safe(const char *url, size_t len)
 {
     size_t i;
+    int in_path = 1;
 
     if (url == NULL || len == 0 || url[0] != '/') {
         return 0;
@@ -303,6 +307,13 @@ int hsc_return_url_safe(const char *url, size_t len)
             if (hi < 2 || (hi == 7 && lo == 15)) {
                 return 0;
             }
+            /* An encoded '/', '\\', '.' or '%' in the path. */
+            if (in_path && escape_is_separator(url + i)) {
+                return 0;
+            }
+        }
+        if (c == '?' || c == '#') {
+            in_path = 0;
         }
     }
     if (len == 1) {

@@ -10,7 +10,8 @@
 
 /**
  * Find the cookie called name in a Cookie request header (RFC 6265
- * "name=value; name2=value2"). *val and *vallen point into header; *count is
+ * "name=value; name2=value2"; a ',' also ends a pair, since httpd joins
+ * two Cookie header lines with ", "). *val and *vallen point into header; *count is
  * how many cookies of that name the header holds (callers refuse more than
  * one: an attacker who can set a cookie for a parent domain could otherwise
  * shadow the real one). Returns HSC_OK when exactly one was found,
@@ -46,8 +47,10 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
  * 1 when url (len bytes) is a safe local redirect target: it starts with a
  * single '/', is not "//" or "/\" in any spelling (including percent-encoded
  * and with embedded tabs), has no scheme or authority, no "." or ".." path
- * segment (raw or %2E), and holds no control characters, backslashes, or
- * bytes above 0x7e. Anything else: 0, and callers use the configured
+ * segment (raw or %2E), no escape in its path that decodes to '/', '\\',
+ * '.' or '%' (so that decoding it once changes nothing: "/%2e%2e%2f%2fx"
+ * is "/..//x" to the next decoder), and holds no control characters,
+ * backslashes, or bytes above 0x7e. Anything else: 0, and callers use the configured
  * success URL instead.
  */
 int hsc_return_url_safe(const char *url, size_t len);

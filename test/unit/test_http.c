@@ -39,9 +39,13 @@ static const struct {
     {"xhsc=1", "hsc", HSC_EINVAL, 0, NULL},
     {"hscx=1", "hsc", HSC_EINVAL, 0, NULL},
     {"a=hsc=1", "hsc", HSC_EINVAL, 0, NULL},
-    /* Two Cookie headers merged by httpd with ", ": one bogus value that
-     * the cookie parser then refuses. */
-    {"hsc=a, hsc=b", "hsc", HSC_OK, 1, "a, hsc=b"},
+    /* Two Cookie header lines, which httpd joins with ", ": the session
+     * cookie at the start of the second line is found (issue 10), and two
+     * of ours are two. */
+    {"hsc=a, hsc=b", "hsc", HSC_EMALFORMED, 2, NULL},
+    {"theme=dark, hsc=v1", "hsc", HSC_OK, 1, "v1"},
+    {"theme=dark; lang=en, hsc=v1; x=2", "hsc", HSC_OK, 1, "v1"},
+    {"hsc=v1, theme=dark", "hsc", HSC_OK, 1, "v1"},
     {"hsc=1; hsc=2", "hsc", HSC_EMALFORMED, 2, NULL},
     {"hsc=1; hsc=1", "hsc", HSC_EMALFORMED, 2, NULL},
     {"hsc=1;hsc=2;hsc=3", "hsc", HSC_EMALFORMED, 3, NULL},
@@ -305,7 +309,8 @@ static const struct {
     {"/app/page?x=1&y=2#frag", 0, 1},
     {"/a%20b", 0, 1},
     {"/caf%C3%A9", 0, 1},
-    {"/a/%2F/b", 0, 1},
+    {"/a?q=%2F%2Fx%2E%2E", 0, 1}, /* encoded separators in the query */
+    {"/a#%2F%2Fx", 0, 1},
     {"/a:b", 0, 1},
     {"/.well-known/x", 0, 1},
     {"/?return=//evil.example", 0, 1},
@@ -333,6 +338,18 @@ static const struct {
     {"/%252F%252Fevil.example", 0, 0},
     {"/%25", 0, 0},
     {"%2F%2Fevil.example", 0, 0},
+    {"/a/%2F/b", 0, 0},
+    /* Issue 10: encoded dot segments and slashes anywhere in the path,
+     * "/..//evil.com" once decoded. */
+    {"/%2e%2e%2f%2fevil.com", 0, 0},
+    {"/%2E%2E%2F%2Fevil.com", 0, 0},
+    {"/a/%2e%2e%2f%2fevil.com", 0, 0},
+    {"/%2e%2e%5c%5cevil.com", 0, 0},
+    {"/x/..%2f%2fevil.com", 0, 0},
+    {"/%2e./%2fevil.com", 0, 0},
+    {"/a%2Eb", 0, 0},
+    {"/a%2fb", 0, 0},
+    {"/%252e%252e%252f%252fevil.com", 0, 0},
     /* Control characters, raw and encoded. */
     {"/\t/evil.example", 0, 0},
     {"/\r\nSet-Cookie: x=1", 0, 0},
