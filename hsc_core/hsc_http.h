@@ -55,4 +55,19 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
  */
 int hsc_return_url_safe(const char *url, size_t len);
 
+/**
+ * The Cache-Control of a response to a request that AuthType HSC admitted,
+ * from the directives the response already has (cc; NULL or "" for none):
+ * every directive kept except "public" and "s-maxage" (which invite shared
+ * caches), then "private" unless "no-store" or "private" is there, and
+ * "no-store" when the response sets or refreshes the cookie (cookie_set):
+ * a shared cache must never replay a page or a Set-Cookie to another
+ * client, and a stricter directive is never weakened. Writes a
+ * NUL-terminated list to out; returns its length, or 0 when out (outcap
+ * bytes; strlen(cc) + 32 always suffice) is too small. Quoted strings are
+ * kept whole (no-cache="Set-Cookie, X").
+ */
+size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
+                                 size_t outcap);
+
 #endif /* HSC_HTTP_H */

@@ -407,8 +407,52 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
     CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
 }
 
+/* --- Cache-Control of admitted requests (issue 10) ------------------------ */
+
+static const struct {
+    const char *cc;     /* what the response had (NULL: none) */
+    int cookie_set;     /* the response sets or refreshes the cookie */
+    const char *want;   /* hsc_cache_control_private */
+} cc_cases[] = {
+    {NULL, 0, "private"},
+    {"", 0, "private"},
+    {NULL, 1, "private, no-store"},
+    {"max-age=3600", 0, "max-age=3600, private"},
+    {"max-age=3600", 1, "max-age=3600, private, no-store"},
+    {"public, max-age=3600", 0, "max-age=3600, private"},
+    {"PUBLIC,s-maxage=600 , max-age=60", 0, "max-age=60, private"},
+    {"no-store", 0, "no-store"},
+    {"no-store", 1, "no-store"},
+    {"private", 0, "private"},
+    {"private, max-age=60", 1, "private, max-age=60, no-store"},
+    {"no-cache=\"Set-Cookie, X\", max-age=5", 0,
+     "no-cache=\"Set-Cookie, X\", max-age=5, private"},
+    {"no-storex", 0, "no-storex, private"},
+    {" , ,", 0, "private"},
+    {"max-age=3600, max-age=3600", 0, "max-age=3600, max-age=3600, private"},
+};
+
+static void cache_control_is_private_and_never_weaker(void)
+{
+    char out[128];
+    size_t i;
+
+    for (i = 0; i < sizeof(cc_cases) / sizeof(cc_cases[0]); i++) {
+        size_t n = hsc_cache_control_private(cc_cases[i].cc,
+                                             cc_cases[i].cookie_set, out,
+                                             sizeof(out));
+        printf("# case %u\n", (unsigned)i);
+        CHECK_STR(out, cc_cases[i].want, "merged as the table says");
+        CHECK_EQ(n, strlen(cc_cases[i].want), "its length");
+    }
+    CHECK_EQ(hsc_cache_control_private("max-age=3600", 1, out, 20), 0,
+             "too small a buffer: 0");
+    CHECK_STR(out, "", "and an empty string");
+}
+
 int main(void)
 {
+    RUN(cache_control_is_private_and_never_weaker);
     RUN(cookie_header_find_follows_the_table);
     RUN(cookie_header_find_refuses_null_inputs);
     RUN(form_parse_decodes_percent_and_plus);
