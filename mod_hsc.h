@@ -127,6 +127,14 @@ const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
 /* The hsc-login and hsc-logout handlers (mod_hsc_login.c). */
 int hsc_login_handler(request_rec *r);
 
+/*
+ * mod_hsc_private.c: mark a request AuthType HSC admitted (cookie_set: its
+ * response sets or refreshes the cookie), so that its response says
+ * Cache-Control private (and no-store), Vary: Cookie; and the hooks.
+ */
+void hsc_private_mark(request_rec *r, int cookie_set);
+void hsc_private_register_hooks(apr_pool_t *p);
+
 /* --- login throttling (mod_hsc_throttle.c) --------------------------------
  *
  * Failed logins are counted per client address (per ServerName) and per
@@ -169,7 +177,9 @@ typedef enum {
     HSC_THROTTLE_FAILED,         /* wrong password, unknown user: it counts */
     HSC_THROTTLE_SUCCEEDED,      /* clear the username's count, give the
                                   * address its attempt back */
-    HSC_THROTTLE_UNDO            /* a fault (store down): give both back */
+    HSC_THROTTLE_UNDO,           /* a fault (store down): give both back */
+    HSC_THROTTLE_BUSY            /* refused by the KDF cap (503): the
+                                  * address keeps it, the username not */
 } hsc_throttle_outcome_t;
 
 /* After the password check. */
