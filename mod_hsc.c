@@ -1243,6 +1243,7 @@ static int hsc_check_authn(request_rec *r)
     if ((prev = inherited_verdict(r)) != NULL) {
         ap_set_module_config(r->request_config, &hsc_module, (void *)prev);
         export_verdict(r, prev);
+        hsc_private_mark(r, 0);
         return OK;
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
@@ -1266,6 +1267,8 @@ static int hsc_check_authn(request_rec *r)
 
     set_verdict(r, &c, &u, slide_expiry(r, sc, d, &c));
     hsc_wipe(&c, sizeof(c));
+    /* Private to this user; no-store when slide_expiry set the cookie. */
+    hsc_private_mark(r, 0);
     return OK;
 }
 
@@ -1290,6 +1293,7 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
     }
     when = lifetime ? r->request_time + apr_time_from_sec(lifetime) : 0;
     apr_rfc822_date(date, when);
+    hsc_private_mark(r, 1); /* never stored by a shared cache */
     apr_table_addn(
         r->err_headers_out, "Set-Cookie",
         apr_psprintf(r->pool,
@@ -1375,6 +1379,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(hsc_login_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    hsc_private_register_hooks(p);
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);
