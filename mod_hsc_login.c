@@ -289,21 +289,21 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if ((store = hsc_thread_store(r, sc)) == NULL) {
         return hsc_store_unavailable(r); /* logged (HSC006) */
     }
-    /* The KDF cap first: a 503 is not a counted attempt. */
-    if (!hsc_kdf_slot_take(sc)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC055: login refused (503) for user \"%s\": %d "
-                      "password checks already run in this child "
-                      "(HSCMaxLoginKDF)",
-                      user, sc->max_kdf);
-        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, 1);
-    }
-    /* Then the failed-login counts, before any KDF work (logged). */
+    /* The failed-login counts first, before any KDF work (logged): a
+     * login the KDF cap refuses still counts for its address. */
     wait = hsc_throttle_begin(r, sc, f->username.value, f->username.len,
                               &th);
     if (wait > 0) {
-        hsc_kdf_slot_give(sc);
         return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
+    }
+    if (!hsc_kdf_slot_take(sc)) {
+        hsc_throttle_end(r, sc, &th, HSC_THROTTLE_BUSY);
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      "HSC055: login refused (503) for user \"%s\": %d "
+                      "password checks already run in this child "
+                      "(HSCMaxLoginKDF); counted for the address",
+                      user, sc->max_kdf);
+        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, 1);
     }
     st = hsc_password_check(store, f->username.value, f->username.len,
                             f->password.value, f->password.len,

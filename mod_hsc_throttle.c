@@ -18,8 +18,10 @@
  * An attempt is counted when it starts, before the KDF, under the cache
  * lock, so parallel guesses cannot all pass the check before any of them
  * is counted; a success then clears the username's count and gives its
- * own attempt back to the address's, and a fault (the user database
- * cannot answer) gives both back. Over a limit the login is refused
+ * own attempt back to the address's, a fault (the user database
+ * cannot answer) gives both back, and a refusal by the KDF cap (503) gives
+ * the username's back but keeps the address's: a flood from one address
+ * that holds every slot is counted, and throttled afterwards. Over a limit the login is refused
  * with 429 before any KDF work, and the refusal is not counted: a lockout
  * ends when its window does. A cache failure is logged and the login goes
  * on to the ordinary password check: throttling is a brake, never an
@@ -27,7 +29,8 @@
  *
  * The KDF cap is an atomic counter in each child's own memory: at most
  * HSCMaxLoginKDF password checks (the dummy KDF of unknown users included)
- * run at once in a child; more get 503 with Retry-After: 1.
+ * run at once in a child; more get 503 with Retry-After: 1, counted as an
+ * attempt of their address.
  */
 #include <string.h>
 
@@ -499,7 +502,9 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
             cache_failed(r, rv, "store");
         }
     }
-    if (t->akey[0]) {
+    /* A login refused by the KDF cap still counts for its address: one
+     * address must not hold every slot for free. */
+    if (t->akey[0] && outcome != HSC_THROTTLE_BUSY) {
         rv = counter_give_back(r, t->akey, now, sc->throttle_window);
         if (rv != APR_SUCCESS) {
             cache_failed(r, rv, "store");
