@@ -801,6 +801,28 @@ static int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
     return bad ? !OK : OK;
 }
 
+/*
+ * `httpd -t` (and apachectl configtest) only: the key file warnings that a
+ * start logs in post_config (HSC003), which a configuration test never
+ * reaches, so that the test shows them too.
+ */
+static void hsc_test_config(apr_pool_t *pconf, server_rec *main_s)
+{
+    const char *warned = NULL;
+    server_rec *s;
+
+    (void)pconf;
+    for (s = main_s; s != NULL; s = s->next) {
+        const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                        &hsc_module);
+        if (sc->key_warning != NULL && sc->key_warning != warned) {
+            ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
+                         "HSC003: %s", sc->key_warning);
+            warned = sc->key_warning;
+        }
+    }
+}
+
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
 
@@ -1374,6 +1396,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_pre_config(hsc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_pre_config(hsc_throttle_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(hsc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_test_config(hsc_test_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(hsc_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(hsc_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
