@@ -18,7 +18,7 @@ my @targets = (
     '/%252e%252e%252f%252fevil.example',
     '/%2fevil.example',
 );
-plan tests => 4 + 3 * @targets;
+plan tests => 4 + 3 * @targets + 3;
 
 my $db = var_dir() . '/users.db';
 admin_ok("in-pw\n", 'add', $db, 'in-user', '--kdf', 'sha256-chain:1000',
@@ -56,3 +56,19 @@ sub uri_escape
     $s =~ s/([^A-Za-z0-9_.~-])/sprintf('%%%02X', ord $1)/ge;
     return $s;
 }
+
+# TRACE: httpd's core echoes the request, cookie included, before any
+# module runs, which hands an HttpOnly cookie to a script. TraceEnable Off
+# (the sample configuration, notrace.test here) answers 405.
+my $trace = sub {
+    my ($host) = @_;
+    my $req = HTTP::Request->new('TRACE',
+        Apache::TestRequest::resolve_url('/private/page.html'));
+    $req->header(Host => $host, Cookie => "hsc=$c");
+    return Apache::TestRequest::user_agent()->request($req);
+};
+like($trace->('localhost')->content, qr/\Q$c\E/,
+     'with TraceEnable On (the default) TRACE echoes the cookie');
+my $off = $trace->('notrace.test');
+is($off->code, 405, 'with TraceEnable Off: 405');
+unlike($off->content, qr/\Q$c\E/, 'and no echo of the cookie');
