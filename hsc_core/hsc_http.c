@@ -233,17 +233,19 @@ cleanup:
 
 /*
  * 1 when the escape "%XY" at s (3 bytes, already checked to be hex) stands
- * for '/', '\\', '.' or '%'. Decoded once (by a proxy, a framework, an
- * application that redirects again), "/%2e%2e%2f%2fevil.com" is
- * "/..//evil.com", whose dot segment a browser removes to leave
- * "//evil.com"; "%25" opens another layer of the same. No path needs
- * them encoded, so the path part of a target may hold none.
+ * for '/', '\\', '.', '%', '?' or '#'. Decoded once (by a proxy, a
+ * framework, an application that redirects again), "/%2e%2e%2f%2fevil.com"
+ * is "/..//evil.com", whose dot segment a browser removes to leave
+ * "//evil.com"; "%25" opens another layer of the same; "/a/..%3F" ends its
+ * path at a new dot segment. No path needs them encoded, so the path part
+ * of a target may hold none.
  */
 static int escape_is_separator(const char *s)
 {
     int c = (hexval(s[1]) << 4) | hexval(s[2]);
 
-    return c == '/' || c == '\\' || c == '.' || c == '%';
+    return c == '/' || c == '\\' || c == '.' || c == '%' || c == '?'
+           || c == '#';
 }
 
 /*
@@ -308,7 +310,7 @@ int hsc_return_url_safe(const char *url, size_t len)
             if (hi < 2 || (hi == 7 && lo == 15)) {
                 return 0;
             }
-            /* An encoded '/', '\\', '.' or '%' in the path. */
+            /* An encoded '/', '\\', '.', '%', '?' or '#' in the path. */
             if (in_path && escape_is_separator(url + i)) {
                 return 0;
             }

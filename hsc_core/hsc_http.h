@@ -48,7 +48,7 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
  * single '/', is not "//" or "/\" in any spelling (including percent-encoded
  * and with embedded tabs), has no scheme or authority, no "." or ".." path
  * segment (raw or %2E), no escape in its path that decodes to '/', '\\',
- * '.' or '%' (so that decoding it once changes nothing: "/%2e%2e%2f%2fx"
+ * '.', '%', '?' or '#' (so that decoding it once changes nothing: "/%2e%2e%2f%2fx"
  * is "/..//x" to the next decoder), and holds no control characters,
  * backslashes, or bytes above 0x7e. Anything else: 0, and callers use the configured
  * success URL instead.

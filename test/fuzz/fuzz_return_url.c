@@ -11,7 +11,8 @@
  *     URL);
  *   - no segment of its path (before '?' or '#'; split at '/'), with %2E
  *     read as '.', is "." or ".." (browsers drop them: "/..//host");
- *   - no escape in its path decodes to '/', '\\', '.' or '%', so the path
+ *   - no escape in its path decodes to '/', '\\', '.', '%', '?' or '#',
+ *     so the path
  *     decoded once is the same path ("/%2e%2e%2f%2fevil.com" is
  *     "/..//evil.com" to whatever decodes it next), and that decoded path
  *     again starts with a single '/' and has no dot segment;
@@ -90,7 +91,8 @@ static int ref_dot_segment(const unsigned char *u, size_t len)
 
 /*
  * 1 when the path of u, decoded once, differs in its structure from u's:
- * an escape there decodes to '/', '\\', '.' or '%'; or the decoded path
+ * an escape there decodes to '/', '\\', '.', '%', '?' or '#'; or the
+ * decoded path
  * starts with "//" or "/\\" or has a dot segment.
  */
 static int decoded_path_is_another(const unsigned char *u, size_t len)
@@ -103,7 +105,8 @@ static int decoded_path_is_another(const unsigned char *u, size_t len)
         int c = decoded_at(u, len, &i);
 
         if (was_escape
-            && (c == '/' || c == '\\' || c == '.' || c == '%')) {
+            && (c == '/' || c == '\\' || c == '.' || c == '%' || c == '?'
+                || c == '#')) {
             return 1;
         }
         d[n++] = (unsigned char)c;

@@ -350,6 +350,8 @@ static const struct {
     {"/a%2Eb", 0, 0},
     {"/a%2fb", 0, 0},
     {"/%252e%252e%252f%252fevil.com", 0, 0},
+    {"/a/..%3f/", 0, 0},  /* "/a/..?/" once decoded: a dot segment */
+    {"/a/..%23x", 0, 0},
     /* Control characters, raw and encoded. */
     {"/\t/evil.example", 0, 0},
     {"/\r\nSet-Cookie: x=1", 0, 0},
