@@ -43,7 +43,7 @@ typedef struct {
  */
 hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
                               size_t value_len,
-                              char key[HSC_THROTTLE_KEY_LEN]);
+                              char key[HSC_THROTTLE_KEY_LEN]) HSC_MUST_CHECK;
 
 /**
  * The value an address is counted under: an IPv4 address as it is, an IPv6
@@ -65,7 +65,7 @@ void hsc_throttle_address(const char *ip,
  */
 hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
                                 int64_t window, uint32_t max,
-                                hsc_counter_t *c);
+                                hsc_counter_t *c) HSC_MUST_CHECK;
 
 /** Writes "<start> <count>" and its NUL; returns its length without. */
 size_t hsc_counter_encode(const hsc_counter_t *c,
