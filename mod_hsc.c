@@ -31,6 +31,38 @@ APLOG_USE_MODULE(hsc);
 
 /* --- startup -------------------------------------------------------------- */
 
+/*
+ * The key file's warning (mode too open), once per server that has its own
+ * (vhosts inherit the main server's). flags: APLOG_STARTUP for `httpd -t`,
+ * whose output has no error log prefix. One call site, so one tag.
+ */
+static void log_key_warning(server_rec *s, const hsc_srv_conf_t *sc,
+                            const char **warned, int flags)
+{
+    if (sc->key_warning != NULL && sc->key_warning != *warned) {
+        ap_log_error(APLOG_MARK, flags | APLOG_WARNING, 0, s,
+                     HSCLOGNO(003) "%s", sc->key_warning);
+        *warned = sc->key_warning;
+    }
+}
+
+/*
+ * `httpd -t` (and apachectl configtest) only: the key file warnings that a
+ * start logs in post_config (HSC003), which a configuration test never
+ * reaches, so that the test shows them too.
+ */
+static void hsc_test_config(apr_pool_t *pconf, server_rec *main_s)
+{
+    const char *warned = NULL;
+    server_rec *s;
+
+    (void)pconf;
+    for (s = main_s; s != NULL; s = s->next) {
+        log_key_warning(s, ap_get_module_config(s->module_config, &hsc_module),
+                        &warned, APLOG_STARTUP);
+    }
+}
+
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
 
@@ -73,12 +105,8 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         int i;
 
         /* Once per (re)start: not in the first of httpd's two passes. */
-        if (sc->key_warning != NULL && sc->key_warning != warned
-            && ap_state_query(AP_SQ_MAIN_STATE)
-                   != AP_SQ_MS_CREATE_PRE_CONFIG) {
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, s, HSCLOGNO(003) "%s",
-                         sc->key_warning);
-            warned = sc->key_warning;
+        if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
+            log_key_warning(s, sc, &warned, 0);
         }
         sc->db_index = -1;
         if (sc->userdb == NULL) {
@@ -468,6 +496,7 @@ static int hsc_check_authn(request_rec *r)
     if ((prev = inherited_verdict(r)) != NULL) {
         ap_set_module_config(r->request_config, &hsc_module, (void *)prev);
         export_verdict(r, prev);
+        hsc_private_mark(r, 0);
         return OK;
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
@@ -496,6 +525,8 @@ static int hsc_check_authn(request_rec *r)
 
     set_verdict(r, &c, &u, slide_expiry(r, sc, d, &c));
     hsc_wipe(&c, sizeof(c));
+    /* Private to this user; no-store when slide_expiry set the cookie. */
+    hsc_private_mark(r, 0);
     return OK;
 }
 
@@ -521,6 +552,7 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
     }
     when = lifetime ? r->request_time + apr_time_from_sec(lifetime) : 0;
     apr_rfc822_date(date, when);
+    hsc_private_mark(r, 1); /* never stored by a shared cache */
     apr_table_addn(
         r->err_headers_out, "Set-Cookie",
         apr_psprintf(r->pool,
@@ -600,6 +632,7 @@ static void hsc_register_hooks(apr_pool_t *p)
 {
     ap_hook_pre_config(hsc_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_config(hsc_check_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_test_config(hsc_test_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(hsc_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_child_init(hsc_child_init, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
@@ -607,6 +640,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_handler(hsc_login_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_handler(hsc_logout_handler, NULL, NULL, APR_HOOK_MIDDLE);
     hsc_throttle_register_hooks(p);
+    hsc_private_register_hooks(p);
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

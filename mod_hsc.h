@@ -93,9 +93,10 @@ typedef enum {
 
 /*
  * The login attempt, in its four steps (mod_hsc_throttle.c, beside the
- * counters): cap (a KDF slot), throttle (count the attempt, or refuse it),
- * check (hsc_password_check: *st, and xn and *u on HSC_OK; wipe xn), and
- * settle (a success or a fault gives the attempt back). The refusals of
+ * counters): throttle (count the attempt, or refuse it), cap (a KDF slot;
+ * its refusal keeps the address's count), check (hsc_password_check: *st,
+ * and xn and *u on HSC_OK; wipe xn), and settle (a success or a fault
+ * gives the attempt back). The refusals of
  * the cap and the throttle are logged here, with *retry_after set; the
  * check's verdict is the caller's to log.
  */
@@ -116,5 +117,13 @@ int hsc_logout_handler(request_rec *r);
 int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s);
 /* Once per child: a Secure cookie set over plain http (HSC141). */
 void hsc_warn_insecure_cookie(request_rec *r, const hsc_dir_conf_t *d);
+
+/*
+ * mod_hsc_private.c: mark a request AuthType HSC admitted (cookie_set: its
+ * response sets or refreshes the cookie), so that its response says
+ * Cache-Control private (and no-store), Vary: Cookie; and the hooks.
+ */
+void hsc_private_mark(request_rec *r, int cookie_set);
+void hsc_private_register_hooks(apr_pool_t *p);
 
 #endif /* MOD_HSC_H */

@@ -39,8 +39,8 @@ void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
     sc->throttle.window = HSC_DEFAULT_THROTTLE_WINDOW;
     sc->throttle.max_kdf = HSC_DEFAULT_MAX_LOGIN_KDF;
     sc->db_index = -1;
-    /* The dummy KDF an unknown user costs: the default for new users. */
-    if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &sc->dummy_kdf) != HSC_OK) {
+    /* test_defaults checks that the default parses. */
+    if (hsc_kdf_parse(HSC_DEFAULT_DUMMY_KDF_TEXT, &sc->dummy_kdf) != HSC_OK) {
         sc->dummy_kdf.alg = HSC_KDF_SHA256_CHAIN;
         sc->dummy_kdf.iterations = 600000;
     }
@@ -69,8 +69,8 @@ void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, user);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, window);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, max_kdf);
+    HSC_MERGE(sc, base, add, dummy_kdf);
     sc->db_index = -1;
-    sc->dummy_kdf = add->dummy_kdf;
     return sc;
 }
 
@@ -350,6 +350,35 @@ static const char *set_max_kdf(cmd_parms *cmd, void *dv, const char *arg)
     }
     tc->max_kdf_set = 1;
     return count(cmd, arg, &tc->max_kdf);
+}
+
+/*
+ * HSCDummyKDF SPEC: the work every failed login costs (what an unknown name
+ * runs, and what a failure of a user with another KDF runs as well), so
+ * timing does not tell which names exist. Set it to the KDF the users are
+ * stored with; within the ceilings, like every KDF the module runs.
+ */
+static const char *set_dummy_kdf(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = not_in_section(cmd);
+    hsc_kdf_t k;
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (hsc_kdf_parse(arg, &k) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is not a "
+                           "KDF (sha256-chain:N or scrypt:N:r:p)", NULL);
+    }
+    if (!hsc_kdf_within_ceiling(&k)) {
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is above "
+                           "the KDF ceilings (docs/security.md)", NULL);
+    }
+    sc->dummy_kdf = k;
+    sc->dummy_kdf_set = 1;
+    return NULL;
 }
 
 /* --- per-directory setters ------------------------------------------------ */
@@ -830,5 +859,8 @@ const command_rec hsc_cmds[] = {
     HSC_SRV_TAKE1("HSCMaxLoginKDF", set_max_kdf,
                   "Password checks at once in one child (default "
                   HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "; 0: no cap)"),
+    HSC_SRV_TAKE1("HSCDummyKDF", set_dummy_kdf,
+                  "KDF every failed login costs, e.g. scrypt:65536:8:2 "
+                  "(default " HSC_DEFAULT_DUMMY_KDF_TEXT ")"),
     {NULL, {NULL}, NULL, 0, RAW_ARGS, NULL}
 };

@@ -39,11 +39,12 @@ typedef struct {
     const char *userdb;          /* HSCUserDB: resolved path, or NULL */
     int userdb_cache;            /* HSCUserDBCache: 1 or 0 */
     hsc_throttle_conf_t throttle; /* HSCThrottle*, HSCMaxLoginKDF */
-    unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1;
+    hsc_kdf_t dummy_kdf;         /* HSCDummyKDF: what a failed login costs */
+    unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1,
+        dummy_kdf_set : 1;
 
     /* Not directives: set by create and post_config. */
     int db_index;                /* slot in each thread's store cache */
-    hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
 } hsc_srv_conf_t;
 
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */

@@ -280,13 +280,19 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     char value[HSC_COOKIE_VALUE_MAX];
     hsc_verify_params_t vp;
     hsc_status_t st;
-    int64_t exp;
+    int64_t iat, exp;
     size_t len;
 
     hsc_verify_params(r, sc, d, &vp);
-    exp = hsc_cookie_expiry(vp.now, vp.now, d->idle, d->max_age);
+    /* Never a cookie its own revoked_before refuses (a revocation in this
+     * second stored now + 1). */
+    iat = hsc_login_iat(vp.now, u->revoked_before);
+    exp = hsc_cookie_expiry(iat, vp.now, d->idle, d->max_age);
+    if (exp <= iat) {
+        exp = iat + 1;
+    }
     st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u->name, u->name_len,
-                         vp.now, exp, xn, vp.scope, vp.address, value,
+                         iat, exp, xn, vp.scope, vp.address, value,
                          sizeof(value), &len);
     hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
@@ -428,9 +434,19 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return login_succeeded(r, sc, d, &u, xn, target, user);
     }
     http = hsc_status_outcome(st, &level);
-    ap_log_rerror(APLOG_MARK, level, 0, r,
-                  HSCLOGNO(032) "login refused for user \"%s\": %s", user,
-                  hsc_strerror(st));
+    if (st == HSC_EKDFLIMIT) {
+        char spec[HSC_KDF_SPEC_MAX];
+        hsc_kdf_format(&u.kdf, spec, sizeof(spec));
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(120) "login refused for user \"%s\": the "
+                      "stored KDF %s is above the ceilings and is never run "
+                      "(hsc-admin passwd to reset it)", user, spec);
+    }
+    else {
+        ap_log_rerror(APLOG_MARK, level, 0, r,
+                      HSCLOGNO(032) "login refused for user \"%s\": %s",
+                      user, hsc_strerror(st));
+    }
     if (http == HTTP_SERVICE_UNAVAILABLE) {
         return hsc_store_unavailable(r);
     }
@@ -461,8 +477,8 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         if (st == HSC_OK) {
             const char *user = apr_pstrmemdup(r->pool, c.user, c.user_len);
             hsc_wipe(&c, sizeof(c));
-            st = hsc_store_revoke(store, user,
-                                  (int64_t)apr_time_sec(r->request_time));
+            st = hsc_store_revoke_now(store, user,
+                                      (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
                 revoked = 1;
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,

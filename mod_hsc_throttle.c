@@ -1,6 +1,6 @@
 /*
  * mod_hsc_throttle.c: login throttling, the per-child KDF cap, and the
- * login attempt that uses them (cap -> throttle -> check -> settle).
+ * login attempt that uses them (throttle -> cap -> check -> settle).
  *
  * The design (two fixed-window counters per login, per client address and
  * per username, in an httpd socache; counted before the KDF, under the
@@ -33,9 +33,10 @@ APLOG_USE_MODULE(hsc);
 
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"
-/* Default shmcb size: 2 MB, some 15,000 counters (shmcb's own default is
- * 512 KB). shmcb drops the oldest entries when it is full. */
-#define HSC_THROTTLE_DEFAULT_SIZE "2097152"
+/* Default shmcb size: 4 MB, 128 subcaches of which the keys use 64 (their
+ * first byte takes 64 values, hsc_throttle_key), some 23,000 counters
+ * (shmcb's own default is 512 KB). A full subcache drops its oldest. */
+#define HSC_THROTTLE_DEFAULT_SIZE "4194304"
 
 /* --- state of this configuration generation ------------------------------ */
 
@@ -240,7 +241,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         }
     }
     memset(&hints, 0, sizeof(hints));
-    hints.avg_id_len = 2 + 2 * HSC_THROTTLE_HASH_LEN;
+    hints.avg_id_len = HSC_THROTTLE_KEY_LEN - 1;
     hints.avg_obj_size = 16;
     hints.expiry_interval = 30;
     rv = prov->init(cache_inst, "hsc-throttle", &hints, main_s, pconf);
@@ -408,8 +409,10 @@ static apr_status_t counter_count(request_rec *r, counter_t *k,
 static int counter_keys(request_rec *r, const char *userdb, const char *user,
                         size_t user_len, counter_t k[2])
 {
-    const char *addr = r->useragent_ip ? r->useragent_ip : "";
     const char *host = r->server->server_hostname;
+    char addr[HSC_THROTTLE_ADDR_MAX];
+
+    hsc_throttle_address(r->useragent_ip, addr); /* IPv6: its /64 */
 
     if ((k[0].limit > 0
          && hsc_throttle_key('a', host ? host : "", addr, strlen(addr),
@@ -534,7 +537,9 @@ void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
             cache_failed(r, rv, "store");
         }
     }
-    if (t->akey[0]) {
+    /* A login refused by the KDF cap still counts for its address: one
+     * address must not hold every slot for free. */
+    if (t->akey[0] && outcome != HSC_THROTTLE_BUSY) {
         rv = counter_give_back(r, t->akey, now, tc->window);
         if (rv != APR_SUCCESS) {
             cache_failed(r, rv, "store");
@@ -578,22 +583,23 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
 
     *st = HSC_EAUTH;
     *retry_after = 0;
-    /* The cap: a 503 is not a counted attempt. */
-    if (!hsc_kdf_slot_take(tc)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
-                      "password checks already run in this child "
-                      "(HSCMaxLoginKDF)",
-                      ap_escape_logitem(r->pool, user), tc->max_kdf);
-        *retry_after = 1;
-        return HSC_ATTEMPT_BUSY;
-    }
     /* The throttle: the failed-login counts, before any KDF work. */
     *retry_after = hsc_throttle_begin(r, tc, sc->userdb, user, user_len,
                                       &th);
     if (*retry_after > 0) {
-        hsc_kdf_slot_give(tc);
         return HSC_ATTEMPT_THROTTLED;
+    }
+    /* The cap: a login it refuses (503) still counts for its address, so
+     * that one address cannot hold every slot for free. */
+    if (!hsc_kdf_slot_take(tc)) {
+        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_BUSY);
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
+                      "password checks already run in this child "
+                      "(HSCMaxLoginKDF); counted for the address",
+                      ap_escape_logitem(r->pool, user), tc->max_kdf);
+        *retry_after = 1;
+        return HSC_ATTEMPT_BUSY;
     }
     /* The check. */
     *st = hsc_password_check(store, user, user_len, password, password_len,

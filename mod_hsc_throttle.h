@@ -30,8 +30,8 @@ typedef struct {
 /* What hsc_throttle_begin counted, for hsc_throttle_end. */
 #define HSC_THROTTLE_KEY_MAX 40
 typedef struct {
-    char akey[HSC_THROTTLE_KEY_MAX]; /* "a:" + 32 hex digits, or "" */
-    char ukey[HSC_THROTTLE_KEY_MAX]; /* "u:" + 32 hex digits, or "" */
+    char akey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+    char ukey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
 } hsc_throttle_t;
 
 /* How a counted attempt ended. */
@@ -39,7 +39,9 @@ typedef enum {
     HSC_THROTTLE_FAILED,         /* wrong password, unknown user: it counts */
     HSC_THROTTLE_SUCCEEDED,      /* clear the username's count, give the
                                   * address its attempt back */
-    HSC_THROTTLE_UNDO            /* a fault (store down): give both back */
+    HSC_THROTTLE_UNDO,           /* a fault (store down): give both back */
+    HSC_THROTTLE_BUSY            /* refused by the KDF cap (503): the
+                                  * address keeps it, the username not */
 } hsc_throttle_outcome_t;
 
 /* Registers throttling's own pre_config, post_config and child_init. */

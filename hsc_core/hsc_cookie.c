@@ -300,6 +300,11 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
     return HSC_OK;
 }
 
+int64_t hsc_login_iat(int64_t now, int64_t revoked_before)
+{
+    return revoked_before > now ? revoked_before : now;
+}
+
 int64_t hsc_cookie_expiry(int64_t iat, int64_t now, int64_t idle,
                           int64_t max_age)
 {

@@ -128,6 +128,14 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
     HSC_MUST_CHECK;
 
 /**
+ * The login time a new cookie gets: max(now, revoked_before), so a login
+ * in the second of a revocation (which stores now + 1) is not refused by
+ * its own user's revoked_before; at most one second ahead, inside any
+ * clock skew allowance (spec, "Login").
+ */
+int64_t hsc_login_iat(int64_t now, int64_t revoked_before);
+
+/**
  * The expiry a login or refresh gets: min(now + idle, iat + max_age).
  */
 int64_t hsc_cookie_expiry(int64_t iat, int64_t now, int64_t idle,

@@ -11,6 +11,8 @@
 #ifndef HSC_DEFAULTS_H
 #define HSC_DEFAULTS_H
 
+#include "hsc_kdf.h" /* HSC_KDF_DEFAULT_SPEC */
+
 /* Per directory (mod_hsc_config.c, hsc_dir_conf_t). */
 #define HSC_DEFAULT_COOKIE_NAME "hsc"
 #define HSC_DEFAULT_COOKIE_PATH "/"
@@ -48,5 +50,7 @@
 #define HSC_DEFAULT_THROTTLE_WINDOW_TEXT "5m"
 #define HSC_DEFAULT_MAX_LOGIN_KDF 2
 #define HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "2"
+/* HSCDummyKDF: what a failed login costs; the KDF new users get. */
+#define HSC_DEFAULT_DUMMY_KDF_TEXT HSC_KDF_DEFAULT_SPEC
 
 #endif /* HSC_DEFAULTS_H */

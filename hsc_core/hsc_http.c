@@ -39,11 +39,11 @@ hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
     while (*p) {
         const char *ns, *ne, *vs, *ve, *end;
 
-        /* One "name=value" pair runs up to the next ';' or the end. */
-        end = strchr(p, ';');
-        if (end == NULL) {
-            end = p + strlen(p);
-        }
+        /* One "name=value" pair runs up to the next ';' or ',' or the end:
+         * httpd joins two Cookie header lines with ", ", and a cookie
+         * value has no ',' (RFC 6265 cookie-octet), so the session cookie
+         * at the start of a second line is still found (and counted). */
+        end = p + strcspn(p, ";,");
         ns = p;
         while (ns < end && is_ows(*ns)) {
             ++ns;
@@ -233,14 +233,19 @@ cleanup:
 
 /*
  * 1 when the escape "%XY" at s (3 bytes, already checked to be hex) stands
- * for '/', '\\' or '%'. "/%2F" and "/%5C" are "//" and "/\\" once a proxy
- * or framework decodes them, and "%25" opens another layer of the same.
+ * for '/', '\\', '.', '%', '?' or '#'. Decoded once (by a proxy, a
+ * framework, an application that redirects again), "/%2e%2e%2f%2fevil.com"
+ * is "/..//evil.com", whose dot segment a browser removes to leave
+ * "//evil.com"; "%25" opens another layer of the same; "/a/..%3F" ends its
+ * path at a new dot segment. No path needs them encoded, so the path part
+ * of a target may hold none.
  */
 static int escape_is_separator(const char *s)
 {
     int c = (hexval(s[1]) << 4) | hexval(s[2]);
 
-    return c == '/' || c == '\\' || c == '%';
+    return c == '/' || c == '\\' || c == '.' || c == '%' || c == '?'
+           || c == '#';
 }
 
 /*
@@ -280,6 +285,7 @@ static int has_dot_segment(const char *url, size_t len)
 int hsc_return_url_safe(const char *url, size_t len)
 {
     size_t i;
+    int in_path = 1;
 
     if (url == NULL || len == 0 || url[0] != '/') {
         return 0;
@@ -304,6 +310,13 @@ int hsc_return_url_safe(const char *url, size_t len)
             if (hi < 2 || (hi == 7 && lo == 15)) {
                 return 0;
             }
+            /* An encoded '/', '\\', '.', '%', '?' or '#' in the path. */
+            if (in_path && escape_is_separator(url + i)) {
+                return 0;
+            }
+        }
+        if (c == '?' || c == '#') {
+            in_path = 0;
         }
     }
     if (len == 1) {
@@ -317,6 +330,85 @@ int hsc_return_url_safe(const char *url, size_t len)
         return 0;
     }
     return !has_dot_segment(url, len);
+}
+
+/* 1 when the directive d (n bytes) is name, or name=..., case-insensitive. */
+static int directive_is(const char *d, size_t n, const char *name)
+{
+    size_t k = strlen(name);
+
+    return n >= k && strncasecmp(d, name, k) == 0
+           && (n == k || d[k] == '=' || d[k] == ' ' || d[k] == '\t');
+}
+
+size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
+                                 size_t outcap)
+{
+    const char *p = cc ? cc : "";
+    size_t o = 0;
+    int no_store = 0, private_ = 0;
+
+    if (outcap == 0) {
+        return 0;
+    }
+    out[0] = '\0';
+    while (*p) {
+        const char *start, *end;
+        int quoted = 0;
+
+        while (*p == ',' || *p == ' ' || *p == '\t') {
+            ++p;
+        }
+        start = p;
+        /* A directive runs to the next ',' outside a quoted string. */
+        while (*p && (quoted || *p != ',')) {
+            if (*p == '"') {
+                quoted = !quoted;
+            }
+            else if (*p == '\\' && quoted && p[1] != '\0') {
+                ++p;
+            }
+            ++p;
+        }
+        end = p;
+        while (end > start && (end[-1] == ' ' || end[-1] == '\t')) {
+            --end;
+        }
+        if (end == start || directive_is(start, (size_t)(end - start), "public")
+            || directive_is(start, (size_t)(end - start), "s-maxage")) {
+            continue;
+        }
+        no_store |= directive_is(start, (size_t)(end - start), "no-store");
+        private_ |= directive_is(start, (size_t)(end - start), "private");
+        if (o + (size_t)(end - start) + 2 >= outcap) {
+            out[0] = '\0';
+            return 0;
+        }
+        if (o > 0) {
+            out[o++] = ',';
+            out[o++] = ' ';
+        }
+        memcpy(out + o, start, (size_t)(end - start));
+        o += (size_t)(end - start);
+    }
+    if (!private_ && !no_store) {
+        if (o + 9 >= outcap) {
+            out[0] = '\0';
+            return 0;
+        }
+        memcpy(out + o, o ? ", private" : "private", o ? 9 : 7);
+        o += o ? 9 : 7;
+    }
+    if (cookie_set && !no_store) {
+        if (o + 10 >= outcap) {
+            out[0] = '\0';
+            return 0;
+        }
+        memcpy(out + o, o ? ", no-store" : "no-store", o ? 10 : 8);
+        o += o ? 10 : 8;
+    }
+    out[o] = '\0';
+    return o;
 }
 
 /* --- Origin, Content-Type, query escaping --------------------------------- */

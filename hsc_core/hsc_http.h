@@ -11,7 +11,8 @@
 
 /**
  * Find the cookie called name in a Cookie request header (RFC 6265
- * "name=value; name2=value2"). *val and *vallen point into header; *count is
+ * "name=value; name2=value2"; a ',' also ends a pair, since httpd joins
+ * two Cookie header lines with ", "). *val and *vallen point into header; *count is
  * how many cookies of that name the header holds (callers refuse more than
  * one: an attacker who can set a cookie for a parent domain could otherwise
  * shadow the real one). Returns HSC_OK when exactly one was found,
@@ -48,11 +49,28 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
  * 1 when url (len bytes) is a safe local redirect target: it starts with a
  * single '/', is not "//" or "/\" in any spelling (including percent-encoded
  * and with embedded tabs), has no scheme or authority, no "." or ".." path
- * segment (raw or %2E), and holds no control characters, backslashes, or
- * bytes above 0x7e. Anything else: 0, and callers use the configured
+ * segment (raw or %2E), no escape in its path that decodes to '/', '\\',
+ * '.', '%', '?' or '#' (so that decoding it once changes nothing: "/%2e%2e%2f%2fx"
+ * is "/..//x" to the next decoder), and holds no control characters,
+ * backslashes, or bytes above 0x7e. Anything else: 0, and callers use the configured
  * success URL instead.
  */
 int hsc_return_url_safe(const char *url, size_t len);
+
+/**
+ * The Cache-Control of a response to a request that AuthType HSC admitted,
+ * from the directives the response already has (cc; NULL or "" for none):
+ * every directive kept except "public" and "s-maxage" (which invite shared
+ * caches), then "private" unless "no-store" or "private" is there, and
+ * "no-store" when the response sets or refreshes the cookie (cookie_set):
+ * a shared cache must never replay a page or a Set-Cookie to another
+ * client, and a stricter directive is never weakened. Writes a
+ * NUL-terminated list to out; returns its length, or 0 when out (outcap
+ * bytes; strlen(cc) + 32 always suffice) is too small. Quoted strings are
+ * kept whole (no-cache="Set-Cookie, X").
+ */
+size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
+                                 size_t outcap);
 
 /**
  * 1 when the Origin request header names the site this request was sent

@@ -250,3 +250,27 @@ hsc_status_t hsc_authenticator(const unsigned char xn[HSC_XN_LEN],
     hsc_wipe(&ctx, sizeof(ctx));
     return rv;
 }
+
+int hsc_kdf_within_ceiling(const hsc_kdf_t *k)
+{
+    if (!kdf_valid(k)) {
+        return 0;
+    }
+    if (k->alg == HSC_KDF_SHA256_CHAIN) {
+        return k->iterations <= HSC_KDF_CHAIN_CEILING;
+    }
+    /* kdf_valid bounds 128 * N * r * p by 1 GiB: no overflow. */
+    return 128u * k->N * k->r <= HSC_KDF_SCRYPT_MEM_CEILING
+           && 128u * k->N * k->r * k->p <= HSC_KDF_SCRYPT_WORK_CEILING;
+}
+
+int hsc_kdf_same(const hsc_kdf_t *a, const hsc_kdf_t *b)
+{
+    if (a->alg != b->alg) {
+        return 0;
+    }
+    if (a->alg == HSC_KDF_SHA256_CHAIN) {
+        return a->iterations == b->iterations;
+    }
+    return a->N == b->N && a->r == b->r && a->p == b->p;
+}

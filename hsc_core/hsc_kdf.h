@@ -34,6 +34,27 @@ typedef struct {
  */
 #define HSC_KDF_DEFAULT_SPEC "scrypt:65536:8:2"
 
+/*
+ * Ceilings: the most work one login may cost. A stored KDF above them is a
+ * denial of service (scrypt:1048576:8:1 is 1 GiB and some 12 s a login):
+ * hsc-admin refuses to store one without --force, and a login never runs
+ * one (hsc_password_check: HSC_EKDFLIMIT). The default is a quarter of the
+ * scrypt memory and a quarter of the work.
+ */
+#define HSC_KDF_CHAIN_CEILING 20000000u          /* sha256-chain steps */
+#define HSC_KDF_SCRYPT_MEM_CEILING (256ull << 20) /* 128 * N * r bytes */
+#define HSC_KDF_SCRYPT_WORK_CEILING (512ull << 20) /* 128 * N * r * p */
+
+/**
+ * 1 when a valid k is within the ceilings above (at most 20,000,000 chain
+ * steps; scrypt memory 128*N*r at most 256 MiB and 128*N*r*p at most
+ * 512 MiB), else 0.
+ */
+int hsc_kdf_within_ceiling(const hsc_kdf_t *k);
+
+/** 1 when a and b are the same setting. */
+int hsc_kdf_same(const hsc_kdf_t *a, const hsc_kdf_t *b);
+
 /**
  * Parse "sha256-chain:ITERATIONS" or "scrypt:N:r:p" (canonical decimals).
  * Returns HSC_OK or HSC_EINVAL; *out is zeroed on failure.

@@ -1,10 +1,14 @@
 /*
  * hsc_password.c: setting and checking passwords against the user store.
  *
- * The check does the same KDF work whether or not the user exists or is
- * disabled, so the time a login takes does not tell which names exist or
- * which accounts are disabled. Only an invalid username (which no stored
- * user can have), an oversized password and a store failure answer early.
+ * A failed check costs at least the dummy KDF, whatever the name: an
+ * unknown user runs the dummy; a known user whose KDF is another setting
+ * (cheaper, older, or above the ceilings) runs the dummy as well on
+ * failure, so a user stored with sha256-chain:1000 cannot be told from an
+ * unknown name by a wrong password answering in 2 ms. Running the dummy
+ * rather than sleeping keeps the two equal under any load. Only an invalid
+ * username (which no stored user can have), an oversized password and a
+ * store failure answer early.
  */
 #include <string.h>
 
@@ -19,13 +23,33 @@ static const unsigned char dummy_salt[HSC_SALT_LEN] = {
     'u', 'c', 'h', '-', 'u', 's', 'e', 'r'
 };
 
+/* The dummy KDF work: same cost as a failed check of a dummy-KDF user. */
+static hsc_status_t run_dummy(const hsc_kdf_t *dummy_kdf,
+                              const char *password, size_t pwlen)
+{
+    unsigned char xn[HSC_XN_LEN];
+    hsc_kdf_t fallback;
+    hsc_status_t st;
+
+    if (dummy_kdf == NULL) {
+        if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &fallback) != HSC_OK) {
+            return HSC_ECRYPTO;
+        }
+        dummy_kdf = &fallback;
+    }
+    st = hsc_kdf_derive(dummy_kdf, password ? password : "", pwlen,
+                        dummy_salt, xn);
+    hsc_wipe(xn, sizeof(xn));
+    return st;
+}
+
 hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
                                 size_t user_len, const char *password,
                                 size_t pwlen, const hsc_kdf_t *dummy_kdf,
                                 unsigned char xn[HSC_XN_LEN], hsc_user_t *u)
 {
     unsigned char v[HSC_AUTH_LEN];
-    hsc_kdf_t fallback;
+    hsc_kdf_t fallback, kdf;
     hsc_status_t st, kst;
     int equal;
 
@@ -41,24 +65,31 @@ hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
         return HSC_EINVAL;
     }
 
+    if (dummy_kdf == NULL) {
+        if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &fallback) != HSC_OK) {
+            return HSC_ECRYPTO;
+        }
+        dummy_kdf = &fallback;
+    }
     st = hsc_store_get(s, user, user_len, u);
     if (st == HSC_ENOUSER) {
-        /* Same cost as a real user with the default KDF. */
-        if (dummy_kdf == NULL) {
-            if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &fallback) != HSC_OK) {
-                return HSC_ECRYPTO;
-            }
-            dummy_kdf = &fallback;
-        }
-        kst = hsc_kdf_derive(dummy_kdf, password ? password : "", pwlen,
-                             dummy_salt, xn);
-        hsc_wipe(xn, HSC_XN_LEN);
+        /* Same cost as a real user with the dummy (default) KDF. */
+        kst = run_dummy(dummy_kdf, password, pwlen);
         memset(u, 0, sizeof(*u));
         return kst == HSC_OK ? HSC_ENOUSER : kst;
     }
     if (st != HSC_OK) {
         memset(u, 0, sizeof(*u));
         return st;
+    }
+    /* Never run a KDF above the ceilings: fail closed, in a failure's
+     * time. u->kdf is kept for the caller's log line. */
+    if (!hsc_kdf_within_ceiling(&u->kdf)) {
+        kdf = u->kdf;
+        kst = run_dummy(dummy_kdf, password, pwlen);
+        memset(u, 0, sizeof(*u));
+        u->kdf = kdf;
+        return kst == HSC_OK ? HSC_EKDFLIMIT : kst;
     }
 
     /* A disabled user costs the KDF work too, then is refused. */
@@ -83,6 +114,14 @@ cleanup:
     hsc_wipe(v, sizeof(v));
     if (st != HSC_OK) {
         hsc_wipe(xn, HSC_XN_LEN);
+        /* A failure costs at least the dummy, whatever the user's KDF. */
+        if ((st == HSC_EAUTH || st == HSC_EDISABLED)
+            && !hsc_kdf_same(&u->kdf, dummy_kdf)) {
+            kst = run_dummy(dummy_kdf, password, pwlen);
+            if (kst != HSC_OK) {
+                st = kst;
+            }
+        }
         memset(u, 0, sizeof(*u));
     }
     return st;

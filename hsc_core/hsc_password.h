@@ -10,15 +10,20 @@
 
 /**
  * Check a password at login. Computes x_n with the user's salt and kdf and
- * compares SHA-256(x_n) with v in constant time. An unknown user costs the
- * same KDF work (with dummy_kdf, normally the default for new users, and a
- * fixed salt), so timing does not reveal which names exist.
+ * compares SHA-256(x_n) with v in constant time. A failure costs at least
+ * dummy_kdf's work (NULL: the default for new users), whatever the name:
+ * an unknown user runs dummy_kdf with a fixed salt, and a known user whose
+ * KDF is another setting runs dummy_kdf as well when the check fails, so
+ * timing does not reveal which names exist. A stored KDF above the
+ * ceilings (hsc_kdf_within_ceiling) is never run.
  *
  * On HSC_OK, xn holds x_n (a secret: wipe it once the cookie is minted) and
  * *u the user (store-owned strings, see hsc_store.h). On any failure xn is
- * wiped. Returns HSC_OK, HSC_ETOOLONG (password over 1024 bytes, refused
- * before hashing), HSC_EINVAL (invalid username), HSC_ENOUSER,
- * HSC_EDISABLED, HSC_EAUTH (wrong password), HSC_ESTORE or HSC_ECRYPTO.
+ * wiped and *u zeroed, except that on HSC_EKDFLIMIT u->kdf holds the
+ * refused setting (for the log). Returns HSC_OK, HSC_ETOOLONG (password
+ * over 1024 bytes, refused before hashing), HSC_EINVAL (invalid username),
+ * HSC_ENOUSER, HSC_EDISABLED, HSC_EAUTH (wrong password), HSC_EKDFLIMIT,
+ * HSC_ESTORE or HSC_ECRYPTO.
  */
 hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
                                 size_t user_len, const char *password,

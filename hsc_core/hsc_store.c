@@ -6,6 +6,7 @@
  * is on the hot path of every request and does nothing but dispatch.
  */
 #include <string.h>
+#include <time.h>
 
 #include "hsc_store.h"
 
@@ -184,7 +185,26 @@ hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
         set_msg(s, "set_disabled: invalid username");
         return HSC_EINVAL;
     }
+    /* Revoke first: if the second write fails, no cookie survives. */
+    if (on) {
+        hsc_status_t st = hsc_store_revoke_now(s, user, (int64_t)time(NULL));
+        if (st != HSC_OK) {
+            return st;
+        }
+    }
     return s->vt->set_disabled(s, user, on ? 1 : 0);
+}
+
+hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
+                                  int64_t now)
+{
+    if (now < 0 || now == INT64_MAX) {
+        if (s != NULL) {
+            set_msg(s, "revoke: invalid time");
+        }
+        return HSC_EINVAL;
+    }
+    return hsc_store_revoke(s, user, now + 1);
 }
 
 hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)

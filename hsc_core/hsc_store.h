@@ -131,8 +131,18 @@ hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
                                     const unsigned char v[HSC_AUTH_LEN]);
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
                                   const char *groups);
+/** Disabling also revokes (hsc_store_revoke_now), so that enabling the user
+ * again brings back no earlier cookie, a stolen one included. */
 hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on);
+/** revoked_before = when, as given (callers mean hsc_store_revoke_now). */
 hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when);
+/**
+ * "Log out everywhere" at time now: revoked_before = now + 1 (spec), so
+ * every cookie issued up to and including this second is refused; a login
+ * later in the same second gets iat = now + 1 (hsc_login_iat).
+ */
+hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
+                                  int64_t now);
 hsc_status_t hsc_store_del(hsc_store_t *s, const char *user);
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
                             void *baton);

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <arpa/inet.h>
 
 #include <openssl/evp.h>
 
@@ -28,19 +29,46 @@ hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
          && EVP_DigestUpdate(ctx, scope, strlen(scope) + 1)
          && EVP_DigestUpdate(ctx, value, value_len)
          && EVP_DigestFinal_ex(ctx, md, &mdlen)
-         && mdlen >= HSC_THROTTLE_HASH_LEN;
+         && mdlen > HSC_THROTTLE_HASH_LEN;
     EVP_MD_CTX_free(ctx);
     if (!ok) {
         return HSC_ECRYPTO;
     }
-    key[0] = tag;
-    key[1] = ':';
+    /* The hash first: shmcb's subcache is the first byte's low bits. */
+    key[0] = (char)('?' + (md[HSC_THROTTLE_HASH_LEN] & 63));
+    key[1] = tag;
+    key[2] = ':';
     for (i = 0; i < HSC_THROTTLE_HASH_LEN; ++i) {
-        key[2 + 2 * i] = hex[md[i] >> 4];
-        key[3 + 2 * i] = hex[md[i] & 15];
+        key[3 + 2 * i] = hex[md[i] >> 4];
+        key[4 + 2 * i] = hex[md[i] & 15];
     }
-    key[2 + 2 * HSC_THROTTLE_HASH_LEN] = '\0';
+    key[3 + 2 * HSC_THROTTLE_HASH_LEN] = '\0';
     return HSC_OK;
+}
+
+void hsc_throttle_address(const char *ip, char out[HSC_THROTTLE_ADDR_MAX])
+{
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0,
+                                             0, 0, 0, 0, 0xff, 0xff};
+    unsigned char a6[16];
+    char buf[INET6_ADDRSTRLEN];
+
+    out[0] = '\0';
+    if (ip == NULL) {
+        return;
+    }
+    if (strchr(ip, ':') != NULL && inet_pton(AF_INET6, ip, a6) == 1) {
+        if (memcmp(a6, mapped, sizeof(mapped)) == 0) {
+            inet_ntop(AF_INET, a6 + 12, out, HSC_THROTTLE_ADDR_MAX);
+            return;
+        }
+        memset(a6 + 8, 0, 8);
+        if (inet_ntop(AF_INET6, a6, buf, sizeof(buf)) != NULL) {
+            snprintf(out, HSC_THROTTLE_ADDR_MAX, "%s/64", buf);
+            return;
+        }
+    }
+    snprintf(out, HSC_THROTTLE_ADDR_MAX, "%s", ip);
 }
 
 hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
@@ -64,8 +92,13 @@ hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
         || count > (int64_t)max) {
         return HSC_EMALFORMED;
     }
-    if (start + window <= now || start > now) {
-        return HSC_OK; /* forgotten: past its window, or a clock went back */
+    if (start + window <= now) {
+        return HSC_OK; /* forgotten: past its window */
+    }
+    /* Written by a server whose clock runs ahead: keep its count (forgetting
+     * it would let one skewed server reset everyone's), from now on. */
+    if (start > now) {
+        start = now;
     }
     c->start = start;
     c->count = (uint32_t)count;

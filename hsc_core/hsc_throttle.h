@@ -5,8 +5,9 @@
  *
  * A counter is a fixed window that starts at its first counted attempt:
  * within `window` seconds of `start` it holds `count` attempts; after that
- * (or when `start` lies in the future, a clock that went back) it is
- * forgotten and starts again.
+ * it is forgotten and starts again. A `start` in the future (another
+ * server's clock runs ahead) keeps its count, with the window moved to
+ * start now: a skewed clock must not wipe the other servers' counts.
  */
 #ifndef HSC_THROTTLE_H
 #define HSC_THROTTLE_H
@@ -17,9 +18,11 @@
 #include "hsc_util.h"
 
 /* Bytes of SHA-256 in a key, and the key's length with its NUL:
- * tag ':' 32 hex digits. */
+ * spread tag ':' 32 hex digits. */
 #define HSC_THROTTLE_HASH_LEN 16
-#define HSC_THROTTLE_KEY_LEN (2 + 2 * HSC_THROTTLE_HASH_LEN + 1)
+#define HSC_THROTTLE_KEY_LEN (3 + 2 * HSC_THROTTLE_HASH_LEN + 1)
+/* The longest address value hsc_throttle_address() writes, with its NUL. */
+#define HSC_THROTTLE_ADDR_MAX 64
 /* "<start> <count>": at most 20 + 1 + 10 digits and a NUL. */
 #define HSC_THROTTLE_VALUE_MAX 40
 
@@ -29,18 +32,34 @@ typedef struct {
 } hsc_counter_t;
 
 /**
- * key = tag ":" hex(SHA-256(scope NUL value)[0..15]): short and bounded
- * whatever the value (usernames reach 255 bytes), and safe for any cache
- * (no spaces or control bytes). HSC_OK, or HSC_ECRYPTO with key "".
+ * key = spread tag ":" hex(H[0..15]), H = SHA-256(scope NUL value): short
+ * and bounded whatever the value (usernames reach 255 bytes), and safe for
+ * any cache (printable, no spaces). spread is one of the 64 consecutive
+ * characters '?' (0x3f) to '~' (0x7e), taken from H: shmcb picks a
+ * subcache by the key's first byte (its low bits), so every counter kind
+ * spreads evenly over 64 subcaches instead of crowding into the one its
+ * tag would pick, where a few hundred other keys evicted a lockout.
+ * HSC_OK, or HSC_ECRYPTO with key "".
  */
 hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
                               size_t value_len,
                               char key[HSC_THROTTLE_KEY_LEN]) HSC_MUST_CHECK;
 
 /**
+ * The value an address is counted under: an IPv4 address as it is, an IPv6
+ * address as its /64 ("2001:db8:1:2::/64"; one /64 is one client, which
+ * can pick any of its 2^64 addresses), an IPv4-mapped IPv6 address as its
+ * IPv4 address. Anything that does not parse is used as it is (truncated
+ * to fit). Writes a NUL-terminated string to out.
+ */
+void hsc_throttle_address(const char *ip,
+                          char out[HSC_THROTTLE_ADDR_MAX]);
+
+/**
  * A stored value (len bytes, no NUL needed) read at time now: HSC_OK and
  * *c, which is a fresh counter (start now, count 0) when value is NULL
- * (absent), past its window, or from the future. HSC_EMALFORMED, with a
+ * (absent) or past its window; a start in the future is moved to now with
+ * its count kept (another server's clock runs ahead). HSC_EMALFORMED, with a
  * fresh *c, for anything but two canonical decimals "<start> <count>"
  * with count <= max.
  */

@@ -1,6 +1,7 @@
 /*
  * hsc_util.c: the error space and the small helpers of the core.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <openssl/crypto.h>
@@ -49,6 +50,8 @@ const char *hsc_strerror(hsc_status_t st)
         return "i/o error";
     case HSC_ENOMEM:
         return "out of memory";
+    case HSC_EKDFLIMIT:
+        return "the user's KDF is above the ceilings";
     }
     return "unknown status";
 }
@@ -64,6 +67,8 @@ hsc_class_t hsc_status_class(hsc_status_t st)
     case HSC_EDISABLED:
     case HSC_EREVOKED:
     case HSC_EAUTH:
+    case HSC_EKDFLIMIT: /* the admin's to fix (HSC120); for the client a
+                         * failed login like any other */
         return HSC_CLASS_REFUSAL;
     case HSC_ESTORE:
     case HSC_EREADONLY:
@@ -217,6 +222,63 @@ int hsc_username_valid(const char *u, size_t len)
         i += n;
     }
     return 1;
+}
+
+/* 1 for a bidi control or an invisible character (hsc_util.h). */
+static int is_invisible(uint32_t cp)
+{
+    return cp == 0x00AD || cp == 0x061C || cp == 0x180E
+           || (cp >= 0x200B && cp <= 0x200F)
+           || (cp >= 0x202A && cp <= 0x202E)
+           || (cp >= 0x2060 && cp <= 0x2064)
+           || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
+int hsc_username_has_invisible(const char *u, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)u;
+    size_t i = 0;
+
+    while (u != NULL && i < len) {
+        uint32_t cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+
+        if (n == 0) {
+            return 0;
+        }
+        if (is_invisible(cp)) {
+            return 1;
+        }
+        i += n;
+    }
+    return 0;
+}
+
+size_t hsc_username_escape(const char *u, size_t len, char *out)
+{
+    const unsigned char *s = (const unsigned char *)u;
+    size_t i = 0, o = 0;
+
+    while (u != NULL && i < len) {
+        uint32_t cp;
+        size_t n = utf8_next(s + i, len - i, &cp);
+
+        if (n == 0) {
+            cp = s[i]; /* not UTF-8: escape the byte itself */
+            n = 1;
+            o += (size_t)snprintf(out + o, 9, "\\u{%X}", (unsigned)cp);
+        }
+        else if (is_invisible(cp) || cp == '\\') {
+            o += (size_t)snprintf(out + o, 9, "\\u{%X}", (unsigned)cp);
+        }
+        else {
+            memcpy(out + o, s + i, n);
+            o += n;
+        }
+        i += n;
+    }
+    out[o] = '\0';
+    return o;
 }
 
 int hsc_groupname_valid(const char *g, size_t len)

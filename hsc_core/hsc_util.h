@@ -58,7 +58,8 @@ typedef enum {
     HSC_EINVAL,     /* invalid argument (bad username, bad KDF spec, ...) */
     HSC_ECRYPTO,    /* OpenSSL failed */
     HSC_EIO,        /* file missing, unreadable, ... */
-    HSC_ENOMEM      /* allocation failed */
+    HSC_ENOMEM,     /* allocation failed */
+    HSC_EKDFLIMIT   /* a stored KDF above the ceilings: never run */
 } hsc_status_t;
 
 /** A short, static, lower-case description of a status, for logs. */
@@ -116,6 +117,24 @@ size_t hsc_format_time(int64_t t, char *buf);
  * Returns 1 when valid.
  */
 int hsc_username_valid(const char *u, size_t len);
+
+/**
+ * 1 when a valid username holds a character that changes how text around
+ * it is shown without being seen itself: the bidirectional controls
+ * (U+061C, U+200E-200F, U+202A-202E, U+2066-2069) and the invisible or
+ * zero-width ones (U+00AD, U+180E, U+200B-200D, U+2060-2064, U+FEFF).
+ * "alice\u202Egnp.exe" shows as another name in a list or a log: hsc-admin
+ * add refuses such names, and list shows them escaped.
+ */
+int hsc_username_has_invisible(const char *u, size_t len);
+
+/**
+ * Write u (a valid username) to out with every character that
+ * hsc_username_has_invisible names, and the backslash, as \u{XXXX}
+ * (backslash as \u{5C}); NUL-terminated. out needs 8 * len + 1 bytes at
+ * most. Returns the length written.
+ */
+size_t hsc_username_escape(const char *u, size_t len, char *out);
 
 /**
  * A valid group name: 1..255 bytes, printable ASCII or UTF-8 without

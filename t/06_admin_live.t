@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 22;
+plan tests => 23;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -40,7 +40,10 @@ is(get_with($page, 'hsc', $v)->code, 401, 'dave: refused once disabled');
 is(login('dave', $PW{dave})->code, 401, 'dave: login refused once disabled');
 ($rc, $out) = admin('enable', $db, 'dave');
 is($rc, 0, 'hsc-admin enable dave') or diag $out;
-is(get_with($page, 'hsc', $v)->code, 200, 'dave: cookie works again');
+is(get_with($page, 'hsc', $v)->code, 401,
+   'dave: an earlier cookie stays refused once enabled (disable revoked it)');
+is(get_with($page, 'hsc', cookie_from(login('dave', $PW{dave})))->code, 200,
+   'dave: a new login works');
 
 # Revoke: cookies issued before now stop working; a later login works.
 $v = cookie_from(login('erin', $PW{erin}));

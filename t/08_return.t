@@ -37,11 +37,14 @@ my @hostile = (
     "/ /evil.example",
     "/caf\xc3\xa9",
     '',
+    # Encoded '/', '\\' or '.' anywhere in the path (issue 10): one decoding
+    # away from "/..//evil.example"; t/25_inputs.t has more.
+    '/a/%2F/b',
 );
 my @safe = (
     '/private/page.html',
     '/private/page.html?x=1&y=%2F%2F',
-    '/a/%2F/b',
+    '/a/b%20c?d=%2e%2e',
 );
 
 plan tests => 2 * @hostile + 2 * @safe + 2;

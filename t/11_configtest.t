@@ -122,6 +122,8 @@ push @cases,
     ['a throttle count over the maximum', $ok . "HSCThrottleUser 1000001\n", qr{HSCThrottleUser: '1000001' is not a count}],
     ['a zero throttle window', $ok . "HSCThrottleWindow 0\n", qr{HSCThrottleWindow: '0' is not a duration}],
     ['a bad KDF cap', $ok . "HSCMaxLoginKDF 2x\n", qr{HSCMaxLoginKDF: '2x' is not a count}],
+    ['a dummy KDF that is not a KDF', $ok . "HSCDummyKDF md5:1\n", qr{HSCDummyKDF: 'md5:1' is not a KDF}],
+    ['a dummy KDF above the ceilings', $ok . "HSCDummyKDF sha256-chain:20000001\n", qr{HSCDummyKDF: 'sha256-chain:20000001' is above the KDF ceilings}],
     ['an unknown throttle cache', $ok . "HSCThrottleCache nosuch\n", qr{HSCThrottleCache: the socache provider 'nosuch' is not loaded}],
     ['bad shmcb arguments', $ok . "HSCThrottleCache shmcb:x(12)\n", qr{HSCThrottleCache: shmcb: .*size}],
     ['HSCThrottleCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCThrottleCache none\n</VirtualHost>\n", qr{HSCThrottleCache cannot occur within <VirtualHost> section}],
@@ -164,7 +166,7 @@ push @cases,
     push @cases, ['conf/hsc.conf', $ok . qq{Include "$defaults"\n}, undef];
 }
 
-plan tests => 2 * @cases + 5;
+plan tests => 2 * @cases + 9;
 
 # The running server warned about the key file readable by others.
 my $log = Apache::Test::vars('t_logs') . '/error_log';
@@ -197,6 +199,35 @@ EOT
         is($rc, 0, "httpd -t passes $what") or diag $out;
         like($out, qr/Syntax OK/, 'Syntax OK');
     }
+}
+
+# Issue 10: `httpd -t` shows the key file warning a start logs (HSC003),
+# and still passes.
+{
+    my $file = "$dir/openkey.conf";
+    spew($file, <<"EOT");
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:1
+PidFile "$dir/pid"
+ErrorLog "$dir/error_log"
+Include "$modules"
+LoadModule hsc_module "$module"
+HSCKeyFile "$var/keys-open"
+HSCUserDB "$var/users.db"
+EOT
+    my $out = `"$httpd" -t -f "$file" 2>&1`;
+    is($? >> 8, 0, 'httpd -t passes a key file readable by others');
+    like($out, qr{HSC003: .*keys-open: key file is readable by group or others},
+         'but says so (HSC003), as a start would') or diag $out;
+}
+
+# The sample configurations set TraceEnable Off: httpd answers TRACE before
+# any module and echoes the request, the HttpOnly cookie included.
+for my $f ("$FindBin::Bin/../conf/httpd-hsc-sample.conf",
+           "$FindBin::Bin/../tools/demo.sh") {
+    my $t = do { local @ARGV = ($f); local $/; <> };
+    like($t, qr/^\s*TraceEnable Off\b/m, "TraceEnable Off in $f");
 }
 
 # docs/directives.md lists exactly the directives the module registers.

@@ -131,7 +131,8 @@ enum {
     OPT_ADDRESS = 1 << 7,
     OPT_NOW = 1 << 8,
     OPT_SKEW = 1 << 9,
-    OPT_MAX_AGE = 1 << 10
+    OPT_MAX_AGE = 1 << 10,
+    OPT_FORCE = 1 << 11
 };
 
 static const struct {
@@ -150,6 +151,7 @@ static const struct {
     {"now", OPT_NOW, 1},
     {"skew", OPT_SKEW, 1},
     {"max-age", OPT_MAX_AGE, 1},
+    {"force", OPT_FORCE, 0},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -286,11 +288,32 @@ static int check_groups(const char *groups)
     return EX_OK;
 }
 
-static int check_kdf(const char *spec, hsc_kdf_t *k)
+/* A new user's name: also no bidi or invisible characters, which make it
+ * show as another name in lists and logs. */
+static int check_new_user(const char *user)
+{
+    int rc = check_user(user);
+
+    if (rc == EX_OK && hsc_username_has_invisible(user, strlen(user))) {
+        return fail(EX_INPUT, "invalid username: it holds a bidirectional "
+                    "control or an invisible character (U+200B, U+202E, "
+                    "...), which would make it look like another name");
+    }
+    return rc;
+}
+
+static int check_kdf(const char *spec, hsc_kdf_t *k, int force)
 {
     if (hsc_kdf_parse(spec, k) != HSC_OK) {
         return fail(EX_INPUT, "malformed or out-of-range kdf SPEC \"%s\" "
                     "(sha256-chain:ITERATIONS or scrypt:N:r:p)", spec);
+    }
+    if (!force && !hsc_kdf_within_ceiling(k)) {
+        return fail(EX_INPUT, "kdf SPEC \"%s\" is above the ceilings "
+                    "(sha256-chain: 20000000 steps; scrypt: 128*N*r at "
+                    "most 256 MiB, 128*N*r*p at most 512 MiB): every login "
+                    "would be a denial of service, and mod_hsc refuses "
+                    "such logins; --force stores it all the same", spec);
     }
     return EX_OK;
 }
@@ -543,8 +566,8 @@ static int cmd_add(const args_t *a)
     size_t pwlen = 0;
     int rc;
 
-    if ((rc = check_user(user)) || (rc = check_groups(groups))
-        || (rc = check_kdf(spec, &k))) {
+    if ((rc = check_new_user(user)) || (rc = check_groups(groups))
+        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))) {
         return rc;
     }
     if ((rc = open_store(db, 0, &s)) != EX_OK) {
@@ -598,7 +621,8 @@ static int cmd_passwd(const args_t *a)
     size_t pwlen = 0;
     int rc;
 
-    if ((rc = check_user(user)) || (rc = check_kdf(spec, &k))) {
+    if ((rc = check_user(user))
+        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))) {
         return rc;
     }
     if ((rc = open_store(db, 0, &s)) != EX_OK) {
@@ -657,7 +681,7 @@ static int cmd_simple(const char *cmd, const args_t *a)
         st = hsc_store_set_disabled(s, user, 0);
     }
     else {
-        st = hsc_store_revoke(s, user, now);
+        st = hsc_store_revoke_now(s, user, now);
     }
     if (st != HSC_OK) {
         rc = store_fail(s, user, st);
@@ -717,14 +741,17 @@ static int cmd_groups(const args_t *a)
     return rc;
 }
 
-/* One line a user, fields separated by tabs (names have no controls). */
+/* One line a user, fields separated by tabs (names have no controls;
+ * bidi and invisible characters are shown as \u{XXXX}). */
 static int list_one(void *baton, const hsc_user_t *u)
 {
     char spec[HSC_KDF_SPEC_MAX], rb[32], up[32];
+    char name[8 * HSC_USER_MAX + 1];
 
     (void)baton;
     hsc_kdf_format(&u->kdf, spec, sizeof(spec));
-    printf("%s\t%s\t%s\t%s\t%s\t%s\n", u->name,
+    hsc_username_escape(u->name, u->name_len, name);
+    printf("%s\t%s\t%s\t%s\t%s\t%s\n", name,
            u->groups[0] ? u->groups : "-",
            u->disabled ? "disabled" : "enabled", spec,
            u->revoked_before > 0 ? utc(u->revoked_before, rb, sizeof(rb))
@@ -773,10 +800,9 @@ static int cmd_check(const args_t *a)
     if (rc != EX_OK) {
         goto cleanup;
     }
-    /* The work an unknown user costs, as in the module. */
-    if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy) != HSC_OK) {
-        rc = fail(EX_FILE, "the default KDF %s does not parse",
-                  HSC_KDF_DEFAULT_SPEC);
+    /* A local tool has no timing to hide: the cheapest dummy. */
+    if (hsc_kdf_parse("sha256-chain:1", &dummy) != HSC_OK) {
+        rc = fail(EX_FILE, "the dummy KDF sha256-chain:1 does not parse");
         goto cleanup;
     }
     st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn,
@@ -792,6 +818,14 @@ static int cmd_check(const args_t *a)
     case HSC_EDISABLED:
         rc = fail(EX_REFUSED, "%s: user is disabled", user);
         break;
+    case HSC_EKDFLIMIT: {
+        char spec[HSC_KDF_SPEC_MAX];
+        hsc_kdf_format(&u.kdf, spec, sizeof(spec));
+        rc = fail(EX_REFUSED, "%s: the stored kdf %s is above the ceilings "
+                  "and is never run (hsc-admin passwd to reset it)",
+                  user, spec);
+        break;
+    }
     default:
         rc = store_fail(s, user, st);
         break;
@@ -1333,11 +1367,11 @@ static const struct {
     const char *help;     /* one line */
 } commands[] = {
     {"init", run_init, 1, 1, 0, "DB", "create an empty user database"},
-    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN,
-     "DB USER [--groups G1,G2] [--kdf SPEC] [--password-stdin]",
+    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE,
+     "DB USER [--groups G1,G2] [--kdf SPEC [--force]] [--password-stdin]",
      "add a user (the password is asked for)"},
-    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN,
-     "DB USER [--kdf SPEC] [--password-stdin]",
+    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE,
+     "DB USER [--kdf SPEC [--force]] [--password-stdin]",
      "set a user's password (a new salt; old cookies are refused)"},
     {"del", run_simple, 2, 2, 0, "DB USER", "delete a user"},
     {"disable", run_simple, 2, 2, 0, "DB USER",

@@ -226,7 +226,11 @@ check "empty" test "$(cat "$T/out")" = ""
 expect 3 "groups of an unknown user" "$ADMIN" groups "$DB" nobody
 
 # --- disable, enable, revoke, passwd, del ---------------------------------
+now=$(date +%s)
 expect 0 "disable" "$ADMIN" disable "$DB" bob
+rb=$(sqlite3 "$DB" "SELECT revoked_before FROM hsc_users WHERE username='bob'")
+check "disabling also revokes: revoked_before is now + 1" \
+    test "$rb" -ge $((now + 1)) -a "$rb" -le $((now + 6))
 expect 1 "a disabled user's right password is refused" -i "pw-bob
 " "$ADMIN" check "$DB" bob --password-stdin
 check "says disabled" err_has "bob: user is disabled"
@@ -238,9 +242,39 @@ expect 0 "then the password works" -i "pw-bob
 now=$(date +%s)
 expect 0 "revoke" "$ADMIN" revoke "$DB" bob
 rb=$(sqlite3 "$DB" "SELECT revoked_before FROM hsc_users WHERE username='bob'")
-check "revoked_before is now" test "$rb" -ge "$now" -a "$rb" -le $((now + 5))
+check "revoked_before is now + 1: this second's cookies too" \
+    test "$rb" -ge $((now + 1)) -a "$rb" -le $((now + 6))
 expect 0 "list shows the revocation" "$ADMIN" list "$DB"
 check "bob revoked" grep -q "^bob	-	enabled	sha256-chain:1000	20" "$T/out"
+# --- issue 10: KDF ceilings, invisible characters in names ----------------
+expect 3 "a kdf above the chain ceiling is refused" -i "pw
+" "$ADMIN" add "$DB" huge --kdf sha256-chain:20000001 --password-stdin
+check "names the ceilings" err_has "above the ceilings"
+expect 3 "scrypt over 256 MiB is refused" -i "pw
+" "$ADMIN" add "$DB" huge --kdf scrypt:1048576:8:1 --password-stdin
+expect 3 "scrypt over 512 MiB of work is refused" -i "pw
+" "$ADMIN" passwd "$DB" bob --kdf scrypt:65536:8:9 --password-stdin
+expect 2 "--force is not an option of list" "$ADMIN" list "$DB" --force
+expect 0 "--force stores a kdf above the ceilings" -i "pw
+" "$ADMIN" add "$DB" huge --kdf sha256-chain:20000001 --force --password-stdin
+expect 1 "check never runs it" -i "pw
+" "$ADMIN" check "$DB" huge --password-stdin
+check "and names it" err_has "stored kdf sha256-chain:20000001 is above"
+"$ADMIN" del "$DB" huge >/dev/null
+for cp in '\342\200\256' '\342\200\213' '\342\201\246' '\357\273\277' \
+    '\302\255' '\330\234'; do
+    name=$(printf "ali${cp}ce")
+    expect 3 "add refuses a name with a bidi or invisible character" -i "pw
+" "$ADMIN" add "$DB" "$name" --kdf "$FAST" --password-stdin
+done
+check "and says why" err_has "bidirectional control or an invisible"
+sqlite3 "$DB" "INSERT INTO hsc_users SELECT 'evil' || char(8238) || 'gnp', \
+    salt, kdf, authenticator, groups, disabled, revoked_before, created, \
+    updated FROM hsc_users WHERE username = 'bob'"
+expect 0 "list with such a name stored by other means" "$ADMIN" list "$DB"
+check "shows it escaped" grep -q '^evil\\u{202E}gnp	' "$T/out"
+check "and never raw" sh -c "! grep -q \"$(printf '\342\200\256')\" '$T/out'"
+sqlite3 "$DB" "DELETE FROM hsc_users WHERE username LIKE 'evil%'"
 for c in del disable enable revoke; do
     expect 3 "$c on an unknown user" "$ADMIN" $c "$DB" nobody
     check "$c says no such user" err_has "nobody: no such user"

@@ -11,6 +11,11 @@
  *     URL);
  *   - no segment of its path (before '?' or '#'; split at '/'), with %2E
  *     read as '.', is "." or ".." (browsers drop them: "/..//host");
+ *   - no escape in its path decodes to '/', '\\', '.', '%', '?' or '#',
+ *     so the path
+ *     decoded once is the same path ("/%2e%2e%2f%2fevil.com" is
+ *     "/..//evil.com" to whatever decodes it next), and that decoded path
+ *     again starts with a single '/' and has no dot segment;
  *   - the answer is the same when asked twice, and for a copy that is
  *     NUL-terminated (the length, not a terminator, bounds the read).
  * And of hsc_query_escape(), which puts the URL a login page gets back in
@@ -89,6 +94,34 @@ static int ref_dot_segment(const unsigned char *u, size_t len)
     return 0;
 }
 
+/*
+ * 1 when the path of u, decoded once, differs in its structure from u's:
+ * an escape there decodes to '/', '\\', '.', '%', '?' or '#'; or the
+ * decoded path
+ * starts with "//" or "/\\" or has a dot segment.
+ */
+static int decoded_path_is_another(const unsigned char *u, size_t len)
+{
+    unsigned char d[4096];
+    size_t i = 0, n = 0;
+
+    while (i < len && u[i] != '?' && u[i] != '#' && n < sizeof(d)) {
+        int was_escape = u[i] == '%';
+        int c = decoded_at(u, len, &i);
+
+        if (was_escape
+            && (c == '/' || c == '\\' || c == '.' || c == '%' || c == '?'
+                || c == '#')) {
+            return 1;
+        }
+        d[n++] = (unsigned char)c;
+    }
+    if (n >= 2 && d[0] == '/' && (d[1] == '/' || d[1] == '\\')) {
+        return 1;
+    }
+    return ref_dot_segment(d, n);
+}
+
 /* The query escaping of z (NUL-terminated) and back. */
 static void check_query_escape(const char *z)
 {
@@ -164,6 +197,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(c0 == '/');
         HSC_FUZZ_ASSERT(c1 != '/' && c1 != '\\');
         HSC_FUZZ_ASSERT(!ref_dot_segment((const unsigned char *)url, size));
+        HSC_FUZZ_ASSERT(
+            !decoded_path_is_another((const unsigned char *)url, size));
     }
     check_query_escape(z);
     free(z);

@@ -1014,8 +1014,19 @@ static void store_teardown(void)
     unlink(apr_pstrcat(pool, db_path, "-shm", NULL));
 }
 
+/* Issue 10 (spec, "Login"): iat = max(now, revoked_before). */
+static void login_iat_is_never_refused_by_its_own_revocation(void)
+{
+    CHECK_EQ(hsc_login_iat(1000, 0), 1000, "never revoked: now");
+    CHECK_EQ(hsc_login_iat(1000, 1000), 1000, "revoked last second: now");
+    CHECK_EQ(hsc_login_iat(1000, 1001), 1001,
+             "revoked this second (now + 1 stored): one second ahead");
+    CHECK_EQ(hsc_login_iat(1000, 500), 1000, "revoked long ago: now");
+}
+
 int main(void)
 {
+    RUN(login_iat_is_never_refused_by_its_own_revocation);
     size_t i;
 
     apr_initialize();

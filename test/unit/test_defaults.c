@@ -12,12 +12,13 @@
 #include "hsc_test.h"
 #include "hsc_defaults.h"
 #include "hsc_parse.h"
+#include "hsc_kdf.h"
 
 #ifndef HSC_SRCDIR
 #define HSC_SRCDIR "."
 #endif
 
-enum kind { TEXT, FLAG, DURATION, COUNT };
+enum kind { TEXT, FLAG, DURATION, COUNT, KDF };
 
 static const struct {
     const char *directive; /* as in the command table */
@@ -54,6 +55,9 @@ static const struct {
      HSC_DEFAULT_THROTTLE_WINDOW},
     {"HSCMaxLoginKDF", HSC_DEFAULT_MAX_LOGIN_KDF_TEXT, COUNT,
      HSC_DEFAULT_MAX_LOGIN_KDF},
+    /* value 1: it parses, formats back the same and is within the
+     * ceilings (what HSCDummyKDF accepts) */
+    {"HSCDummyKDF", HSC_DEFAULT_DUMMY_KDF_TEXT, KDF, 1},
 };
 
 static char *slurp(const char *rel)
@@ -103,6 +107,16 @@ static void defaults_parse_to_the_values_the_module_uses(void)
             int v;
             got = hsc_parse_count(defaults[i].text, HSC_COUNT_MAX, &v)
                           == HSC_OK ? v : -1;
+        }
+        else if (defaults[i].kind == KDF) {
+            hsc_kdf_t k;
+            char spec[HSC_KDF_SPEC_MAX];
+            got = 0;
+            if (hsc_kdf_parse(defaults[i].text, &k) == HSC_OK) {
+                hsc_kdf_format(&k, spec, sizeof(spec));
+                got = !strcmp(spec, defaults[i].text)
+                      && hsc_kdf_within_ceiling(&k);
+            }
         }
         else {
             continue;

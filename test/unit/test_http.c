@@ -40,9 +40,13 @@ static const struct {
     {"xhsc=1", "hsc", HSC_EINVAL, 0, NULL},
     {"hscx=1", "hsc", HSC_EINVAL, 0, NULL},
     {"a=hsc=1", "hsc", HSC_EINVAL, 0, NULL},
-    /* Two Cookie headers merged by httpd with ", ": one bogus value that
-     * the cookie parser then refuses. */
-    {"hsc=a, hsc=b", "hsc", HSC_OK, 1, "a, hsc=b"},
+    /* Two Cookie header lines, which httpd joins with ", ": the session
+     * cookie at the start of the second line is found (issue 10), and two
+     * of ours are two. */
+    {"hsc=a, hsc=b", "hsc", HSC_EMALFORMED, 2, NULL},
+    {"theme=dark, hsc=v1", "hsc", HSC_OK, 1, "v1"},
+    {"theme=dark; lang=en, hsc=v1; x=2", "hsc", HSC_OK, 1, "v1"},
+    {"hsc=v1, theme=dark", "hsc", HSC_OK, 1, "v1"},
     {"hsc=1; hsc=2", "hsc", HSC_EMALFORMED, 2, NULL},
     {"hsc=1; hsc=1", "hsc", HSC_EMALFORMED, 2, NULL},
     {"hsc=1;hsc=2;hsc=3", "hsc", HSC_EMALFORMED, 3, NULL},
@@ -306,7 +310,8 @@ static const struct {
     {"/app/page?x=1&y=2#frag", 0, 1},
     {"/a%20b", 0, 1},
     {"/caf%C3%A9", 0, 1},
-    {"/a/%2F/b", 0, 1},
+    {"/a?q=%2F%2Fx%2E%2E", 0, 1}, /* encoded separators in the query */
+    {"/a#%2F%2Fx", 0, 1},
     {"/a:b", 0, 1},
     {"/.well-known/x", 0, 1},
     {"/?return=//evil.example", 0, 1},
@@ -334,6 +339,20 @@ static const struct {
     {"/%252F%252Fevil.example", 0, 0},
     {"/%25", 0, 0},
     {"%2F%2Fevil.example", 0, 0},
+    {"/a/%2F/b", 0, 0},
+    /* Issue 10: encoded dot segments and slashes anywhere in the path,
+     * "/..//evil.com" once decoded. */
+    {"/%2e%2e%2f%2fevil.com", 0, 0},
+    {"/%2E%2E%2F%2Fevil.com", 0, 0},
+    {"/a/%2e%2e%2f%2fevil.com", 0, 0},
+    {"/%2e%2e%5c%5cevil.com", 0, 0},
+    {"/x/..%2f%2fevil.com", 0, 0},
+    {"/%2e./%2fevil.com", 0, 0},
+    {"/a%2Eb", 0, 0},
+    {"/a%2fb", 0, 0},
+    {"/%252e%252e%252f%252fevil.com", 0, 0},
+    {"/a/..%3f/", 0, 0},  /* "/a/..?/" once decoded: a dot segment */
+    {"/a/..%23x", 0, 0},
     /* Control characters, raw and encoded. */
     {"/\t/evil.example", 0, 0},
     {"/\r\nSet-Cookie: x=1", 0, 0},
@@ -389,6 +408,49 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
     /* Only len bytes count: "/" of "//evil" is safe by itself. */
     CHECK_EQ(hsc_return_url_safe("//evil.example", 1), 1, "prefix of one");
     CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
+}
+
+/* --- Cache-Control of admitted requests (issue 10) ------------------------ */
+
+static const struct {
+    const char *cc;     /* what the response had (NULL: none) */
+    int cookie_set;     /* the response sets or refreshes the cookie */
+    const char *want;   /* hsc_cache_control_private */
+} cc_cases[] = {
+    {NULL, 0, "private"},
+    {"", 0, "private"},
+    {NULL, 1, "private, no-store"},
+    {"max-age=3600", 0, "max-age=3600, private"},
+    {"max-age=3600", 1, "max-age=3600, private, no-store"},
+    {"public, max-age=3600", 0, "max-age=3600, private"},
+    {"PUBLIC,s-maxage=600 , max-age=60", 0, "max-age=60, private"},
+    {"no-store", 0, "no-store"},
+    {"no-store", 1, "no-store"},
+    {"private", 0, "private"},
+    {"private, max-age=60", 1, "private, max-age=60, no-store"},
+    {"no-cache=\"Set-Cookie, X\", max-age=5", 0,
+     "no-cache=\"Set-Cookie, X\", max-age=5, private"},
+    {"no-storex", 0, "no-storex, private"},
+    {" , ,", 0, "private"},
+    {"max-age=3600, max-age=3600", 0, "max-age=3600, max-age=3600, private"},
+};
+
+static void cache_control_is_private_and_never_weaker(void)
+{
+    char out[128];
+    size_t i;
+
+    for (i = 0; i < sizeof(cc_cases) / sizeof(cc_cases[0]); i++) {
+        size_t n = hsc_cache_control_private(cc_cases[i].cc,
+                                             cc_cases[i].cookie_set, out,
+                                             sizeof(out));
+        printf("# case %u\n", (unsigned)i);
+        CHECK_STR(out, cc_cases[i].want, "merged as the table says");
+        CHECK_EQ(n, strlen(cc_cases[i].want), "its length");
+    }
+    CHECK_EQ(hsc_cache_control_private("max-age=3600", 1, out, 20), 0,
+             "too small a buffer: 0");
+    CHECK_STR(out, "", "and an empty string");
 }
 
 /* --- same origin ---------------------------------------------------------- */
@@ -511,6 +573,7 @@ static void query_escape_keeps_unreserved_and_slash_only(void)
 
 int main(void)
 {
+    RUN(cache_control_is_private_and_never_weaker);
     RUN(cookie_header_find_follows_the_table);
     RUN(cookie_header_find_refuses_null_inputs);
     RUN(form_parse_decodes_percent_and_plus);

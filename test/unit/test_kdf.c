@@ -299,8 +299,42 @@ static void authenticator_is_sha256_of_xn(void)
     CHECK(n == 32 && memcmp(v, ref, 32) == 0, "equals EVP SHA-256");
 }
 
+/* Issue 10: the ceilings hsc-admin and the module hold stored KDFs to. */
+static const struct {
+    const char *spec;
+    int within; /* expected hsc_kdf_within_ceiling */
+} ceiling_cases[] = {
+    {"sha256-chain:20000000", 1},  /* the chain ceiling itself */
+    {"sha256-chain:20000001", 0},
+    {"sha256-chain:100000000", 0}, /* 8 s a login */
+    {"scrypt:65536:8:2", 1},       /* the default: 64 MiB */
+    {"scrypt:262144:8:1", 1},      /* 256 MiB, the memory ceiling */
+    {"scrypt:262144:8:2", 1},      /* 512 MiB of work, the work ceiling */
+    {"scrypt:262144:8:3", 0},
+    {"scrypt:524288:8:1", 0},      /* 512 MiB of memory */
+    {"scrypt:1048576:8:1", 0},     /* 1 GiB, 12 s a login */
+    {"scrypt:65536:8:8", 1},       /* 512 MiB of work */
+    {"scrypt:65536:8:9", 0},
+};
+
+static void kdf_ceilings_bound_memory_and_work(void)
+{
+    size_t i;
+    hsc_kdf_t k;
+
+    for (i = 0; i < sizeof(ceiling_cases) / sizeof(ceiling_cases[0]); i++) {
+        CHECK_EQ(hsc_kdf_parse(ceiling_cases[i].spec, &k), HSC_OK,
+                 ceiling_cases[i].spec);
+        CHECK_EQ(hsc_kdf_within_ceiling(&k), ceiling_cases[i].within,
+                 ceiling_cases[i].spec);
+    }
+    memset(&k, 0, sizeof(k));
+    CHECK_EQ(hsc_kdf_within_ceiling(&k), 0, "an invalid setting is not");
+}
+
 int main(void)
 {
+    RUN(kdf_ceilings_bound_memory_and_work);
     RUN(kdf_parse_and_format_round_trip);
     RUN(kdf_default_spec_parses);
     RUN(kdf_parse_refuses_bad_specs);

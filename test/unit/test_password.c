@@ -27,7 +27,7 @@ hsc_status_t __wrap_hsc_kdf_derive(const hsc_kdf_t *k, const void *password,
                                    unsigned char xn[HSC_XN_LEN]);
 
 static int derive_calls;
-static hsc_kdf_t derive_kdf;
+static hsc_kdf_t derive_kdf, derive_first_kdf;
 static unsigned char derive_salt[HSC_SALT_LEN];
 static size_t derive_pwlen;
 
@@ -36,7 +36,9 @@ hsc_status_t __wrap_hsc_kdf_derive(const hsc_kdf_t *k, const void *password,
                                    const unsigned char salt[HSC_SALT_LEN],
                                    unsigned char xn[HSC_XN_LEN])
 {
-    derive_calls++;
+    if (derive_calls++ == 0) {
+        derive_first_kdf = *k;
+    }
     derive_kdf = *k;
     memcpy(derive_salt, salt, HSC_SALT_LEN);
     derive_pwlen = pwlen;
@@ -201,7 +203,9 @@ static void check_refuses_a_wrong_password_and_wipes_xn(void)
     CHECK_EQ(hsc_password_check(store, "alice", 5, "correct horsE", 13,
                                 &dummy_kdf, xn, &u),
              HSC_EAUTH, "wrong password");
-    CHECK_EQ(derive_calls, 1, "one derivation");
+    CHECK_EQ(derive_calls, 2, "two derivations: a failure costs the dummy");
+    CHECK(kdf_equal(&derive_first_kdf, &user_kdf), "the user's kdf");
+    CHECK(kdf_equal(&derive_kdf, &dummy_kdf), "then the dummy's");
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
     CHECK(u.name == NULL, "no user returned");
     CHECK_EQ(hsc_password_check(store, "alice", 5, "", 0, &dummy_kdf, xn,
@@ -254,15 +258,73 @@ static void check_disabled_user_does_the_work_then_refuses(void)
     CHECK_EQ(hsc_password_check(store, "mallory", 7, "correct horse", 13,
                                 &dummy_kdf, xn, &u),
              HSC_EDISABLED, "disabled, right password");
-    CHECK_EQ(derive_calls, 1, "the derivation was done");
-    CHECK(kdf_equal(&derive_kdf, &user_kdf), "with the user's kdf");
+    CHECK_EQ(derive_calls, 2, "the derivation was done, and the dummy");
+    CHECK(kdf_equal(&derive_first_kdf, &user_kdf), "with the user's kdf");
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
     CHECK(u.name == NULL, "no user returned");
     spy_reset();
     CHECK_EQ(hsc_password_check(store, "mallory", 7, "wrong", 5, &dummy_kdf,
                                 xn, &u),
              HSC_EDISABLED, "disabled, wrong password: the same answer");
-    CHECK_EQ(derive_calls, 1, "the derivation was done");
+    CHECK_EQ(derive_calls, 2, "the derivation was done, and the dummy");
+}
+
+/*
+ * Issue 10: a user stored with a cheap KDF answered a wrong password in
+ * 2 ms against 500 ms for an unknown name. A failure of a user whose KDF
+ * is the dummy's costs one derivation; a success never pays the dummy.
+ */
+static void check_failure_costs_the_dummy_only_when_the_kdf_differs(void)
+{
+    unsigned char xn[HSC_XN_LEN];
+    hsc_user_t u;
+
+    spy_reset();
+    CHECK_EQ(hsc_password_check(store, "alice", 5, "wrong", 5, &user_kdf,
+                                xn, &u),
+             HSC_EAUTH, "wrong password, the dummy is the user's kdf");
+    CHECK_EQ(derive_calls, 1, "one derivation: already the dummy's cost");
+    spy_reset();
+    CHECK_EQ(hsc_password_check(store, "alice", 5, "correct horse", 13,
+                                &dummy_kdf, xn, &u),
+             HSC_OK, "the right password");
+    CHECK_EQ(derive_calls, 1, "a success does not pay the dummy");
+    hsc_wipe(xn, sizeof(xn));
+}
+
+/* A stored KDF above the ceilings is never run: HSC_EKDFLIMIT, after the
+ * dummy's work, with the refused setting kept for the log line. */
+static void check_never_runs_a_kdf_above_the_ceilings(void)
+{
+    static const char *const specs[] = {"scrypt:1048576:8:1",
+                                        "sha256-chain:100000000",
+                                        "scrypt:131072:8:5"};
+    unsigned char xn[HSC_XN_LEN];
+    hsc_user_t nu, u;
+    hsc_kdf_t big;
+    size_t i;
+
+    for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        char name[16];
+
+        snprintf(name, sizeof(name), "huge%u", (unsigned)i);
+        memset(&nu, 0, sizeof(nu));
+        nu.name = name;
+        nu.name_len = strlen(name);
+        nu.groups = "";
+        CHECK_EQ(hsc_kdf_parse(specs[i], &big), HSC_OK, specs[i]);
+        nu.kdf = big; /* stored directly: salt and v are zero */
+        CHECK_EQ(hsc_store_add(store, &nu), HSC_OK, "stored as --force");
+        spy_reset();
+        CHECK_EQ(hsc_password_check(store, name, strlen(name), "pw", 2,
+                                    &dummy_kdf, xn, &u),
+                 HSC_EKDFLIMIT, "refused");
+        CHECK_EQ(derive_calls, 1, "only the dummy ran");
+        CHECK(kdf_equal(&derive_kdf, &dummy_kdf), "with the dummy's kdf");
+        CHECK(kdf_equal(&u.kdf, &big), "u->kdf names the refused setting");
+        CHECK(u.name == NULL, "no user returned");
+        CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
+    }
 }
 
 static void check_refuses_long_passwords_and_bad_names_before_hashing(void)
@@ -335,6 +397,8 @@ int main(void)
     RUN(check_refuses_a_wrong_password_and_wipes_xn);
     RUN(check_unknown_user_does_the_same_kdf_work);
     RUN(check_disabled_user_does_the_work_then_refuses);
+    RUN(check_failure_costs_the_dummy_only_when_the_kdf_differs);
+    RUN(check_never_runs_a_kdf_above_the_ceilings);
     RUN(check_refuses_long_passwords_and_bad_names_before_hashing);
     RUN(check_fails_closed_when_the_store_fails);
     teardown();

@@ -345,6 +345,25 @@ static void groups_disable_revoke_and_delete_change_one_user(void)
     CHECK_EQ(hsc_store_set_disabled(s, "carol", 1), HSC_ENOUSER,
              "disable an unknown user");
 
+    /* Issue 10: revoking at now stores now + 1, so this second's cookies
+     * are refused too; disabling revokes as well. */
+    CHECK_EQ(hsc_store_revoke_now(s, "alice", 1700000000), HSC_OK,
+             "revoke now");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.revoked_before, 1700000001, "revoked_before = now + 1");
+    CHECK_EQ(hsc_store_revoke_now(s, "alice", -1), HSC_EINVAL,
+             "a negative now is refused");
+    {
+        int64_t t0 = (int64_t)time(NULL);
+        CHECK_EQ(hsc_store_set_disabled(s, "alice", 1), HSC_OK, "disable");
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+        CHECK(u.revoked_before >= t0 + 1 && u.revoked_before <= t0 + 5,
+              "disabling revoked: revoked_before = now + 1");
+        CHECK_EQ(hsc_store_set_disabled(s, "alice", 0), HSC_OK, "enable");
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+        CHECK(u.revoked_before >= t0 + 1,
+              "enabling keeps the revocation: no earlier cookie comes back");
+    }
     CHECK_EQ(hsc_store_revoke(s, "alice", 1800000000), HSC_OK, "revoke");
     hsc_store_get(s, "alice", 5, &u);
     CHECK_EQ(u.revoked_before, 1800000000, "revoked_before set");

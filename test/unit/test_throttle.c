@@ -13,16 +13,84 @@
 #define WINDOW 300
 #define MAX 1000
 
-static void key_is_tag_colon_and_32_hex_digits_of_sha256(void)
+static void key_is_spread_tag_colon_and_32_hex_digits_of_sha256(void)
 {
     char key[HSC_THROTTLE_KEY_LEN];
 
-    /* printf '%s\0%s' example.org 198.51.100.7 | sha256sum: 16 bytes. */
+    /* printf '%s\0%s' example.org 198.51.100.7 | sha256sum: 16 bytes,
+     * and byte 16 (0x58) & 63 = 24 above '?': 'W'. */
     CHECK_EQ(hsc_throttle_key('a', "example.org", "198.51.100.7", 12, key),
              HSC_OK, "an address key is made");
-    CHECK_STR(key, "a:d4260452848f320e5663e337c52c4066",
-              "tag, colon, SHA-256(scope NUL value) in hex");
-    CHECK_EQ(strlen(key), HSC_THROTTLE_KEY_LEN - 1, "35 bytes with its NUL");
+    CHECK_STR(key, "Wa:d4260452848f320e5663e337c52c4066",
+              "spread, tag, colon, SHA-256(scope NUL value) in hex");
+    CHECK_EQ(strlen(key), HSC_THROTTLE_KEY_LEN - 1, "36 bytes with its NUL");
+}
+
+/*
+ * shmcb picks a subcache by the key's first byte & (subcaches - 1). With
+ * the tag first, every address key went to one subcache of 128 (~185
+ * entries) and a few hundred other addresses evicted a lockout.
+ */
+static void keys_spread_evenly_over_64_subcaches(void)
+{
+    unsigned hits[128] = {0};
+    unsigned i, used = 0, most = 0, odd = 0;
+    char key[HSC_THROTTLE_KEY_LEN], name[32];
+
+    for (i = 0; i < 6400; i++) {
+        int n = snprintf(name, sizeof(name), "user%u", i);
+        hsc_throttle_key('u', "/db", name, (size_t)n, key);
+        odd += key[0] < '?' || key[0] > '~';
+        hits[(unsigned char)key[0] & 127]++;
+    }
+    for (i = 0; i < 128; i++) {
+        used += hits[i] > 0;
+        most = hits[i] > most ? hits[i] : most;
+    }
+    CHECK_EQ(odd, 0, "every first byte is one of '?' to '~'");
+    CHECK_EQ(used, 64, "64 of 128 subcaches take usernames");
+    CHECK(most < 200, "none holds more than twice its share of 100");
+    for (i = 0; i < 64; i++) {
+        hits[i] = 0;
+    }
+    for (i = 0; i < 6400; i++) {
+        int n = snprintf(name, sizeof(name), "user%u", i);
+        hsc_throttle_key('u', "/db", name, (size_t)n, key);
+        hits[(unsigned char)key[0] & 63]++;
+    }
+    for (i = 0, used = 0; i < 64; i++) {
+        used += hits[i] > 0;
+    }
+    CHECK_EQ(used, 64, "with 64 subcaches (a smaller cache), all 64");
+}
+
+/* The value an address is counted under. */
+static const struct {
+    const char *ip, *want, *what;
+} address_cases[] = {
+    {"198.51.100.7", "198.51.100.7", "IPv4 as it is"},
+    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64",
+     "IPv6: its /64"},
+    {"2001:db8:1:2::1", "2001:db8:1:2::/64", "another address, same /64"},
+    {"2001:DB8:1:2:0:0:0:ffff", "2001:db8:1:2::/64", "any spelling"},
+    {"2001:db8:1:3::1", "2001:db8:1:3::/64", "the next /64 is another"},
+    {"::ffff:192.0.2.9", "192.0.2.9", "IPv4-mapped: the IPv4 address"},
+    {"::1", "::/64", "loopback"},
+    {"not-an-address", "not-an-address", "anything else as it is"},
+    {"", "", "empty"},
+};
+
+static void ipv6_addresses_count_by_their_64(void)
+{
+    size_t i;
+    char out[HSC_THROTTLE_ADDR_MAX];
+
+    for (i = 0; i < sizeof(address_cases) / sizeof(address_cases[0]); i++) {
+        hsc_throttle_address(address_cases[i].ip, out);
+        CHECK_STR(out, address_cases[i].want, address_cases[i].what);
+    }
+    hsc_throttle_address(NULL, out);
+    CHECK_STR(out, "", "NULL: empty");
 }
 
 static void keys_keep_scope_and_value_apart(void)
@@ -33,13 +101,13 @@ static void keys_keep_scope_and_value_apart(void)
     hsc_throttle_key('u', "ab", "c", 1, k1);
     hsc_throttle_key('u', "a", "bc", 2, k2);
     /* printf '%s\0%s' ab c | sha256sum */
-    CHECK_STR(k1, "u:6c032e631d39a14d85aff7e319546af7",
+    CHECK_STR(k1, "@u:6c032e631d39a14d85aff7e319546af7",
               "(\"ab\", \"c\") as sha256sum says");
     /* printf '%s\0%s' a bc | sha256sum */
-    CHECK_STR(k2, "u:40bb547d936bbd31318ee37ac8799e7e",
+    CHECK_STR(k2, "Ju:40bb547d936bbd31318ee37ac8799e7e",
               "(\"a\", \"bc\") differs: the NUL separates");
     hsc_throttle_key('a', "ab", "c", 1, k3);
-    CHECK(strcmp(k1 + 1, k3 + 1) == 0 && k1[0] != k3[0],
+    CHECK(strcmp(k1 + 2, k3 + 2) == 0 && k1[0] == k3[0] && k1[1] != k3[1],
           "the tag keeps address and user counters apart");
     hsc_throttle_key('u', "ab", "c\0d", 3, k3);
     CHECK(strcmp(k1, k3) != 0, "bytes after a NUL in the value count");
@@ -59,7 +127,10 @@ static const struct {
     {"100 3", 399, HSC_OK, 100, 3, "at the window's last second"},
     {"100 3", 400, HSC_OK, 400, 0, "at start + window: forgotten"},
     {"100 3", 9999, HSC_OK, 9999, 0, "long after: forgotten"},
-    {"500 3", 400, HSC_OK, 400, 0, "from the future (clock went back)"},
+    {"500 3", 400, HSC_OK, 400, 3,
+     "from the future (another clock runs ahead): kept, from now"},
+    {"999999999999999999 7", 400, HSC_OK, 400, 7,
+     "far in the future: kept, from now"},
     {"100 1000", 150, HSC_OK, 100, 1000, "the highest count allowed"},
     {"0 2", 10, HSC_OK, 0, 2, "a start of 0"},
     {"100 1001", 150, HSC_EMALFORMED, 150, 0, "a count over the maximum"},
@@ -167,7 +238,9 @@ static void wait_is_the_rest_of_the_window_at_or_over_the_limit(void)
 
 int main(void)
 {
-    RUN(key_is_tag_colon_and_32_hex_digits_of_sha256);
+    RUN(key_is_spread_tag_colon_and_32_hex_digits_of_sha256);
+    RUN(keys_spread_evenly_over_64_subcaches);
+    RUN(ipv6_addresses_count_by_their_64);
     RUN(keys_keep_scope_and_value_apart);
     RUN(decode_reads_two_canonical_decimals_within_the_window);
     RUN(decode_reads_only_len_bytes_and_absent_is_fresh);

@@ -15,7 +15,7 @@ static void strerror_names_every_status_distinctly(void)
 {
     int a, b, distinct = 1, named = 1;
 
-    for (a = HSC_OK; a <= HSC_ENOMEM; a++) {
+    for (a = HSC_OK; a <= HSC_EKDFLIMIT; a++) {
         const char *s = hsc_strerror((hsc_status_t)a);
 
         if (s == NULL || *s == '\0' || strcmp(s, "unknown status") == 0) {
@@ -53,16 +53,17 @@ static void status_class_puts_every_status_in_one_class(void)
         {HSC_ESTORE, HSC_CLASS_FAULT},       {HSC_EREADONLY, HSC_CLASS_FAULT},
         {HSC_ECRYPTO, HSC_CLASS_FAULT},      {HSC_EIO, HSC_CLASS_FAULT},
         {HSC_ENOMEM, HSC_CLASS_FAULT},
+        {HSC_EKDFLIMIT, HSC_CLASS_REFUSAL},
     };
     size_t i;
-    int seen[HSC_ENOMEM + 1] = {0}, all = 1;
+    int seen[HSC_EKDFLIMIT + 1] = {0}, all = 1;
 
     for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         CHECK_EQ(hsc_status_class(cases[i].st), cases[i].cl,
                  hsc_strerror(cases[i].st));
         seen[cases[i].st] = 1;
     }
-    for (i = 0; i <= HSC_ENOMEM; i++) {
+    for (i = 0; i <= HSC_EKDFLIMIT; i++) {
         all &= seen[i];
     }
     CHECK(all, "the table names every status");
@@ -302,8 +303,42 @@ static void random_fills_and_differs(void)
     CHECK_EQ(hsc_random(a, 0), HSC_OK, "zero length");
 }
 
+/* Issue 10: names that show as other names in a list or a log. */
+static void username_invisible_characters_are_found_and_escaped(void)
+{
+    static const struct {
+        const char *name; /* a valid username */
+        int invisible;    /* expected hsc_username_has_invisible */
+        const char *shown; /* hsc_username_escape */
+    } cases[] = {
+        {"alice", 0, "alice"},
+        {"j\xc3\xb6rg", 0, "j\xc3\xb6rg"}, /* U+00F6: an ordinary letter */
+        {"evil\xe2\x80\xaegnp", 1, "evil\\u{202E}gnp"}, /* RLO */
+        {"ali\xe2\x80\x8b" "ce", 1, "ali\\u{200B}ce"},   /* zero width */
+        {"a\xe2\x81\xa6" "b", 1, "a\\u{2066}b"},         /* LRI */
+        {"\xef\xbb\xbf" "bob", 1, "\\u{FEFF}bob"},       /* BOM */
+        {"so\xc2\xad" "ft", 1, "so\\u{AD}ft"},            /* soft hyphen */
+        {"x\xd8\x9c", 1, "x\\u{61C}"},                    /* ALM */
+        {"a\xe2\x80\x8e", 1, "a\\u{200E}"},              /* LRM */
+        {"a\\b", 0, "a\\u{5C}b"}, /* the escape character itself */
+    };
+    char out[8 * 32 + 1];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = strlen(cases[i].name);
+        CHECK(hsc_username_valid(cases[i].name, len), cases[i].shown);
+        CHECK_EQ(hsc_username_has_invisible(cases[i].name, len),
+                 cases[i].invisible, cases[i].shown);
+        CHECK_EQ(hsc_username_escape(cases[i].name, len, out),
+                 strlen(cases[i].shown), cases[i].shown);
+        CHECK_STR(out, cases[i].shown, cases[i].shown);
+    }
+}
+
 int main(void)
 {
+    RUN(username_invisible_characters_are_found_and_escaped);
     RUN(status_class_puts_every_status_in_one_class);
     RUN(strerror_names_every_status_distinctly);
     RUN(ct_equal_returns_one_only_when_equal);
