@@ -5,9 +5,11 @@
  * backend only ever sees a valid username and a canonical group list. get()
  * is on the hot path of every request and does nothing but dispatch.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "hsc_store.h"
+#include "hsc_store_pgsql.h"
 
 /* Longest group list ("g1,g2,...") a store accepts, in bytes. */
 #define HSC_GROUPS_MAX 65535
@@ -116,6 +118,61 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
         return HSC_EINVAL;
     }
     return s->vt->get(s, user, len, out);
+}
+
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
+                                 size_t len, hsc_user_t *out)
+{
+    if (s == NULL || user == NULL || out == NULL) {
+        if (out != NULL) {
+            memset(out, 0, sizeof(*out));
+        }
+        return HSC_EINVAL;
+    }
+    return s->vt->get_fresh ? s->vt->get_fresh(s, user, len, out)
+                            : s->vt->get(s, user, len, out);
+}
+
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len)
+{
+    if (buf == NULL || len < HSC_STORE_ID_SIZE) {
+        return HSC_EINVAL;
+    }
+    buf[0] = '\0';
+    if (s == NULL || s->vt->store_id == NULL) {
+        return HSC_EINVAL;
+    }
+    return s->vt->store_id(s, buf, len);
+}
+
+int hsc_store_have_pgsql(void)
+{
+#ifdef HSC_HAVE_PGSQL
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
+                            char *errbuf, size_t errlen)
+{
+    size_t plen = sizeof(HSC_STORE_PGSQL_PREFIX) - 1;
+
+    if (spec != NULL && strncmp(spec, HSC_STORE_PGSQL_PREFIX, plen) == 0) {
+#ifdef HSC_HAVE_PGSQL
+        return hsc_store_pgsql_open(spec + plen, flags, ps, errbuf, errlen);
+#else
+        *ps = NULL;
+        if (errbuf != NULL && errlen > 0) {
+            snprintf(errbuf, errlen, "this build of mod_hsc has no "
+                     "PostgreSQL store (rebuild with libpq-dev installed, "
+                     "configure --with-pgsql)");
+        }
+        return HSC_EINVAL;
+#endif
+    }
+    return hsc_store_sqlite_open(spec, flags, ps, errbuf, errlen);
 }
 
 hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u)

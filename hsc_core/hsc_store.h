@@ -55,12 +55,24 @@ typedef struct {
     hsc_status_t (*del)(hsc_store_t *s, const char *user);
     hsc_status_t (*list)(hsc_store_t *s, hsc_store_each_fn *fn, void *baton);
     void (*close)(hsc_store_t *s);
+    /** Optional (NULL: get). Like get, but never from a cache that may lag
+     *  the database: for logins. */
+    hsc_status_t (*get_fresh)(hsc_store_t *s, const char *user, size_t len,
+                              hsc_user_t *out);
+    /** Optional (NULL: none). The store's id (32 hex digits) into buf. */
+    hsc_status_t (*store_id)(hsc_store_t *s, char *buf, size_t len);
 } hsc_store_vtable_t;
 
 struct hsc_store {
     const hsc_store_vtable_t *vt;
     char errmsg[256]; /* the backend's last error, for logs; never secrets */
+    /* 1 when the last failure continues an outage this process already
+     * reported once (callers log it quietly); 0 for a new one. */
+    int repeat_fault;
 };
+
+/* Bytes of a store id with its NUL: 32 hex digits. */
+#define HSC_STORE_ID_SIZE 33
 
 /* Flags for hsc_store_sqlite_open(). */
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
@@ -121,9 +133,31 @@ int hsc_store_sqlite_cached(const hsc_store_t *s);
  */
 int hsc_store_sqlite_process_init(void);
 
+/* The prefix of a PostgreSQL store spec: "pgsql:<libpq conninfo>". */
+#define HSC_STORE_PGSQL_PREFIX "pgsql:"
+
+/** 1 when this build has the PostgreSQL store (configure found libpq). */
+int hsc_store_have_pgsql(void);
+
+/**
+ * Open the store a spec names: "pgsql:<conninfo>" (hsc_store_pgsql.h), or
+ * else the path of an SQLite file (hsc_store_sqlite_open, same flags).
+ * A pgsql: spec on a build without libpq is HSC_EINVAL with a message
+ * saying so. Messages never carry the conninfo's password.
+ */
+hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
+                            char *errbuf, size_t errlen);
+
 /* Callers go through these, so the vtable stays an implementation detail. */
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out);
+/** For logins: the record as the database has it now, never from a cache
+ *  that may lag (the PostgreSQL store's lease). Otherwise as get(). */
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
+                                 size_t len, hsc_user_t *out);
+/** The store's id into buf (HSC_STORE_ID_SIZE bytes): HSC_OK, or
+ *  HSC_EINVAL when the store has none (buf is then ""). */
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len);
 hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u);
 hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
                                     const unsigned char salt[HSC_SALT_LEN],

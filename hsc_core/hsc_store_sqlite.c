@@ -1050,7 +1050,9 @@ static const hsc_store_vtable_t sq_vtable = {
     sq_revoke,
     sq_del,
     sq_list,
-    sq_close
+    sq_close,
+    NULL, /* get_fresh: get() is never stale */
+    NULL  /* store_id */
 };
 
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,

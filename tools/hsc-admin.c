@@ -497,12 +497,19 @@ static int get_password(int from_stdin, int confirm, int allow_empty,
 
 /* --- the store ------------------------------------------------------------- */
 
+static int is_pgsql(const char *db)
+{
+    return strncmp(db, HSC_STORE_PGSQL_PREFIX,
+                   strlen(HSC_STORE_PGSQL_PREFIX)) == 0;
+}
+
 static int open_store(const char *db, int flags, hsc_store_t **ps)
 {
     char err[512];
     hsc_status_t st;
 
-    st = hsc_store_sqlite_open(db, flags, ps, err, sizeof(err));
+    /* A path, or "pgsql:<conninfo>": every command takes either. */
+    st = hsc_store_open(db, flags, ps, err, sizeof(err));
     if (st != HSC_OK) {
         return fail(EX_FILE, "%s", err[0] ? err : hsc_strerror(st));
     }
@@ -532,6 +539,16 @@ static int cmd_init(const args_t *a)
     struct stat sb;
     int existed, fd, rc;
 
+    if (is_pgsql(db)) {
+        /* The schema files are applied under an advisory lock; an
+         * existing database is migrated, never overwritten. */
+        if ((rc = open_store(db, HSC_STORE_CREATE, &s)) != EX_OK) {
+            return rc;
+        }
+        hsc_store_close(s);
+        printf("pgsql: an hsc user database, schema up to date\n");
+        return EX_OK;
+    }
     existed = stat(db, &sb) == 0;
     if (!existed) {
         /* The file holds salts and authenticators: not for everyone to

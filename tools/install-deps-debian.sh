@@ -7,15 +7,19 @@ set -eu
 
 # Build: httpd (apache2-bin is the server and its modules, without the
 # Debian service that would start on port 80), its headers and apxs, APR,
-# OpenSSL 3, SQLite 3, autotools.
+# OpenSSL 3, SQLite 3, libpq (the PostgreSQL user store), autotools.
 BUILD="build-essential pkg-config autoconf automake libtool
        apache2-bin apache2-dev libapr1-dev libaprutil1-dev libssl-dev
-       libsqlite3-dev sqlite3"
+       libsqlite3-dev sqlite3 libpq-dev"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; curl for the
 # demo and smoke checks; clang + its runtime for libFuzzer and sanitizers;
 # valgrind for one memcheck pass of the unit tests; git, whose list of
-# tracked files makes the sanitizer build's copy of the tree.
-TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git"
+# tracked files makes the sanitizer build's copy of the tree; postgresql
+# and memcached for the PostgreSQL store's tests and the two-node test
+# (each starts its own server in a temporary directory, never the
+# system's service).
+TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git
+      postgresql memcached"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 
