@@ -393,6 +393,12 @@ static const char *hsc_cmd_keyfile(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
+    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX,
+                sizeof(HSC_STORE_PGSQL_PREFIX) - 1) == 0) {
+        err = hsc_userdb_check(cmd, arg, &path);
+        sc->userdb = err ? NULL : path;
+        return err;
+    }
     path = ap_server_root_relative(cmd->pool, arg);
     if (path == NULL) {
         return apr_pstrcat(cmd->pool, "HSCKeyFile: invalid path '", arg, "'",
@@ -425,6 +431,12 @@ static const char *hsc_cmd_userdb(cmd_parms *cmd, void *dv, const char *arg)
 
     (void)dv;
     if (err != NULL) {
+        return err;
+    }
+    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX,
+                sizeof(HSC_STORE_PGSQL_PREFIX) - 1) == 0) {
+        err = hsc_userdb_check(cmd, arg, &path);
+        sc->userdb = err ? NULL : path;
         return err;
     }
     path = ap_server_root_relative(cmd->pool, arg);
@@ -546,7 +558,18 @@ static const char *hsc_cmd_userdb_cache(cmd_parms *cmd, void *dv, int on)
 
 static const command_rec hsc_cmds[] = {
     AP_INIT_TAKE1("HSCUserDB", hsc_cmd_userdb, NULL, RSRC_CONF,
-                  "Path of the SQLite user database (made with hsc-admin)"),
+                  "Path of the SQLite user database, or pgsql:<conninfo> "
+                  "(made with hsc-admin init)"),
+    AP_INIT_TAKE1("HSCUserDBPoolSize", hsc_cmd_userdb_pool, NULL, RSRC_CONF,
+                  "PostgreSQL connections per child process (default 4)"),
+    AP_INIT_TAKE1("HSCUserDBPoolWait", hsc_cmd_userdb_pool, NULL, RSRC_CONF,
+                  "Longest wait for a free PostgreSQL connection before a "
+                  "503 (default 500ms)"),
+    AP_INIT_TAKE1("HSCUserDBTimeout", hsc_cmd_userdb_pool, NULL, RSRC_CONF,
+                  "PostgreSQL statement timeout (default 2s)"),
+    AP_INIT_TAKE1("HSCUserDBMaxStale", hsc_cmd_userdb_pool, NULL, RSRC_CONF,
+                  "How long a cached PostgreSQL user record may lag the "
+                  "database (default 1s; 0 turns the cache off)"),
     AP_INIT_FLAG("HSCUserDBCache", hsc_cmd_userdb_cache, NULL, RSRC_CONF,
                  "On|Off: keep user records between requests, validated "
                  "against every commit (default On)"),
@@ -586,6 +609,10 @@ static const command_rec hsc_cmds[] = {
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "
                   "counts (default shmcb)"),
+    AP_INIT_TAKE1("HSCThrottleUnavailable", hsc_throttle_cmd_unavailable,
+                  NULL, RSRC_CONF,
+                  "allow|refuse: logins while the throttling cache fails "
+                  "(default allow)"),
     HSC_SRV_TAKE1("HSCThrottleAddress", HSC_CMD_THROTTLE_ADDR,
                   "Failed logins per window from one address (default "
                   "20; 0: off)"),
@@ -781,6 +808,7 @@ static int hsc_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     (void)ptemp;
     hsc_sqlite_tuned = hsc_store_sqlite_process_init();
+    hsc_userdb_pre_config();
     return OK;
 }
 
@@ -880,6 +908,7 @@ static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
                      "handles");
         hsc_store_key = NULL;
     }
+    hsc_userdb_child_init(pchild, s);
     hsc_throttle_child_init(pchild, s);
 }
 
@@ -914,21 +943,21 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_store_sqlite_open(sc->userdb,
-                                   sc->userdb_cache == 0 ? HSC_STORE_NOCACHE
-                                                         : 0,
-                                   &ts->s[sc->db_index], errbuf,
-                                   sizeof(errbuf));
+        st = hsc_userdb_open(sc->userdb,
+                             sc->userdb_cache == 0 ? HSC_STORE_NOCACHE : 0,
+                             &ts->s[sc->db_index], errbuf, sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           "HSC006: cannot open user database %s: %s (%s)",
-                          sc->userdb, errbuf, hsc_strerror(st));
+                          hsc_userdb_shown(r->pool, sc->userdb), errbuf,
+                          hsc_strerror(st));
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       "HSC008: user database %s opened for this thread "
-                      "(record cache %s)", sc->userdb,
+                      "(record cache %s)",
+                      hsc_userdb_shown(r->pool, sc->userdb),
                       sc->userdb_cache == 0 ? "off" : "on");
     }
     return ts->s[sc->db_index];
@@ -994,7 +1023,11 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_verify_params(r, sc, d, &vp);
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
     if (st != HSC_OK) {
-        ap_log_rerror(APLOG_MARK, refusal_level(st), 0, r,
+        /* A database outage is logged once at error, then quietly. */
+        int level = st == HSC_ESTORE && store->repeat_fault
+                    ? APLOG_DEBUG : refusal_level(st);
+
+        ap_log_rerror(APLOG_MARK, level, 0, r,
                       "HSC012: cookie refused: %s%s%s", hsc_strerror(st),
                       st == HSC_ESTORE ? ": " : "",
                       st == HSC_ESTORE ? hsc_store_errmsg(store) : "");

@@ -89,6 +89,21 @@ typedef struct {
 
 extern module AP_MODULE_DECLARE_DATA hsc_module;
 
+/* mod_hsc_pgsql.c: what HSCUserDB names (an SQLite path or "pgsql:"), the
+ * PostgreSQL pool directives, one pool per child and database. */
+void hsc_userdb_pre_config(void);
+const char *hsc_cmd_userdb_pool(cmd_parms *cmd, void *dv, const char *arg);
+/* HSCUserDB pgsql:...: checked (parsed; a build without libpq refuses). */
+const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
+                             const char **spec);
+/* spec for a log line: a conninfo's password replaced by "***". */
+const char *hsc_userdb_shown(apr_pool_t *p, const char *spec);
+void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s);
+/* A thread's handle: SQLite opens its own connection, pgsql: borrows the
+ * child's pool. */
+hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,
+                             char *errbuf, size_t errlen);
+
 /* The calling thread's handle on the server's user store, or NULL (logged,
  * with tag) when it cannot be opened: callers answer hsc_store_unavailable. */
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
@@ -149,6 +164,8 @@ int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
 int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                              apr_pool_t *ptemp, server_rec *main_s);
 void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s);
+const char *hsc_throttle_cmd_unavailable(cmd_parms *cmd, void *dv,
+                                         const char *arg);
 const char *hsc_throttle_cmd_cache(cmd_parms *cmd, void *dv,
                                    const char *arg);
 
@@ -156,8 +173,8 @@ const char *hsc_throttle_cmd_cache(cmd_parms *cmd, void *dv,
  * Before a password check: 0 when the login may go on (the attempt is
  * counted in *t), or the seconds until the window frees when the address
  * or the username is over its limit (logged; nothing counted). A cache
- * failure is logged and the login goes on (throttling is a brake, not an
- * authentication factor).
+ * failure is logged once and the login goes on (0), or with
+ * HSCThrottleUnavailable refuse, -1: the caller answers 503.
  */
 apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                                const char *user, size_t user_len,

@@ -305,6 +305,10 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_kdf_slot_give(sc);
         return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
     }
+    if (wait < 0) { /* counters unreachable, HSCThrottleUnavailable refuse */
+        hsc_kdf_slot_give(sc);
+        return hsc_store_unavailable(r);
+    }
     st = hsc_password_check(store, f->username.value, f->username.len,
                             f->password.value, f->password.len,
                             &sc->dummy_kdf, xn, &u);
@@ -315,9 +319,12 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         /* A fault says nothing about the password: not an attempt. */
         hsc_throttle_end(r, sc, &th,
                          fault ? HSC_THROTTLE_UNDO : HSC_THROTTLE_FAILED);
-        ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
-                      "HSC032: login refused for user \"%s\": %s", user,
-                      hsc_strerror(st));
+        ap_log_rerror(APLOG_MARK, !fault ? APLOG_INFO
+                                  : store->repeat_fault ? APLOG_DEBUG
+                                                        : APLOG_ERR, 0, r,
+                      "HSC032: login refused for user \"%s\": %s%s%s", user,
+                      hsc_strerror(st), st == HSC_ESTORE ? ": " : "",
+                      st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
         if (fault && st != HSC_ECRYPTO) {
             return hsc_store_unavailable(r);
         }

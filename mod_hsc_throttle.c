@@ -61,8 +61,16 @@ static const char *cache_args;
 /* The cache in use, or NULL provider when throttling is off. */
 static const ap_socache_provider_t *cache_provider;
 static ap_socache_instance_t *cache_inst;
-/* Only for providers that are not safe across processes and threads. */
+/* Around every read-modify-write of a counter, whatever the provider:
+ * socache has no increment, so even a provider that is safe across
+ * processes (memcache, redis) loses counts to two children of this node
+ * raising one counter at once. (Across nodes nothing serialises it:
+ * docs/several-servers.md.) */
 static apr_global_mutex_t *cache_mutex;
+/* HSCThrottleUnavailable: 1 refuse logins while the cache fails, 0 allow. */
+static int unavailable_refuse;
+/* 1 while this child is in a reported cache outage (logged once). */
+static volatile apr_uint32_t cache_down;
 
 /* KDFs running now in this child (process memory, never shared). */
 static volatile apr_uint32_t kdf_running;
@@ -79,6 +87,7 @@ int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     cache_provider = NULL;
     cache_inst = NULL;
     cache_mutex = NULL;
+    unavailable_refuse = 0;
     /* Registered here so that the Mutex directive can configure it. */
     rv = ap_mutex_register(pconf, HSC_THROTTLE_MUTEX, NULL, APR_LOCK_DEFAULT,
                            0);
@@ -230,7 +239,7 @@ int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             return !OK;
         }
     }
-    if (prov->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
+    {
         rv = ap_global_mutex_create(&cache_mutex, NULL, HSC_THROTTLE_MUTEX,
                                     NULL, main_s, pconf, 0);
         if (rv != APR_SUCCESS) {
@@ -360,13 +369,45 @@ static apr_status_t counter_give_back(request_rec *r, const char *key,
     return rv;
 }
 
-/* Log a cache failure once per request; the login goes on. */
+/* A cache failure: logged at error once per outage and child (then at
+ * debug); what happens to the login is HSCThrottleUnavailable's. */
 static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 {
-    ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
-                  "HSC054: login throttling cache failure (%s): this "
-                  "login is not throttled",
-                  what);
+    int first = apr_atomic_cas32(&cache_down, 1, 0) == 0;
+
+    ap_log_rerror(APLOG_MARK, first ? APLOG_ERR : APLOG_DEBUG, rv, r,
+                  "HSC054: login throttling cache failure (%s): %s%s",
+                  what, unavailable_refuse ? "logins are refused (503)"
+                                           : "logins go on, not throttled",
+                  first ? " until it answers again (logged once)" : "");
+}
+
+/* The cache answered: a later failure is a new outage. */
+static void cache_ok(void)
+{
+    apr_atomic_set32(&cache_down, 0);
+}
+
+/* HSCThrottleUnavailable allow|refuse (docs/throttling.md). */
+const char *hsc_throttle_cmd_unavailable(cmd_parms *cmd, void *dv,
+                                         const char *arg)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (!strcasecmp(arg, "allow")) {
+        unavailable_refuse = 0;
+    }
+    else if (!strcasecmp(arg, "refuse")) {
+        unavailable_refuse = 1;
+    }
+    else {
+        return "HSCThrottleUnavailable: allow or refuse";
+    }
+    return NULL;
 }
 
 apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
@@ -394,12 +435,12 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                                 user_len, t->ukey) != HSC_OK)) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
-        return 0;
+        return unavailable_refuse ? -1 : 0;
     }
     if ((rv = lock()) != APR_SUCCESS) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, rv, "lock");
-        return 0;
+        return unavailable_refuse ? -1 : 0;
     }
     if (t->akey[0] && (rv = counter_get(r, t->akey, now, window, &a))
                           != APR_SUCCESS) {
@@ -454,17 +495,18 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
             unlock();
             t->ukey[0] = '\0';
             cache_failed(r, rv, "store");
-            return 0;
+            return unavailable_refuse ? -1 : 0;
         }
     }
     unlock();
+    cache_ok();
     return 0;
 
 failed:
     unlock();
     t->akey[0] = t->ukey[0] = '\0';
     cache_failed(r, rv, "lookup or store");
-    return 0;
+    return unavailable_refuse ? -1 : 0;
 }
 
 void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,

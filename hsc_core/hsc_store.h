@@ -69,6 +69,11 @@ struct hsc_store {
     /* 1 when the last failure continues an outage this process already
      * reported once (callers log it quietly); 0 for a new one. */
     int repeat_fault;
+    /* 1 when the last get() answered from a record cache that may lag the
+     * database within its bound (the PostgreSQL lease); a refusal based on
+     * it is confirmed with get_fresh(), so a lagging cache can delay a
+     * refusal but never refuse a cookie the database accepts. */
+    int lagging;
 };
 
 /* Bytes of a store id with its NUL: 32 hex digits. */

@@ -859,6 +859,7 @@ static hsc_status_t pg_get_fresh(hsc_store_t *s, const char *user,
     pg_store_t *ps = (pg_store_t *)s;
 
     memset(out, 0, sizeof(*out));
+    s->lagging = 0;
     if (!hsc_username_valid(user, len)) {
         return HSC_ENOUSER; /* no stored user has this name */
     }
@@ -874,6 +875,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     int lease, poll = 0;
 
     memset(out, 0, sizeof(*out));
+    s->lagging = 0;
     if (!hsc_username_valid(user, len)) {
         return HSC_ENOUSER;
     }
@@ -889,6 +891,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     if (lease && cache_lookup(ps, user, len, out)) {
         p->n.hits++;
         pthread_mutex_unlock(&p->mu);
+        s->lagging = 1;
         return HSC_OK;
     }
     pthread_mutex_unlock(&p->mu);
@@ -903,6 +906,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
         if (st == HSC_OK && cache_lookup(ps, user, len, out)) {
             p->n.hits++;
             pthread_mutex_unlock(&p->mu);
+            s->lagging = 1;
             return HSC_OK;
         }
         pthread_mutex_unlock(&p->mu);

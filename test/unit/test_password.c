@@ -308,7 +308,8 @@ static hsc_status_t broken_get(hsc_store_t *s, const char *user, size_t len,
 static void check_fails_closed_when_the_store_fails(void)
 {
     static const hsc_store_vtable_t vt = {
-        "broken", broken_get, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        "broken", broken_get, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+        NULL, NULL
     };
     hsc_store_t broken;
     unsigned char xn[HSC_XN_LEN];

@@ -383,6 +383,9 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     hsc_pg_pool_counters(pool, &n1);
     CHECK(n1.hits - n0.hits >= 99 && n1.queries - n0.queries <= 1,
           "100 gets within the lease: at most one query");
+    CHECK_EQ(s->lagging, 1, "a cached answer says it may lag");
+    hsc_store_get_fresh(s, "alice", 5, &u);
+    CHECK_EQ(s->lagging, 0, "a fresh one does not");
     CHECK_EQ(hsc_store_set_disabled(adm, "alice", 1), HSC_OK,
              "another node disables alice");
     for (i = 0; i < 40 && !seen; ++i) {
