@@ -56,7 +56,8 @@ static const char usage_text[] =
     "  hsc-admin groups DB USER [G1,G2,...]\n"
     "  hsc-admin list DB\n"
     "  hsc-admin check DB USER [--password-stdin]\n"
-    "  hsc-admin keygen KEYFILE [--kid ID]\n"
+    "  hsc-admin keygen KEYFILE [--kid ID] [--verify-only]\n"
+    "  hsc-admin keygen KEYFILE --sign ID | --retire ID\n"
     "  hsc-admin inspect --keys KEYFILE [--db DB] [--scope S] [--address A]\n"
     "                    [--now T] [--skew S] [--max-age S] COOKIE|-\n"
     "SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
@@ -142,7 +143,10 @@ enum {
     OPT_ADDRESS = 1 << 7,
     OPT_NOW = 1 << 8,
     OPT_SKEW = 1 << 9,
-    OPT_MAX_AGE = 1 << 10
+    OPT_MAX_AGE = 1 << 10,
+    OPT_VERIFY_ONLY = 1 << 11,
+    OPT_SIGN = 1 << 12,
+    OPT_RETIRE = 1 << 13
 };
 
 static const struct {
@@ -161,6 +165,9 @@ static const struct {
     {"now", OPT_NOW, 1},
     {"skew", OPT_SKEW, 1},
     {"max-age", OPT_MAX_AGE, 1},
+    {"verify-only", OPT_VERIFY_ONLY, 0},
+    {"sign", OPT_SIGN, 1},
+    {"retire", OPT_RETIRE, 1},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -938,9 +945,47 @@ static int keygen_create(apr_pool_t *pool, const char *path,
  * write "comments before the first key, the new line, the rest" to a
  * temporary file beside it (0600), check that, rename it over.
  */
-static int keygen_rotate(apr_pool_t *pool, const char *path,
-                         const char *line, const char *kid)
+/* What keygen_rotate does to an existing key file. */
+typedef enum {
+    ROT_SIGN,        /* the new line goes first: it signs */
+    ROT_VERIFY_ONLY, /* the new line goes last: it only verifies */
+    ROT_PROMOTE,     /* kid's line moves first: it signs */
+    ROT_RETIRE       /* kid's line goes */
+} rot_mode_t;
+
+/* [*ls, *le) of the line whose first word is kid; 0 when there is none. */
+static int find_key_line(const char *text, size_t len, const char *kid,
+                         size_t *ls, size_t *le)
 {
+    size_t at = 0, klen = strlen(kid);
+
+    while (at < len) {
+        size_t end = at, i = at;
+
+        while (end < len && text[end] != '\n') {
+            end++;
+        }
+        while (i < end && (text[i] == ' ' || text[i] == '\t')) {
+            i++;
+        }
+        if (end - i > klen && memcmp(text + i, kid, klen) == 0
+            && (text[i + klen] == ' ' || text[i + klen] == '\t')) {
+            *ls = at;
+            *le = end < len ? end + 1 : end;
+            return 1;
+        }
+        at = end < len ? end + 1 : end;
+    }
+    return 0;
+}
+
+static int keygen_rotate(apr_pool_t *pool, const char *path,
+                         const char *line, const char *kid, rot_mode_t mode)
+{
+    const char *seg[4];
+    size_t seglen[4], ls = 0, le = 0;
+    int nseg = 0, k, want_count;
+    char old_signer[HSC_KID_MAX + 1];
     char tmp[4096];
     char *text = NULL;
     struct stat sb;
@@ -984,18 +1029,35 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         }
         len += (size_t)n;
     }
+    if (len > 0 && text[len - 1] != '\n') {
+        text[len++] = '\n'; /* every line ends in one: lines can move */
+    }
     st = hsc_keyring_parse(pool, path, text, len, &kr, &msg);
     if (st != HSC_OK) {
         rc = fail(EX_FILE, "%s; not rotating a key file that does not load",
                   msg ? msg : hsc_strerror(st));
         goto cleanup;
     }
-    if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
-        rc = fail(EX_INPUT, "%s: key id %s is already in the file", path,
-                  kid);
+    old_count = hsc_keyring_count(kr);
+    snprintf(old_signer, sizeof(old_signer), "%s",
+             hsc_key_id(hsc_keyring_signer(kr)));
+    if (mode == ROT_SIGN || mode == ROT_VERIFY_ONLY) {
+        if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
+            rc = fail(EX_INPUT, "%s: key id %s is already in the file",
+                      path, kid);
+            goto cleanup;
+        }
+    }
+    else if (hsc_keyring_find(kr, kid, strlen(kid)) == NULL
+             || !find_key_line(text, len, kid, &ls, &le)) {
+        rc = fail(EX_INPUT, "%s: no key %s in the file", path, kid);
         goto cleanup;
     }
-    old_count = hsc_keyring_count(kr);
+    else if (mode == ROT_RETIRE && strcmp(old_signer, kid) == 0) {
+        rc = fail(EX_INPUT, "%s: %s is the signing key; make another key "
+                  "sign first (--sign ID)", path, kid);
+        goto cleanup;
+    }
 
     /* The new key goes before the first key line; comments above stay. */
     for (at = 0; at < len;) {
@@ -1037,8 +1099,34 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     if (fchown(tfd, sb.st_uid, sb.st_gid) != 0) {
         /* not permitted: the file becomes ours, which is what we can do */
     }
-    if (write_all(tfd, text, at) != 0 || write_all(tfd, line, linelen) != 0
-        || write_all(tfd, text + at, len - at) != 0 || fsync(tfd) != 0) {
+    /* The new text, as segments of the old one and the new line. */
+    switch (mode) {
+    case ROT_SIGN:
+        seg[nseg] = text; seglen[nseg++] = at;
+        seg[nseg] = line; seglen[nseg++] = linelen;
+        seg[nseg] = text + at; seglen[nseg++] = len - at;
+        break;
+    case ROT_VERIFY_ONLY:
+        seg[nseg] = text; seglen[nseg++] = len;
+        seg[nseg] = line; seglen[nseg++] = linelen;
+        break;
+    case ROT_PROMOTE: /* the key line is at or after the first key line */
+        seg[nseg] = text; seglen[nseg++] = at;
+        seg[nseg] = text + ls; seglen[nseg++] = le - ls;
+        seg[nseg] = text + at; seglen[nseg++] = ls - at;
+        seg[nseg] = text + le; seglen[nseg++] = len - le;
+        break;
+    case ROT_RETIRE:
+        seg[nseg] = text; seglen[nseg++] = ls;
+        seg[nseg] = text + le; seglen[nseg++] = len - le;
+        break;
+    }
+    for (k = 0; k < nseg; ++k) {
+        if (write_all(tfd, seg[k], seglen[k]) != 0) {
+            break;
+        }
+    }
+    if (k < nseg || fsync(tfd) != 0) {
         rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
         goto cleanup;
     }
@@ -1047,10 +1135,16 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     if (load_keys(pool, tmp, &kr) != HSC_OK) {
         goto cleanup;
     }
-    if (strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
-        || hsc_keyring_count(kr) != old_count + 1) {
-        rc = fail(EX_FILE, "%s: the rewritten file does not start with the "
-                  "new key; left unchanged", path);
+    want_count = old_count + (mode == ROT_SIGN || mode == ROT_VERIFY_ONLY)
+                 - (mode == ROT_RETIRE);
+    if (strcmp(hsc_key_id(hsc_keyring_signer(kr)),
+               mode == ROT_SIGN || mode == ROT_PROMOTE ? kid : old_signer)
+            != 0
+        || hsc_keyring_count(kr) != want_count
+        || (mode == ROT_RETIRE
+            && hsc_keyring_find(kr, kid, strlen(kid)) != NULL)) {
+        rc = fail(EX_FILE, "%s: the rewritten file is not what was asked; "
+                  "left unchanged", path);
         goto cleanup;
     }
     if (rename(tmp, path) != 0) {
@@ -1059,8 +1153,23 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     }
     tmp[0] = '\0';
     sync_dir_of(path);
-    printf("%s: new signing key %s; %d keys (the older ones still verify)\n",
-           path, kid, old_count + 1);
+    switch (mode) {
+    case ROT_SIGN:
+        printf("%s: new signing key %s; %d keys (the older ones still "
+               "verify)\n", path, kid, want_count);
+        break;
+    case ROT_VERIFY_ONLY:
+        printf("%s: new key %s staged, verify-only (%s still signs); %d "
+               "keys\n", path, kid, old_signer, want_count);
+        break;
+    case ROT_PROMOTE:
+        printf("%s: %s signs now; %d keys (the others still verify)\n",
+               path, kid, want_count);
+        break;
+    case ROT_RETIRE:
+        printf("%s: key %s retired; %d keys\n", path, kid, want_count);
+        break;
+    }
     rc = EX_OK;
 
 cleanup:
@@ -1089,6 +1198,24 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     hsc_status_t st;
     int rc;
 
+    const char *sign = (a->given & OPT_SIGN) ? opt(a, OPT_SIGN) : NULL;
+    const char *retire = (a->given & OPT_RETIRE) ? opt(a, OPT_RETIRE)
+                                                 : NULL;
+
+    if (!!sign + !!retire + !!(a->given & (OPT_KID | OPT_VERIFY_ONLY)) > 1) {
+        return usage_error("keygen: --sign and --retire take no other "
+                           "option");
+    }
+    if (sign != NULL || retire != NULL) {
+        /* Several nodes: stage (--verify-only) everywhere, then --sign,
+         * then --retire the old key, reloading every node each time. */
+        kid = sign ? sign : retire;
+        if (!hsc_kid_valid(kid, strlen(kid))) {
+            return fail(EX_INPUT, "invalid key id \"%s\"", kid);
+        }
+        return keygen_rotate(pool, path, "", kid,
+                             sign ? ROT_PROMOTE : ROT_RETIRE);
+    }
     if (kid != NULL && !hsc_kid_valid(kid, strlen(kid))) {
         return fail(EX_INPUT, "invalid key id \"%s\" (1-%d characters of "
                     "A-Z a-z 0-9 _ -)", kid, HSC_KID_MAX);
@@ -1107,7 +1234,9 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     rc = keygen_create(pool, path, line, newkid);
     if (rc == -1) {
         if (errno == EEXIST) {
-            rc = keygen_rotate(pool, path, line, newkid);
+            rc = keygen_rotate(pool, path, line, newkid,
+                               (a->given & OPT_VERIFY_ONLY) ? ROT_VERIFY_ONLY
+                                                            : ROT_SIGN);
         }
         else {
             rc = fail(EX_FILE, "%s: %s", path, strerror(errno));
@@ -1369,7 +1498,7 @@ static const struct {
     {"groups", 2, 3, 0},
     {"list", 1, 1, 0},
     {"check", 2, 2, OPT_STDIN},
-    {"keygen", 1, 1, OPT_KID},
+    {"keygen", 1, 1, OPT_KID | OPT_VERIFY_ONLY | OPT_SIGN | OPT_RETIRE},
     {"inspect", 1, 1, OPT_KEYS | OPT_DB | OPT_SCOPE | OPT_ADDRESS | OPT_NOW
                       | OPT_SKEW | OPT_MAX_AGE},
 };
