@@ -38,6 +38,7 @@ typedef struct {
     const char *key_warning;     /* e.g. mode too open; logged at startup */
     const char *userdb;          /* resolved path, or NULL */
     int userdb_cache;            /* HSCUserDBCache: 1, 0, -1 unset (on) */
+    apr_int64_t user_cache_size; /* HSCUserCacheSize: records; -1 unset */
     int db_index;                /* slot in each thread's store cache */
     hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
     /* Login throttling (mod_hsc_throttle.c); 0 turns a counter off. */
