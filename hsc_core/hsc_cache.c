@@ -106,6 +106,23 @@ static shard_t *shard_of(const hsc_cache_t *c, size_t set)
     return &c->shards[set & c->shard_mask];
 }
 
+/* The name's second set: another set of the same shard (so one lock
+ * covers both), picked by other bits of the hash. Two choices keep the
+ * sets evenly filled: at 76% load almost no set overflows, where one
+ * choice loses about 2% of the names to full sets. */
+static size_t set2_of(const hsc_cache_t *c, size_t set, uint64_t h)
+{
+    size_t nshards = (size_t)c->shard_mask + 1;
+    size_t span = c->nsets / nshards;
+    size_t step;
+
+    if (span < 2) {
+        return set;
+    }
+    step = 1 + (size_t)((uint32_t)(h >> 11) % (uint32_t)(span - 1));
+    return (set + step * nshards) % c->nsets;
+}
+
 static uint64_t load(const uint64_t *p)
 {
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
@@ -146,9 +163,12 @@ hsc_status_t hsc_cache_create(size_t entries, unsigned shards,
     if ((shards & (shards - 1)) != 0) {
         return HSC_EINVAL;
     }
-    while (shards > 1 && shards > nsets) {
+    /* At least 8 sets a shard, so a name's second set is a real choice. */
+    while (shards > 1 && shards * 8 > nsets) {
         shards /= 2;
     }
+    /* Whole shards: a name's two sets then share one lock. */
+    nsets = (nsets + shards - 1) / shards * shards;
     /* Tags first (one 64-byte line per set), then hands, then records. */
     tags_len = nsets * HSC_CACHE_WAYS * sizeof(uint32_t);
     hands_len = (nsets + LINE - 1) / LINE * LINE;
@@ -316,26 +336,35 @@ static int find(const hsc_cache_t *c, size_t set, uint32_t tag,
     return -1;
 }
 
-void hsc_cache_drop(hsc_cache_t *c, const char *name, size_t len)
+/* Forget name's record in set, if there. Under the lock. */
+static void drop_in(hsc_cache_t *c, size_t set, uint32_t tag,
+                    const char *name, size_t len)
 {
-    uint64_t h = name_hash(c, name, len);
-    size_t set = set_of(c, h);
-    shard_t *sh = shard_of(c, set);
     uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
     int w;
 
-    /* Counted first: a read that started before the drop cannot put. */
-    __atomic_add_fetch(&c->drops, 1, __ATOMIC_ACQ_REL);
-    pthread_mutex_lock(&sh->mu);
     for (w = 0; w < HSC_CACHE_WAYS; w++) {
         rec_t *r = &c->recs[set * HSC_CACHE_WAYS + (size_t)w];
 
-        if (tags[w] == tag_of(h) && r->name_len == len
+        if (tags[w] == tag && r->name_len == len
             && memcmp(r->text, name, len) == 0) {
             tags[w] = 0;
             hsc_wipe(r, sizeof(*r));
         }
     }
+}
+
+void hsc_cache_drop(hsc_cache_t *c, const char *name, size_t len)
+{
+    uint64_t h = name_hash(c, name, len);
+    size_t set = set_of(c, h), set2 = set2_of(c, set, h);
+    shard_t *sh = shard_of(c, set);
+
+    /* Counted first: a read that started before the drop cannot put. */
+    __atomic_add_fetch(&c->drops, 1, __ATOMIC_ACQ_REL);
+    pthread_mutex_lock(&sh->mu);
+    drop_in(c, set, tag_of(h), name, len);
+    drop_in(c, set2, tag_of(h), name, len);
     pthread_mutex_unlock(&sh->mu);
 }
 
@@ -366,6 +395,10 @@ int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len,
     pthread_mutex_lock(&sh->mu);
     w = find(c, set, tag_of(h), gen, name, len);
     if (w < 0) {
+        set = set2_of(c, set, h);
+        w = find(c, set, tag_of(h), gen, name, len);
+    }
+    if (w < 0) {
         sh->misses++;
         pthread_mutex_unlock(&sh->mu);
         return 0;
@@ -390,31 +423,50 @@ int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len,
     return 1;
 }
 
-/*
- * The way to fill in set: one holding this name already, else an empty or
- * stale one, else the CLOCK victim (the first without its reference bit
- * from the hand on, clearing bits as the hand passes). Under the lock.
- */
-static int victim(hsc_cache_t *c, size_t set, uint32_t tag, uint64_t gen,
-                  const char *name, size_t len, int *evicted)
+/* The way of set that holds name (any generation), or -1. */
+static int holder(const hsc_cache_t *c, size_t set, uint32_t tag,
+                  const char *name, size_t len)
 {
-    uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
-    rec_t *recs = &c->recs[set * HSC_CACHE_WAYS];
-    uint8_t *hand = &c->hands[set];
-    int w, i;
+    const uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
+    const rec_t *recs = &c->recs[set * HSC_CACHE_WAYS];
+    int w;
 
-    *evicted = 0;
     for (w = 0; w < HSC_CACHE_WAYS; w++) {
         if (tags[w] == tag && recs[w].name_len == len
             && memcmp(recs[w].text, name, len) == 0) {
             return w;
         }
     }
+    return -1;
+}
+
+/* Free (empty or stale) ways of set, and the first of them in *first. */
+static int free_ways(const hsc_cache_t *c, size_t set, uint64_t gen,
+                     int *first)
+{
+    const uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
+    const rec_t *recs = &c->recs[set * HSC_CACHE_WAYS];
+    int w, n = 0;
+
+    *first = -1;
     for (w = 0; w < HSC_CACHE_WAYS; w++) {
         if (tags[w] == 0 || recs[w].gen != gen) {
-            return w;
+            if (n++ == 0) {
+                *first = w;
+            }
         }
     }
+    return n;
+}
+
+/* CLOCK: from the hand on, the first record without its reference bit,
+ * clearing bits as the hand passes (two turns at most). */
+static int clock_victim(hsc_cache_t *c, size_t set)
+{
+    rec_t *recs = &c->recs[set * HSC_CACHE_WAYS];
+    uint8_t *hand = &c->hands[set];
+    int w = 0, i;
+
     for (i = 0; i < 2 * HSC_CACHE_WAYS; i++) {
         w = *hand;
         *hand = (uint8_t)((w + 1) % HSC_CACHE_WAYS);
@@ -423,8 +475,39 @@ static int victim(hsc_cache_t *c, size_t set, uint32_t tag, uint64_t gen,
         }
         recs[w].ref = 0;
     }
-    *evicted = 1;
     return w;
+}
+
+/*
+ * Where to put name: where it is already, else the emptier of its two
+ * sets, else a CLOCK victim in one of them (chosen by a hash bit, so
+ * evictions spread over both). *pset gets the set. Under the lock.
+ */
+static int victim(hsc_cache_t *c, uint64_t h, uint64_t gen,
+                  const char *name, size_t len, size_t *pset, int *evicted)
+{
+    size_t a = set_of(c, h), b = set2_of(c, a, h);
+    uint32_t tag = tag_of(h);
+    int w, fa, fb, na, nb;
+
+    *evicted = 0;
+    if ((w = holder(c, a, tag, name, len)) >= 0) {
+        *pset = a;
+        return w;
+    }
+    if (b != a && (w = holder(c, b, tag, name, len)) >= 0) {
+        *pset = b;
+        return w;
+    }
+    na = free_ways(c, a, gen, &fa);
+    nb = b != a ? free_ways(c, b, gen, &fb) : 0;
+    if (na > 0 || nb > 0) {
+        *pset = na >= nb ? a : b;
+        return na >= nb ? fa : fb;
+    }
+    *evicted = 1;
+    *pset = (b != a && (h & 0x400)) ? b : a;
+    return clock_victim(c, *pset);
 }
 
 int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
@@ -441,8 +524,7 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
         return 0;
     }
     h = name_hash(c, u->name, u->name_len);
-    set = set_of(c, h);
-    sh = shard_of(c, set);
+    sh = shard_of(c, set_of(c, h));
     pthread_mutex_lock(&sh->mu);
     /* Under the lock: a drop of this name takes it after counting, so
      * either we see its count here or it removes what we store. */
@@ -451,7 +533,7 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
         pthread_mutex_unlock(&sh->mu);
         return 0;
     }
-    w = victim(c, set, tag_of(h), t->gen, u->name, u->name_len, &evicted);
+    w = victim(c, h, t->gen, u->name, u->name_len, &set, &evicted);
     r = &c->recs[set * HSC_CACHE_WAYS + (size_t)w];
     hsc_wipe(r, sizeof(*r));
     r->gen = t->gen;
