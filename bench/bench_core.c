@@ -73,6 +73,7 @@ static struct {
     bench_cookie_t *cookies;
     unsigned *lookups; /* random user numbers for the store lookups */
     int sqlite_stats;  /* --sqlite-stats: SQLite's memory statistics on */
+    int shared_only;   /* --shared-only: the shared cache section alone */
     volatile unsigned sink;
 } B;
 
@@ -651,10 +652,28 @@ static void bench_shared(int n, unsigned shards, unsigned span)
     fflush(stdout);
 }
 
+static void shared_section(void)
+{
+    printf("\nThe shared record cache from threads at once (hsc_store_get "
+           "of random users, a handle per thread, one cache of %u records "
+           "shared by all, striped over N locks; 1 lock = a global lock):"
+           "\n\n", (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
+    printf("| threads | locks | users | gets/s in all | min - max | hits |\n");
+    printf("|---:|---:|---:|---:|---|---:|\n");
+    bench_shared(1, 256, 1000);
+    bench_shared(25, 1, 1000);
+    bench_shared(25, 256, 1000);
+    if (B.users >= 100000) {
+        bench_shared(25, 1, 100000);
+        bench_shared(25, 256, 100000);
+    }
+
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] "
-                    "[--dir DIR] [--sqlite-stats]\n");
+                    "[--dir DIR] [--sqlite-stats] [--shared-only]\n");
     exit(2);
 }
 
@@ -702,6 +721,9 @@ int main(int argc, char **argv)
         }
         else if (strcmp(argv[a], "--sqlite-stats") == 0) {
             B.sqlite_stats = 1;
+        }
+        else if (strcmp(argv[a], "--shared-only") == 0) {
+            B.shared_only = 1;
         }
         else {
             usage();
@@ -816,6 +838,11 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (B.shared_only) {
+        shared_section();
+        print_loadavg("after");
+        return 0;
+    }
     printf("Per request (ns per operation; %u users in SQLite, %d cookies "
            "for random users):\n\n", B.users, NCOOKIES);
     printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op",
@@ -855,19 +882,7 @@ int main(int argc, char **argv)
     bench_threads(4);
     bench_threads(8);
 
-    printf("\nThe shared record cache from threads at once (hsc_store_get "
-           "of random users, a handle per thread, one cache of %u records "
-           "shared by all, striped over N locks; 1 lock = a global lock):"
-           "\n\n", (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
-    printf("| threads | locks | users | gets/s in all | min - max | hits |\n");
-    printf("|---:|---:|---:|---:|---|---:|\n");
-    bench_shared(1, 256, 1000);
-    bench_shared(25, 1, 1000);
-    bench_shared(25, 256, 1000);
-    if (B.users >= 100000) {
-        bench_shared(25, 1, 100000);
-        bench_shared(25, 256, 100000);
-    }
+    shared_section();
 
     /* One user per KDF setting; the unknown-user row uses the default. */
     printf("\nPer login (ms per hsc_password_check, one user per setting):"
