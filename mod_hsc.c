@@ -8,6 +8,7 @@
  * bytes or does cryptography lives in hsc_core/.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
@@ -24,6 +25,7 @@
 
 #include "mod_hsc.h"
 #include "hsc_http.h"
+#include "hsc_cache.h"
 
 /* Defined at the bottom; log calls above need the index now. */
 APLOG_USE_MODULE(hsc);
@@ -41,6 +43,7 @@ static void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
     (void)s;
     sc->db_index = -1;
     sc->userdb_cache = -1;
+    sc->user_cache_size = -1;
     /* The dummy KDF an unknown user costs: the default for new users. */
     if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &sc->dummy_kdf) != HSC_OK) {
         sc->dummy_kdf.alg = HSC_KDF_SHA256_CHAIN;
@@ -68,6 +71,9 @@ static void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     }
     if (add->userdb_cache == -1) {
         sc->userdb_cache = base->userdb_cache;
+    }
+    if (add->user_cache_size == -1) {
+        sc->user_cache_size = base->user_cache_size;
     }
     if (!add->throttle_addr_set) {
         sc->throttle_addr = base->throttle_addr;
@@ -543,6 +549,39 @@ static const char *hsc_cmd_userdb_cache(cmd_parms *cmd, void *dv, int on)
     return NULL;
 }
 
+/*
+ * HSCUserCacheSize N: records in each child's shared record cache (one
+ * cache per user database); 0 turns it off like HSCUserDBCache Off. Main
+ * server only, as HSCUserDBCache.
+ */
+static const char *hsc_cmd_user_cache_size(cmd_parms *cmd, void *dv,
+                                           const char *arg)
+{
+    hsc_srv_conf_t *sc = ap_get_module_config(cmd->server->module_config,
+                                              &hsc_module);
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    const char *p;
+    apr_int64_t v = 0;
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    for (p = arg; *p; ++p) {
+        if (!apr_isdigit(*p) || v > HSC_CACHE_MAX_ENTRIES) {
+            break;
+        }
+        v = v * 10 + (*p - '0');
+    }
+    if (*arg == '\0' || *p != '\0' || v > HSC_CACHE_MAX_ENTRIES) {
+        return apr_psprintf(cmd->pool, "HSCUserCacheSize: '%s' is not a "
+                            "number of records from 0 (off) to %u", arg,
+                            (unsigned)HSC_CACHE_MAX_ENTRIES);
+    }
+    sc->user_cache_size = v;
+    return NULL;
+}
+
 #define HSC_SRV_TAKE1(name, what, help)                                       \
     AP_INIT_TAKE1(name, hsc_cmd_throttle, (void *)(apr_uintptr_t)(what),      \
                   RSRC_CONF, help)
@@ -573,6 +612,10 @@ static const command_rec hsc_cmds[] = {
     AP_INIT_FLAG("HSCUserDBCache", hsc_cmd_userdb_cache, NULL, RSRC_CONF,
                  "On|Off: keep user records between requests, validated "
                  "against every commit (default On)"),
+    AP_INIT_TAKE1("HSCUserCacheSize", hsc_cmd_user_cache_size, NULL,
+                  RSRC_CONF,
+                  "Records in each child's user record cache, shared by its "
+                  "threads (default 131072, about 25 MB; 0: off)"),
     AP_INIT_TAKE1("HSCKeyFile", hsc_cmd_keyfile, NULL, RSRC_CONF,
                   "Path of the key file; the first key signs, all verify"),
     HSC_DIR_TAKE1("HSCCookieName", HSC_CMD_COOKIE_NAME,
@@ -792,6 +835,10 @@ static int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
+/* Their paths, by number (pconf), and each one's record cache in this
+ * child (NULL: off), shared by the child's threads. */
+static const char **hsc_db_paths;
+static hsc_cache_t **hsc_db_caches;
 
 /* What hsc_pre_config did to SQLite in this process: 1 tuned, 0 not. */
 static int hsc_sqlite_tuned;
@@ -825,6 +872,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     }
     paths = apr_pcalloc(ptemp, sizeof(*paths) * (apr_size_t)n);
     hsc_db_count = 0;
+    hsc_db_paths = apr_pcalloc(pconf, sizeof(*paths) * (apr_size_t)n);
     for (s = main_s; s != NULL; s = s->next) {
         hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
                                                   &hsc_module);
@@ -848,6 +896,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             }
         }
         if (i == hsc_db_count) {
+            hsc_db_paths[hsc_db_count] = sc->userdb;
             paths[hsc_db_count++] = sc->userdb;
         }
         sc->db_index = i;
@@ -897,10 +946,66 @@ static void hsc_thread_stores_free(void *v)
     free(ts);
 }
 
+/*
+ * One record cache per user database in this child, shared by its
+ * threads (hsc_core/hsc_cache.c). Its memory is reserved, not touched: the
+ * child's RSS grows as records land, up to the size logged here. The
+ * caches live as long as the process (threads may still hold handles that
+ * point to them while pchild is destroyed).
+ */
+static void hsc_child_caches(apr_pool_t *pchild, server_rec *s)
+{
+    const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                    &hsc_module);
+    apr_int64_t size = sc->user_cache_size < 0 ? HSC_CACHE_DEFAULT_ENTRIES
+                                               : sc->user_cache_size;
+    hsc_status_t st;
+    int i;
+
+    hsc_db_caches = NULL;
+    if (hsc_db_count == 0) {
+        return;
+    }
+    hsc_db_caches = apr_pcalloc(pchild, sizeof(*hsc_db_caches)
+                                            * (apr_size_t)hsc_db_count);
+    if (sc->userdb_cache == 0 || size == 0) {
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
+                     "HSC100: user record cache off in this child (%s)",
+                     sc->userdb_cache == 0 ? "HSCUserDBCache Off"
+                                           : "HSCUserCacheSize 0");
+        return;
+    }
+    for (i = 0; i < hsc_db_count; ++i) {
+        st = hsc_cache_create((size_t)size, 0, &hsc_db_caches[i]);
+        if (st != HSC_OK) {
+            /* Slower, never wrong: every request asks the database. */
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         "HSC101: cannot reserve the user record cache of "
+                         "%" APR_INT64_T_FMT " records for %s: %s; "
+                         "every request reads the database",
+                         size, hsc_userdb_shown(pchild, hsc_db_paths[i]),
+                         hsc_strerror(st));
+            hsc_db_caches[i] = NULL;
+            continue;
+        }
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
+                     "HSC102: user record cache for %s: %" APR_SIZE_T_FMT
+                     " records shared by this child's threads, at most %.1f "
+                     "MiB (%d bytes a record)",
+                     hsc_userdb_shown(pchild, hsc_db_paths[i]),
+                     hsc_cache_entries(hsc_db_caches[i]),
+                     (double)hsc_cache_bytes(hsc_db_caches[i])
+                         / (1024.0 * 1024.0),
+                     HSC_CACHE_RECORD);
+    }
+}
+
 static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_status_t rv = apr_threadkey_private_create(
         &hsc_store_key, hsc_thread_stores_free, pchild);
+
+    hsc_child_caches(pchild, s);
 
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
@@ -943,8 +1048,7 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_userdb_open(sc->userdb,
-                             sc->userdb_cache == 0 ? HSC_STORE_NOCACHE : 0,
+        st = hsc_userdb_open(sc->userdb, HSC_STORE_NOCACHE,
                              &ts->s[sc->db_index], errbuf, sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -954,13 +1058,64 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
+        if (hsc_db_caches != NULL) {
+            hsc_store_use_cache(ts->s[sc->db_index],
+                                hsc_db_caches[sc->db_index]);
+        }
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       "HSC008: user database %s opened for this thread "
                       "(record cache %s)",
                       hsc_userdb_shown(r->pool, sc->userdb),
-                      sc->userdb_cache == 0 ? "off" : "on");
+                      hsc_db_caches != NULL
+                              && hsc_db_caches[sc->db_index] != NULL
+                          ? "shared by the child's threads" : "off");
     }
     return ts->s[sc->db_index];
+}
+
+/*
+ * SetHandler hsc-cache-status: this child's record caches as text (for
+ * benchmarks and capacity planning; a location an admin protects like
+ * server-status). One line per database: pid, capacity, the bound in
+ * bytes, live records, hits, misses, puts, evictions, refused puts,
+ * clears.
+ */
+static int hsc_cache_status_handler(request_rec *r)
+{
+    int i;
+
+    if (r->handler == NULL || strcmp(r->handler, "hsc-cache-status") != 0) {
+        return DECLINED;
+    }
+    if (r->method_number != M_GET) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    ap_set_content_type(r, "text/plain; charset=utf-8");
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    if (r->header_only) {
+        return OK;
+    }
+    for (i = 0; i < hsc_db_count; ++i) {
+        hsc_cache_t *c = hsc_db_caches != NULL ? hsc_db_caches[i] : NULL;
+        hsc_cache_stats_t st;
+
+        if (c == NULL) {
+            ap_rprintf(r, "db=%s pid=%" APR_PID_T_FMT " cache=off\n",
+                       hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid());
+            continue;
+        }
+        hsc_cache_stats(c, &st);
+        ap_rprintf(r, "db=%s pid=%" APR_PID_T_FMT " entries=%" APR_SIZE_T_FMT
+                   " bytes=%" APR_SIZE_T_FMT " live=%" APR_SIZE_T_FMT
+                   " hits=%" APR_UINT64_T_FMT " misses=%" APR_UINT64_T_FMT
+                   " puts=%" APR_UINT64_T_FMT " evictions=%" APR_UINT64_T_FMT
+                   " refused=%" APR_UINT64_T_FMT " clears=%" APR_UINT64_T_FMT
+                   "\n", hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid(),
+                   st.entries, st.bytes,
+                   hsc_cache_count(c), st.hits, st.misses, st.puts,
+                   st.evictions, st.refused, st.clears);
+    }
+    return OK;
 }
 
 /* --- authentication ------------------------------------------------------- */
@@ -1024,7 +1179,7 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
     if (st != HSC_OK) {
         /* A database outage is logged once at error, then quietly. */
-        int level = st == HSC_ESTORE && store->repeat_fault
+        int level = st == HSC_ESTORE && hsc_store_repeat_fault(store)
                     ? APLOG_DEBUG : refusal_level(st);
 
         ap_log_rerror(APLOG_MARK, level, 0, r,
@@ -1370,6 +1525,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(hsc_login_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(hsc_cache_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

@@ -38,6 +38,7 @@ typedef struct {
     const char *key_warning;     /* e.g. mode too open; logged at startup */
     const char *userdb;          /* resolved path, or NULL */
     int userdb_cache;            /* HSCUserDBCache: 1, 0, -1 unset (on) */
+    apr_int64_t user_cache_size; /* HSCUserCacheSize: records; -1 unset */
     int db_index;                /* slot in each thread's store cache */
     hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
     /* Login throttling (mod_hsc_throttle.c); 0 turns a counter off. */
@@ -99,6 +100,10 @@ const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
 /* spec for a log line: a conninfo's password replaced by "***". */
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec);
 void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s);
+/* What names the user database in the per-user throttle key: the store id
+ * of a PostgreSQL store ("store:<id>", so every spelling of one database
+ * shares counts), else HSCUserDB as written. */
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec);
 /* A thread's handle: SQLite opens its own connection, pgsql: borrows the
  * child's pool. */
 hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,

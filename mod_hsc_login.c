@@ -320,7 +320,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_throttle_end(r, sc, &th,
                          fault ? HSC_THROTTLE_UNDO : HSC_THROTTLE_FAILED);
         ap_log_rerror(APLOG_MARK, !fault ? APLOG_INFO
-                                  : store->repeat_fault ? APLOG_DEBUG
+                                  : hsc_store_repeat_fault(store) ? APLOG_DEBUG
                                                         : APLOG_ERR, 0, r,
                       "HSC032: login refused for user \"%s\": %s%s%s", user,
                       hsc_strerror(st), st == HSC_ESTORE ? ": " : "",

@@ -205,6 +205,32 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
     }
 }
 
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec)
+{
+    char id[HSC_STORE_ID_SIZE];
+    hsc_store_t *s = NULL;
+    int i;
+
+    for (i = 0; is_pgsql(spec) && pools != NULL && i < pools->nelts; ++i) {
+        pool_entry_t *e = &APR_ARRAY_IDX(pools, i, pool_entry_t);
+
+        if (strcmp(e->spec, spec) != 0 || e->pool == NULL) {
+            continue;
+        }
+        /* Known once any connection of the child has read it; else ask
+         * now (one statement, once per child). */
+        if (!hsc_pg_pool_store_id(e->pool, id, sizeof(id))
+            && hsc_store_pgsql_open_pool(e->pool, 0, &s) == HSC_OK) {
+            hsc_store_id(s, id, sizeof(id));
+            hsc_store_close(s);
+        }
+        if (id[0] != '\0') {
+            return apr_pstrcat(r->pool, "store:", id, NULL);
+        }
+    }
+    return spec != NULL ? spec : "";
+}
+
 hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,
                              char *errbuf, size_t errlen)
 {
@@ -248,6 +274,12 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
 {
     (void)pchild;
     (void)main_s;
+}
+
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec)
+{
+    (void)r;
+    return spec != NULL ? spec : "";
 }
 
 hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,

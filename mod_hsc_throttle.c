@@ -431,7 +431,8 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                                       ? r->server->server_hostname : "",
                              addr, strlen(addr), t->akey) != HSC_OK)
         || (sc->throttle_user > 0
-            && hsc_throttle_key('u', sc->userdb ? sc->userdb : "", user,
+            && hsc_throttle_key('u', hsc_userdb_throttle_ns(r, sc->userdb),
+                                user,
                                 user_len, t->ukey) != HSC_OK)) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");

@@ -220,7 +220,7 @@ hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
      * another node, would otherwise fail until the cache caught up. The
      * database has the last word on a refusal. */
     if ((rv == HSC_EDISABLED || rv == HSC_EREVOKED || rv == HSC_EAUTH)
-        && store->lagging) {
+        && hsc_store_lagging(store)) {
         rv = hsc_store_get_fresh(store, c->user, c->user_len, user);
         if (rv == HSC_OK) {
             rv = check_record(c, user);

@@ -4,17 +4,18 @@
  * server restart, returns bytea as text and has neither SQLSTATE nor a
  * timeout).
  *
- * A pool belongs to one process: its connections, and a record cache its
- * threads share under one mutex. A handle belongs to one thread: buffers
- * for the strings it returns, and its last error. A call takes a free
- * connection (waiting at most wait_ms), runs one statement, gives the
- * connection back; nothing is held across calls.
+ * A pool belongs to one process: its connections, and the lease of the
+ * record cache its threads share (the cache itself is hsc_cache.c, driven
+ * by hsc_store.c through validate()). A handle belongs to one thread:
+ * buffers for the strings it returns, the last poll's answer, and its
+ * last error. A call takes a free connection (waiting at most wait_ms),
+ * runs one statement, gives the connection back; nothing is held across
+ * calls.
  *
- * The lease (docs/several-servers.md): the cache answers only while the
- * last successful poll of hsc_changes started less than max_stale_ms ago.
- * A record enters the cache only when it was read at a generation no
- * older than the one the cache has polled up to, so no change can slip
- * between a read and its insertion.
+ * The lease (docs/several-servers.md): validate() lets kept records be
+ * used only while the last successful poll of hsc_changes started less
+ * than max_stale_ms ago. The cache's tickets keep a record read before a
+ * change out of the cache once the poll has reported that change.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -28,6 +29,7 @@
 
 #include <libpq-fe.h>
 
+#include "hsc_store_backend.h"
 #include "hsc_store_pgsql.h"
 
 /* The schema files, in order (generated from hsc_core/sql/pgsql/). */
@@ -35,8 +37,6 @@ extern const char *const hsc_pgsql_schema[];
 
 /* pg_advisory_xact_lock key of a schema change: "HSC1". */
 #define PG_SCHEMA_LOCK "1213416241"
-/* Records in a process's cache (direct-mapped; a power of two). */
-#define PG_CACHE_SLOTS 1024
 /* A poll asks for at most this many changes; further behind, the whole
  * cache is dropped (the trigger keeps 100,000). */
 #define PG_CHANGES_MAX 1000
@@ -75,11 +75,6 @@ typedef struct {
     int busy;
 } pg_slot_t;
 
-typedef struct {
-    int used;
-    hsc_user_t u; /* name and groups: malloc'd, owned by the entry */
-} pg_cached_t;
-
 struct hsc_pg_pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;       /* a slot was given back */
@@ -90,10 +85,11 @@ struct hsc_pg_pool {
     int nslots;
     pg_slot_t *slots;
     int64_t retry_at;        /* no connect attempt before (ms, monotonic) */
+    char store_id[HSC_STORE_ID_SIZE]; /* "" until a connection read it */
     char down_msg[256];      /* why the last connect failed */
     int down;                /* an outage is being reported */
-    /* the record cache and its lease */
-    pg_cached_t *cache;      /* PG_CACHE_SLOTS, or NULL: no cache */
+    /* the lease of the record cache (kept by hsc_store.c, shared by the
+     * process's handles) */
     int have_gen;            /* a poll has succeeded: gen is known */
     int64_t gen;             /* the generation the cache is current to */
     int64_t lease_start;     /* when the last successful poll started */
@@ -110,6 +106,11 @@ typedef struct {
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
+    /* The last poll's answer, which validate() hands to the wrapper: the
+     * names point into poll_res, valid until this handle's next call. */
+    PGresult *poll_res;
+    const char *names[PG_CHANGES_MAX];
+    size_t name_lens[PG_CHANGES_MAX];
 } pg_store_t;
 
 static const hsc_store_vtable_t pg_vtable;
@@ -413,6 +414,15 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
         PQfinish(conn);
         return NULL;
     }
+    res = PQexec(conn, "SELECT store_id FROM hsc_meta WHERE id = 1");
+    if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK
+        && PQntuples(res) == 1
+        && PQgetlength(res, 0, 0) == HSC_STORE_ID_SIZE - 1) {
+        pthread_mutex_lock(&p->mu);
+        memcpy(p->store_id, PQgetvalue(res, 0, 0), HSC_STORE_ID_SIZE);
+        pthread_mutex_unlock(&p->mu);
+    }
+    PQclear(res);
     for (i = 0; i < sizeof(statements) / sizeof(statements[0]); ++i) {
         res = PQprepare(conn, statements[i].name, statements[i].sql,
                         statements[i].nparams, &statements[i].type);
@@ -656,42 +666,13 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
     return HSC_OK;
 }
 
-static size_t name_hash(const char *name, size_t len)
-{
-    uint32_t h = 2166136261u; /* FNV-1a */
-    size_t i;
-
-    for (i = 0; i < len; ++i) {
-        h = (h ^ (unsigned char)name[i]) * 16777619u;
-    }
-    return h & (PG_CACHE_SLOTS - 1);
-}
-
-static void entry_clear(pg_cached_t *e)
-{
-    free((char *)e->u.name);
-    free((char *)e->u.groups);
-    memset(e, 0, sizeof(*e));
-}
-
-/* Drop every cached record (with the pool's mutex held). */
-static void cache_flush(hsc_pg_pool_t *p)
-{
-    int i;
-
-    for (i = 0; i < PG_CACHE_SLOTS; ++i) {
-        if (p->cache[i].used) {
-            entry_clear(&p->cache[i]);
-        }
-    }
-    p->n.flushes++;
-}
-
 /*
- * Poll the change log (the calling thread is the only poller) and renew
- * the lease from `started`. Returns HSC_OK or the failure.
+ * Poll the change log (the calling thread is the only poller), renew the
+ * lease from `started`, and say what changed in *v. Returns HSC_OK or the
+ * failure (errmsg set; the lease is not renewed).
  */
-static hsc_status_t poll_changes(pg_store_t *ps, int64_t started)
+static hsc_status_t poll_changes(pg_store_t *ps, int64_t started,
+                                 hsc_validation_t *v)
 {
     hsc_pg_pool_t *p = ps->pool;
     PGresult *res;
@@ -699,19 +680,27 @@ static hsc_status_t poll_changes(pg_store_t *ps, int64_t started)
     const char *values[1] = {param};
     int lengths[1] = {8};
     int64_t since, gen;
-    uint64_t v;
-    int i, rows;
+    uint64_t u;
+    int i, rows, have;
+    size_t n = 0;
     hsc_status_t st;
 
     pthread_mutex_lock(&p->mu);
     since = p->have_gen ? p->gen : 0;
+    have = p->have_gen;
     pthread_mutex_unlock(&p->mu);
-    v = (uint64_t)since;
+    u = (uint64_t)since;
     for (i = 7; i >= 0; --i) {
-        param[i] = (char)(v & 0xff);
-        v >>= 8;
+        param[i] = (char)(u & 0xff);
+        u >>= 8;
     }
     st = run(ps, "poll", "hsc_poll", 1, values, lengths, 1, &res);
+    if (st == HSC_OK && (PQntuples(res) < 1 || PQgetlength(res, 0, 0) != 8)) {
+        PQclear(res);
+        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+             "poll: the change log answered nothing");
+        st = HSC_ESTORE;
+    }
     pthread_mutex_lock(&p->mu);
     p->n.polls++;
     if (st != HSC_OK) {
@@ -720,121 +709,94 @@ static hsc_status_t poll_changes(pg_store_t *ps, int64_t started)
         return st;
     }
     rows = PQntuples(res);
-    if (rows < 1 || PQgetlength(res, 0, 0) != 8) {
-        p->n.poll_failures++;
-        pthread_mutex_unlock(&p->mu);
-        PQclear(res);
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "poll: the change log answered nothing");
-        return HSC_ESTORE;
-    }
     gen = be64(PQgetvalue(res, 0, 0));
-    if (!p->have_gen || gen < since || gen - since > PG_CHANGES_MAX) {
+    if (!have || gen < since || gen - since > PG_CHANGES_MAX) {
         /* First poll, a database restored or replaced, or too far
-         * behind: nothing cached can be trusted. */
-        cache_flush(p);
+         * behind: nothing kept can be trusted. */
+        v->verdict = HSC_VALID_ALL;
+        p->n.flushes++;
     }
     else {
-        for (i = 0; i < rows; ++i) {
-            const char *name = PQgetvalue(res, i, 1);
-            size_t len = (size_t)PQgetlength(res, i, 1);
-            pg_cached_t *e;
-
-            if (PQgetisnull(res, i, 1)) {
-                continue;
-            }
-            e = &p->cache[name_hash(name, len)];
-            if (e->used && e->u.name_len == len
-                && memcmp(e->u.name, name, len) == 0) {
-                entry_clear(e);
-                p->n.drops++;
+        for (i = 0; i < rows && n < PG_CHANGES_MAX; ++i) {
+            if (!PQgetisnull(res, i, 1)) {
+                ps->names[n] = PQgetvalue(res, i, 1);
+                ps->name_lens[n++] = (size_t)PQgetlength(res, i, 1);
             }
         }
+        v->verdict = n > 0 ? HSC_VALID_NAMES : HSC_VALID_UNCHANGED;
+        v->names = ps->names;
+        v->name_lens = ps->name_lens;
+        v->n_names = n;
+        p->n.drops += n;
     }
     p->gen = gen;
     p->have_gen = 1;
     p->lease_start = started;
     pthread_mutex_unlock(&p->mu);
-    PQclear(res);
+    PQclear(ps->poll_res);
+    ps->poll_res = res;
     return HSC_OK;
 }
 
-/* A cached record into *out (mutex held); 1 when there was one. */
-static int cache_lookup(pg_store_t *ps, const char *user, size_t len,
-                        hsc_user_t *out)
+/*
+ * The lease rule (hsc_store_backend.h). Within the lease: UNCHANGED. At
+ * its end one thread polls (NAMES, ALL, or UNCHANGED), the others read
+ * through meanwhile (BYPASS). A failed poll: UNAVAILABLE, so nothing kept
+ * is used after the lease, and the request fails closed (503).
+ */
+static void pg_validate(hsc_store_t *s, hsc_validation_t *v)
 {
-    pg_cached_t *e = &ps->pool->cache[name_hash(user, len)];
-    size_t glen;
-
-    if (!e->used || e->u.name_len != len || memcmp(e->u.name, user, len)) {
-        return 0;
-    }
-    glen = strlen(e->u.groups);
-    if (groups_room(ps, glen) != 0) {
-        return 0; /* the query will say out of memory */
-    }
-    *out = e->u;
-    memcpy(ps->name, user, len);
-    ps->name[len] = '\0';
-    memcpy(ps->groups, e->u.groups, glen + 1);
-    out->name = ps->name;
-    out->groups = ps->groups;
-    return 1;
-}
-
-/* Keep u, read at generation read_gen, if no change can be missed. */
-static void cache_insert(pg_store_t *ps, const hsc_user_t *u,
-                         int64_t read_gen)
-{
+    pg_store_t *ps = (pg_store_t *)s;
     hsc_pg_pool_t *p = ps->pool;
-    pg_cached_t *e;
-    char *name, *groups;
+    int64_t now = now_ms();
 
-    name = malloc(u->name_len + 1);
-    groups = strdup(u->groups);
-    if (name == NULL || groups == NULL) {
-        free(name);
-        free(groups);
-        return;
-    }
-    memcpy(name, u->name, u->name_len + 1);
+    v->lags = 1;
     pthread_mutex_lock(&p->mu);
-    /* Read before the cache's generation: a change in between was
-     * dropped from the cache before this record arrived. */
-    if (!p->have_gen || read_gen < p->gen) {
+    if (p->opt.max_stale_ms == 0) {
         pthread_mutex_unlock(&p->mu);
-        free(name);
-        free(groups);
+        v->verdict = HSC_VALID_BYPASS; /* HSCUserDBMaxStale 0 */
         return;
     }
-    e = &p->cache[name_hash(u->name, u->name_len)];
-    entry_clear(e);
-    e->u = *u;
-    e->u.name = name;
-    e->u.groups = groups;
-    e->used = 1;
+    if (p->have_gen && now - p->lease_start < p->opt.max_stale_ms) {
+        pthread_mutex_unlock(&p->mu);
+        v->verdict = HSC_VALID_UNCHANGED;
+        return;
+    }
+    if (p->polling) {
+        pthread_mutex_unlock(&p->mu);
+        v->verdict = HSC_VALID_BYPASS;
+        return;
+    }
+    p->polling = 1;
+    pthread_mutex_unlock(&p->mu);
+    if (poll_changes(ps, now, v) != HSC_OK) {
+        v->verdict = HSC_VALID_UNAVAILABLE;
+        v->n_names = 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    p->polling = 0;
     pthread_mutex_unlock(&p->mu);
 }
 
-/* The query; with cache, the record is offered to it. */
-static hsc_status_t get_query(pg_store_t *ps, const char *user, size_t len,
-                              hsc_user_t *out, int cache)
+/* The query: one round trip, the record as the database has it now. */
+static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
+                           hsc_user_t *out)
 {
+    pg_store_t *ps = (pg_store_t *)s;
     PGresult *res;
     const char *values[1] = {user};
     int lengths[1] = {(int)len};
-    int64_t read_gen;
     hsc_status_t st;
 
+    memset(out, 0, sizeof(*out));
+    if (!hsc_username_valid(user, len)) {
+        return HSC_ENOUSER; /* no stored user has this name */
+    }
     st = run(ps, "get", "hsc_get", 1, values, lengths, 1, &res);
     if (st != HSC_OK) {
         return st;
     }
-    pthread_mutex_lock(&ps->pool->mu);
-    ps->pool->n.queries++;
-    pthread_mutex_unlock(&ps->pool->mu);
-    if (PQntuples(res) != 1 || PQnfields(res) != 10
-        || PQgetlength(res, 0, 9) != 8) {
+    if (PQntuples(res) != 1 || PQnfields(res) != 10) {
         PQclear(res);
         msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
              "get: unexpected answer");
@@ -844,77 +806,9 @@ static hsc_status_t get_query(pg_store_t *ps, const char *user, size_t len,
         PQclear(res);
         return HSC_ENOUSER;
     }
-    read_gen = be64(PQgetvalue(res, 0, 9));
     st = row_to_user(ps, res, 0, out);
     PQclear(res);
-    if (st == HSC_OK && cache) {
-        cache_insert(ps, out, read_gen);
-    }
     return st;
-}
-
-static hsc_status_t pg_get_fresh(hsc_store_t *s, const char *user,
-                                 size_t len, hsc_user_t *out)
-{
-    pg_store_t *ps = (pg_store_t *)s;
-
-    memset(out, 0, sizeof(*out));
-    s->lagging = 0;
-    if (!hsc_username_valid(user, len)) {
-        return HSC_ENOUSER; /* no stored user has this name */
-    }
-    return get_query(ps, user, len, out, 0);
-}
-
-static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
-                           hsc_user_t *out)
-{
-    pg_store_t *ps = (pg_store_t *)s;
-    hsc_pg_pool_t *p = ps->pool;
-    int64_t now;
-    int lease, poll = 0;
-
-    memset(out, 0, sizeof(*out));
-    s->lagging = 0;
-    if (!hsc_username_valid(user, len)) {
-        return HSC_ENOUSER;
-    }
-    if (p->cache == NULL || ps->nocache) {
-        return get_query(ps, user, len, out, 0);
-    }
-    now = now_ms();
-    pthread_mutex_lock(&p->mu);
-    lease = p->have_gen && now - p->lease_start < p->opt.max_stale_ms;
-    if (!lease && !p->polling) {
-        p->polling = poll = 1;
-    }
-    if (lease && cache_lookup(ps, user, len, out)) {
-        p->n.hits++;
-        pthread_mutex_unlock(&p->mu);
-        s->lagging = 1;
-        return HSC_OK;
-    }
-    pthread_mutex_unlock(&p->mu);
-    if (poll) {
-        /* This thread renews the lease; others meanwhile query. A failed
-         * poll leaves the lease expired: every get() then queries, which
-         * fails (503) while the database is down. */
-        hsc_status_t st = poll_changes(ps, now);
-
-        pthread_mutex_lock(&p->mu);
-        p->polling = 0;
-        if (st == HSC_OK && cache_lookup(ps, user, len, out)) {
-            p->n.hits++;
-            pthread_mutex_unlock(&p->mu);
-            s->lagging = 1;
-            return HSC_OK;
-        }
-        pthread_mutex_unlock(&p->mu);
-        if (st != HSC_OK) {
-            return st;
-        }
-    }
-    return get_query(ps, user, len, out, 1);
 }
 
 static hsc_status_t pg_list(hsc_store_t *s, hsc_store_each_fn *fn,
@@ -961,6 +855,9 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
     hsc_status_t st;
     int fresh;
 
+    if (hsc_pg_pool_store_id(ps->pool, buf, len)) {
+        return HSC_OK; /* read by a connection already: it never changes */
+    }
     if ((st = slot_get(ps, "store_id", &sl, &fresh)) != HSC_OK) {
         return st;
     }
@@ -1135,6 +1032,7 @@ static void pg_close(hsc_store_t *s)
 {
     pg_store_t *ps = (pg_store_t *)s;
 
+    PQclear(ps->poll_res);
     if (ps->own_pool) {
         hsc_pg_pool_destroy(ps->pool);
     }
@@ -1143,18 +1041,18 @@ static void pg_close(hsc_store_t *s)
 }
 
 static const hsc_store_vtable_t pg_vtable = {
-    "pgsql",
-    pg_get,
-    pg_add,
-    pg_set_password,
-    pg_set_groups,
-    pg_set_disabled,
-    pg_revoke,
-    pg_del,
-    pg_list,
-    pg_close,
-    pg_get_fresh,
-    pg_store_id
+    .name = "pgsql",
+    .get = pg_get,
+    .add = pg_add,
+    .set_password = pg_set_password,
+    .set_groups = pg_set_groups,
+    .set_disabled = pg_set_disabled,
+    .revoke = pg_revoke,
+    .del = pg_del,
+    .list = pg_list,
+    .close = pg_close,
+    .validate = pg_validate,
+    .store_id = pg_store_id
 };
 
 hsc_status_t hsc_pg_pool_create(const char *conninfo,
@@ -1192,14 +1090,9 @@ hsc_status_t hsc_pg_pool_create(const char *conninfo,
     p->nslots = opt->pool_size;
     p->conninfo = strdup(conninfo);
     p->slots = calloc((size_t)p->nslots, sizeof(*p->slots));
-    if (opt->max_stale_ms > 0) {
-        p->cache = calloc(PG_CACHE_SLOTS, sizeof(*p->cache));
-    }
-    if (p->conninfo == NULL || p->slots == NULL
-        || (opt->max_stale_ms > 0 && p->cache == NULL)) {
+    if (p->conninfo == NULL || p->slots == NULL) {
         free(p->conninfo);
         free(p->slots);
-        free(p->cache);
         free(p);
         msgf(errbuf, errlen, "out of memory");
         return HSC_ENOMEM;
@@ -1224,15 +1117,25 @@ void hsc_pg_pool_destroy(hsc_pg_pool_t *p)
     for (i = 0; i < p->nslots; ++i) {
         PQfinish(p->slots[i].conn);
     }
-    if (p->cache != NULL) {
-        cache_flush(p);
-    }
     pthread_cond_destroy(&p->cv);
     pthread_mutex_destroy(&p->mu);
-    free(p->cache);
     free(p->slots);
     free(p->conninfo);
     free(p);
+}
+
+int hsc_pg_pool_store_id(hsc_pg_pool_t *p, char *buf, size_t len)
+{
+    int known;
+
+    if (len < HSC_STORE_ID_SIZE) {
+        return 0;
+    }
+    pthread_mutex_lock(&p->mu);
+    known = p->store_id[0] != '\0';
+    memcpy(buf, p->store_id, HSC_STORE_ID_SIZE);
+    pthread_mutex_unlock(&p->mu);
+    return known;
 }
 
 void hsc_pg_pool_counters(hsc_pg_pool_t *p, hsc_pg_counters_t *out)

@@ -3,8 +3,9 @@
  *
  * Built when configure finds libpq (HSC_HAVE_PGSQL). Several httpd nodes
  * share one database; each child process keeps a small pool of
- * connections and one record cache shared by its threads, held under a
- * lease (docs/several-servers.md):
+ * connections, and its record cache (hsc_cache.h, attached with
+ * hsc_store_use_cache) is held under a lease, the store's validation rule
+ * (hsc_store_backend.h; docs/several-servers.md):
  *
  * - a cached record is used only while the last successful poll of the
  *   change log (hsc_changes, ordered by generation) started less than
@@ -58,7 +59,8 @@ void hsc_pg_pool_destroy(hsc_pg_pool_t *p);
 /**
  * A handle on pool for one thread (as hsc_store.h: one thread at a time,
  * strings valid until the next call). Closing it leaves the pool. flags:
- * HSC_STORE_READONLY (writes are HSC_EREADONLY), HSC_STORE_NOCACHE.
+ * HSC_STORE_READONLY (writes are HSC_EREADONLY). It has no cache until
+ * hsc_store_use_cache() gives it the process's.
  */
 hsc_status_t hsc_store_pgsql_open_pool(hsc_pg_pool_t *pool, int flags,
                                        hsc_store_t **ps);
@@ -80,10 +82,14 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
  */
 const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len);
 
-/** For tests and status pages: get() answered from the cache, by query;
- *  polls of the change log made, and records dropped. */
+/** The store id (hsc_meta.store_id) into buf (HSC_STORE_ID_SIZE bytes)
+ *  and 1, once a connection of the pool has read it; else 0 and "". */
+int hsc_pg_pool_store_id(hsc_pg_pool_t *p, char *buf, size_t len);
+
+/** For tests and status pages: polls of the change log made and failed,
+ *  names they reported changed, and times the whole cache was dropped. */
 typedef struct {
-    unsigned long hits, queries, polls, poll_failures, drops, flushes;
+    unsigned long polls, poll_failures, drops, flushes;
 } hsc_pg_counters_t;
 void hsc_pg_pool_counters(hsc_pg_pool_t *p, hsc_pg_counters_t *out);
 

@@ -147,6 +147,14 @@ push @cases,
     ['HSCUserDBCache not a flag', $ok . "HSCUserDBCache sometimes\n", qr{HSCUserDBCache must be On or Off}],
     ['HSCUserDBCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserDBCache Off\n</VirtualHost>\n", qr{HSCUserDBCache cannot occur within <VirtualHost> section}];
 
+# The shared record cache's size: records, 0 (off) to 16 Mi, main server only.
+push @cases,
+    ['HSCUserCacheSize 500000', $ok . "HSCUserCacheSize 500000\n", undef],
+    ['HSCUserCacheSize 0', $ok . "HSCUserCacheSize 0\n", undef],
+    ['HSCUserCacheSize not a number', $ok . "HSCUserCacheSize 10k\n", qr{HSCUserCacheSize: '10k' is not a number of records}],
+    ['HSCUserCacheSize too large', $ok . "HSCUserCacheSize 16777217\n", qr{HSCUserCacheSize: '16777217' is not a number of records}],
+    ['HSCUserCacheSize in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserCacheSize 10\n</VirtualHost>\n", qr{HSCUserCacheSize cannot occur within <VirtualHost> section}];
+
 # The annotated sample, with this tree's module, database and key file.
 {
     my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";

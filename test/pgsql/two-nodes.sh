@@ -76,7 +76,7 @@ PORT_B=$(free_port)
 user_lines=""
 if [ "$(id -u)" = 0 ]; then user_lines="User nobody
 Group nogroup"; fi
-write_conf() { # node port
+write_conf() { # node port spec
     mkdir -p "$W/$1/htdocs/private"
     echo "private $1" > "$W/$1/htdocs/private/index.html"
     cat > "$W/$1/httpd.conf" <<EOF
@@ -102,7 +102,7 @@ DocumentRoot "$W/$1/htdocs"
 DirectoryIndex index.html
 Mutex file:$W/$1 default
 HSCKeyFile "$W/keys"
-HSCUserDB "$SPEC"
+HSCUserDB "$3"
 HSCUserDBMaxStale 1s
 HSCThrottleCache memcache:127.0.0.1:$MC_PORT
 HSCThrottleAddress 1000
@@ -118,8 +118,10 @@ HSCLoginURL /login
 </Location>
 EOF
 }
-write_conf a "$PORT_A"
-write_conf b "$PORT_B"
+# Node B spells the same database differently: the per-user login counts
+# are keyed by the store id, so both nodes still share them.
+write_conf a "$PORT_A" "$SPEC"
+write_conf b "$PORT_B" "$SPEC application_name=node-b"
 check "node A's configuration is valid" "$HTTPD" -t -f "$W/a/httpd.conf" 2>/dev/null
 "$HTTPD" -f "$W/a/httpd.conf" -k start || bail "node A starts"
 "$HTTPD" -f "$W/b/httpd.conf" -k start || bail "node B starts"
@@ -190,7 +192,7 @@ for i in 1 2 3 4 5 6 7 8 9 10 11; do
     [ $((i % 2)) = 0 ] && node=$B
     codes="$codes $(login "$node" bob wrong-password)"
 done
-check "10 failed logins for bob, alternating nodes, are 401" \
+check "10 failed logins for bob, alternating nodes (two spellings of one database), are 401, the 11th 429" \
     [ "$codes" = " 401 401 401 401 401 401 401 401 401 401 429" ]
 echo "# failed login statuses:$codes"
 check "the right password is refused too while throttled" \

@@ -18,6 +18,7 @@
 #include "hsc_test.h"
 #include "hsc_store.h"
 #include "hsc_store_pgsql.h"
+#include "hsc_cache.h"
 
 static const char *conninfo;
 static char spec[1024];
@@ -363,9 +364,11 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
 {
     hsc_pg_options_t o;
     hsc_pg_pool_t *pool = NULL;
+    hsc_cache_t *cache = NULL;
     hsc_store_t *s = NULL, *adm = NULL;
     hsc_pg_counters_t n0, n1;
     hsc_user_t u;
+    unsigned long h0, q0, h1, q1;
     char err[256];
     int i, seen = 0;
 
@@ -373,19 +376,22 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     o.max_stale_ms = 300;
     hsc_pg_pool_create(conninfo, &o, &pool, err, sizeof(err));
     hsc_store_pgsql_open_pool(pool, 0, &s);
+    hsc_cache_create(1024, 1, &cache);
+    hsc_store_use_cache(s, cache);
     hsc_store_open(spec, 0, &adm, err, sizeof(err));
     hsc_store_set_disabled(adm, "alice", 0);
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "first get");
-    hsc_pg_pool_counters(pool, &n0);
+    hsc_store_get(s, "alice", 5, &u);
+    hsc_store_counters(s, &h0, &q0);
     for (i = 0; i < 100; ++i) {
         hsc_store_get(s, "alice", 5, &u);
     }
-    hsc_pg_pool_counters(pool, &n1);
-    CHECK(n1.hits - n0.hits >= 99 && n1.queries - n0.queries <= 1,
+    hsc_store_counters(s, &h1, &q1);
+    CHECK(h1 - h0 >= 99 && q1 - q0 <= 1,
           "100 gets within the lease: at most one query");
-    CHECK_EQ(s->lagging, 1, "a cached answer says it may lag");
+    CHECK_EQ(hsc_store_lagging(s), 1, "a cached answer says it may lag");
     hsc_store_get_fresh(s, "alice", 5, &u);
-    CHECK_EQ(s->lagging, 0, "a fresh one does not");
+    CHECK_EQ(hsc_store_lagging(s), 0, "a fresh one does not");
     CHECK_EQ(hsc_store_set_disabled(adm, "alice", 1), HSC_OK,
              "another node disables alice");
     for (i = 0; i < 40 && !seen; ++i) {
@@ -397,7 +403,7 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     }
     CHECK(seen && i * 20 <= 300 + 100, "seen within the lease (300 ms)");
     hsc_pg_pool_counters(pool, &n1);
-    CHECK(n1.drops >= 1, "the poll dropped the changed record");
+    CHECK(n1.drops >= 1, "the poll named the changed record");
     hsc_store_set_disabled(adm, "alice", 0);
     CHECK_EQ(hsc_store_get_fresh(s, "alice", 5, &u), HSC_OK,
              "a login's get");
@@ -414,6 +420,7 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     sql_on(NULL, "DELETE FROM hsc_users WHERE username LIKE 'bulk%'");
     hsc_store_close(adm);
     hsc_store_close(s);
+    hsc_cache_destroy(cache);
     hsc_pg_pool_destroy(pool);
 }
 
@@ -427,6 +434,7 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     const char *stop = getenv("HSC_PG_STOP"), *start = getenv("HSC_PG_START");
     int i, back = 0, r1, r2;
     int64_t t0;
+    hsc_cache_t *cache = NULL;
     hsc_status_t st;
 
     if (stop == NULL || start == NULL) {
@@ -437,6 +445,8 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     o.max_stale_ms = 1000;
     hsc_pg_pool_create(conninfo, &o, &pool, err, sizeof(err));
     hsc_store_pgsql_open_pool(pool, 0, &s);
+    hsc_cache_create(1024, 1, &cache);
+    hsc_store_use_cache(s, cache);
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "connected");
     CHECK(system(stop) == 0 && system(start) == 0, "server crashed and back");
     sleep_ms(1050); /* the lease ends: the next get polls */
@@ -457,11 +467,11 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     }
     sleep_ms((int)(1100 - (mono_ms() - t0)));
     st = hsc_store_get(s, "alice", 5, &u);
-    r1 = s->repeat_fault;
+    r1 = hsc_store_repeat_fault(s);
     CHECK_EQ(st, HSC_ESTORE, "after the lease: store failure (503)");
     CHECK(u.name == NULL, "nothing is returned");
     hsc_store_get(s, "alice", 5, &u);
-    r2 = s->repeat_fault;
+    r2 = hsc_store_repeat_fault(s);
     CHECK(r1 == 0 && r2 == 1, "the outage is new once, then a repeat");
     CHECK_EQ(hsc_store_get_fresh(s, "alice", 5, &u), HSC_ESTORE,
              "a login fails too");
@@ -474,6 +484,7 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     }
     CHECK(back && i <= 15, "recovered by itself within 1.5 s");
     hsc_store_close(s);
+    hsc_cache_destroy(cache);
     hsc_pg_pool_destroy(pool);
 }
 
