@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/pgsql/store-pgsql.sh: runs test/unit/test_store_pgsql (TAP) against a
+# test/pgsql/store-pgsql.sh: runs test/pgsql/test_store_pgsql (TAP) against a
 # throwaway PostgreSQL that this script starts and stops (pg-tmp.sh).
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -19,4 +19,4 @@ lib=$(cd "$top_srcdir/test/pgsql" && pwd)/pg-tmp.sh
 HSC_PG_STOP=". '$lib'; PG_DIR='$W' PG_BIN='$PG_BIN'; pg_tmp_stop"
 HSC_PG_START=". '$lib'; PG_DIR='$W' PG_BIN='$PG_BIN' PG_PORT=$PG_PORT PG_LOG='$PG_LOG' PG_OPTS=''; pg_tmp_start_again"
 export HSC_PG_CONNINFO HSC_PG_STOP HSC_PG_START
-"$top_builddir/test/unit/test_store_pgsql"
+"$top_builddir/test/pgsql/test_store_pgsql"

@@ -122,9 +122,15 @@ EOF
 # are keyed by the store id, so both nodes still share them.
 write_conf a "$PORT_A" "$SPEC"
 write_conf b "$PORT_B" "$SPEC application_name=node-b"
-check "node A's configuration is valid" "$HTTPD" -t -f "$W/a/httpd.conf" 2>/dev/null
-"$HTTPD" -f "$W/a/httpd.conf" -k start || bail "node A starts"
-"$HTTPD" -f "$W/b/httpd.conf" -k start || bail "node B starts"
+check "node A's configuration is valid" env LD_PRELOAD="$(ldd "$MODULE" 2>/dev/null | grep -q libasan && ${CC:-gcc} -print-file-name=libasan.so)" "$HTTPD" -t -f "$W/a/httpd.conf"
+# A sanitizer build of the module needs its runtime loaded first (as in
+# t/apache-test.httpd); its reports land in the error logs, checked below.
+preload=""
+if ldd "$MODULE" 2>/dev/null | grep -q libasan; then
+    preload=$(${CC:-gcc} -print-file-name=libasan.so)
+fi
+LD_PRELOAD=$preload "$HTTPD" -f "$W/a/httpd.conf" -k start || bail "node A starts"
+LD_PRELOAD=$preload "$HTTPD" -f "$W/b/httpd.conf" -k start || bail "node B starts"
 A=http://127.0.0.1:$PORT_A
 B=http://127.0.0.1:$PORT_B
 for i in 1 2 3 4 5 6 7 8 9 10; do
@@ -240,6 +246,8 @@ check "memcached stopped: cookies still work" [ "$(get "$B" "$C")" = 200 ]
 # --- no child crashed -------------------------------------------------------
 crashes=$(cat "$W/a/error.log" "$W/b/error.log" | grep -ciE 'exit signal|segmentation|AH00052')
 check "no child crashed (error logs)" [ "$crashes" = 0 ]
+reports=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer')
+check "no sanitizer report in the error logs" [ "$reports" = 0 ]
 if [ "$failed" != 0 ]; then
     for node in a b; do
         echo "# --- node $node error log (last lines)"
