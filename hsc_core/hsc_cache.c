@@ -11,6 +11,7 @@
  * it writes.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,7 +264,9 @@ static int token_is(hsc_cache_t *c, const uint64_t *w, size_t len)
     for (;;) {
         s1 = load(&c->tok_seq);
         if (s1 & 1) {
-            continue; /* a writer is in the middle: a few ns */
+            sched_yield(); /* a writer is in the middle (a few ns, unless
+                            * it was preempted there) */
+            continue;
         }
         cur_len = __atomic_load_n(&c->tok_len, __ATOMIC_RELAXED);
         for (i = 0; i < n; i++) {
