@@ -24,9 +24,11 @@ run=$(mktemp -d "${TMPDIR:-/tmp}/hsc-callgrind.XXXXXX")
 chmod 755 "$run"
 vpid=""
 cleanup() {
-    [ -n "$vpid" ] && kill -TERM "$vpid" 2>/dev/null && sleep 2
-    [ -n "$vpid" ] && kill -KILL "$vpid" 2>/dev/null
-    rm -rf "$run"
+    if [ -n "$vpid" ] && kill -TERM "$vpid" 2>/dev/null; then
+        sleep 2
+        kill -KILL "$vpid" 2>/dev/null || true
+    fi
+    cd / && rm -rf "$run"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
