@@ -589,7 +589,7 @@ static void bench_shared(int n, unsigned shards, unsigned span)
 {
     sharer_t g[SHARED_MAX];
     hsc_cache_t *cache = NULL;
-    hsc_cache_stats_t cs;
+    hsc_cache_stats_t cs, cs0;
     double per[64], t0, dt, med;
     char errbuf[256], name[64];
     unsigned long total;
@@ -616,6 +616,7 @@ static void bench_shared(int n, unsigned shards, unsigned span)
         user_name(k, name, sizeof(name));
         hsc_store_get(g[0].store, name, strlen(name), &u);
     }
+    hsc_cache_stats(cache, &cs0);
     for (r = 0; r < B.runs; r++) {
         __atomic_store_n(&getters_stop, 0, __ATOMIC_RELAXED);
         for (i = 0; i < n; i++) {
@@ -644,10 +645,16 @@ static void bench_shared(int n, unsigned shards, unsigned span)
     }
     hsc_cache_destroy(cache);
     med = median(per, B.runs);
-    printf("| %7d | %6u | %7u | %12.0f | %8.0f - %-8.0f | %5.1f%% |\n", n,
-           shards, span, med, per[0], per[B.runs - 1],
+    cs.hits -= cs0.hits;
+    cs.misses -= cs0.misses;
+    cs.waits -= cs0.waits;
+    printf("| %7d | %6u | %7u | %12.0f | %8.0f - %-8.0f | %5.1f%% | %8.1f |"
+           "\n", n, shards, span, med, per[0], per[B.runs - 1],
            cs.hits + cs.misses
                ? 100.0 * (double)cs.hits / (double)(cs.hits + cs.misses)
+               : 0.0,
+           cs.hits + cs.misses
+               ? 1e6 * (double)cs.waits / (double)(cs.hits + cs.misses)
                : 0.0);
     fflush(stdout);
 }
@@ -658,8 +665,9 @@ static void shared_section(void)
            "of random users, a handle per thread, one cache of %u records "
            "shared by all, striped over N locks; 1 lock = a global lock):"
            "\n\n", (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
-    printf("| threads | locks | users | gets/s in all | min - max | hits |\n");
-    printf("|---:|---:|---:|---:|---|---:|\n");
+    printf("| threads | locks | users | gets/s in all | min - max | hits "
+           "| lock waits per million gets |\n");
+    printf("|---:|---:|---:|---:|---|---:|---:|\n");
     bench_shared(1, 256, 1000);
     bench_shared(25, 1, 1000);
     bench_shared(25, 256, 1000);

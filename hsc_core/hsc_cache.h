@@ -123,6 +123,7 @@ typedef struct {
     uint64_t evictions;  /* live records pushed out by a put */
     uint64_t refused;    /* puts refused for a stale ticket */
     uint64_t clears;     /* times emptied (new token or clear) */
+    uint64_t waits;      /* gets and puts that found their lock taken */
     size_t entries;      /* capacity, records */
     size_t bytes;        /* the bound, as hsc_cache_bytes() */
 } hsc_cache_stats_t;

@@ -402,9 +402,10 @@ cleanup:
  *
  * Reading the header without a lock is what SQLite does too: copy 0, a
  * barrier, copy 1; a writer busy between them leaves them different, and
- * the lookup takes the query. A record is stored only when the header read
- * before the query equals the one read after it (no commit in between, so
- * the row is the one that header describes).
+ * the rule says "bypass" (the lookup runs the query, nothing is kept). The
+ * wrapper (hsc_store.c) keeps a row only when the token read before the
+ * query equals the one read after it (no commit in between, so the row is
+ * the one that header describes).
  *
  * Rollback-journal mode has no such header, so the cache is used only when
  * the connection is in WAL mode. Another process cannot take the file out
