@@ -36,11 +36,11 @@ static struct {
 
 void hsc_userdb_pre_config(void)
 {
-    /* The defaults of hsc_pg_options_default(), docs/directives.md. */
-    pg_opt.pool_size = 4;
-    pg_opt.wait_ms = 500;
-    pg_opt.max_stale_ms = 1000;
-    pg_opt.statement_timeout_ms = 2000;
+    /* hsc_core/hsc_defaults.h (docs/directives.md, test_defaults). */
+    pg_opt.pool_size = HSC_DEFAULT_USERDB_POOL_SIZE;
+    pg_opt.wait_ms = HSC_DEFAULT_USERDB_POOL_WAIT_MS;
+    pg_opt.max_stale_ms = HSC_DEFAULT_USERDB_MAX_STALE_MS;
+    pg_opt.statement_timeout_ms = HSC_DEFAULT_USERDB_TIMEOUT_MS;
 }
 
 /* A duration in [lo, hi] ms: digits, then "ms", "s" or nothing (seconds). */
@@ -69,10 +69,17 @@ static const char *parse_ms(cmd_parms *cmd, const char *arg, int lo, int hi,
     return NULL;
 }
 
-const char *hsc_cmd_userdb_pool(cmd_parms *cmd, void *dv, const char *arg)
+/* Pool directives: global (main server only), one setter each. */
+static const char *global_only(cmd_parms *cmd)
 {
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    const char *which = cmd->cmd->name;
+    return ap_check_cmd_context(cmd, GLOBAL_ONLY);
+}
+
+/* HSCUserDBPoolSize: connections per child, 1 to 64. */
+const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv,
+                                    const char *arg)
+{
+    const char *err = global_only(cmd);
     char *end;
     long n;
 
@@ -80,23 +87,44 @@ const char *hsc_cmd_userdb_pool(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
-    if (strcasecmp(which, "HSCUserDBPoolSize") == 0) {
-        n = strtol(arg, &end, 10);
-        if (*arg < '0' || *arg > '9' || *end != '\0' || n < 1 || n > 64) {
-            return apr_psprintf(cmd->pool, "HSCUserDBPoolSize: '%s' is not "
-                                "a number of connections from 1 to 64", arg);
-        }
-        pg_opt.pool_size = (int)n;
-        return NULL;
+    n = strtol(arg, &end, 10);
+    if (*arg < '0' || *arg > '9' || *end != '\0' || n < 1 || n > 64) {
+        return apr_psprintf(cmd->pool, "HSCUserDBPoolSize: '%s' is not "
+                            "a number of connections from 1 to 64", arg);
     }
-    if (strcasecmp(which, "HSCUserDBPoolWait") == 0) {
-        return parse_ms(cmd, arg, 1, 60000, &pg_opt.wait_ms);
-    }
-    if (strcasecmp(which, "HSCUserDBTimeout") == 0) {
-        return parse_ms(cmd, arg, 10, 600000, &pg_opt.statement_timeout_ms);
-    }
-    /* HSCUserDBMaxStale: 0 turns the PostgreSQL record cache off. */
-    return parse_ms(cmd, arg, 0, 60000, &pg_opt.max_stale_ms);
+    pg_opt.pool_size = (int)n;
+    return NULL;
+}
+
+/* HSCUserDBPoolWait: the longest wait for a free connection. */
+const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv,
+                                    const char *arg)
+{
+    const char *err = global_only(cmd);
+
+    (void)dv;
+    return err ? err : parse_ms(cmd, arg, 1, 60000, &pg_opt.wait_ms);
+}
+
+/* HSCUserDBTimeout: the statement timeout. */
+const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err = global_only(cmd);
+
+    (void)dv;
+    return err ? err
+               : parse_ms(cmd, arg, 10, 600000,
+                          &pg_opt.statement_timeout_ms);
+}
+
+/* HSCUserDBMaxStale: 0 turns the PostgreSQL lease off. */
+const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv,
+                                    const char *arg)
+{
+    const char *err = global_only(cmd);
+
+    (void)dv;
+    return err ? err : parse_ms(cmd, arg, 0, 60000, &pg_opt.max_stale_ms);
 }
 
 #ifdef HSC_HAVE_PGSQL
@@ -199,7 +227,7 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
                                    - 1,
                                &o, &e->pool, errbuf, sizeof(errbuf))
             != HSC_OK) {
-            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, "HSC180: %s: %s",
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, HSCLOGNO(180) "%s: %s",
                          hsc_userdb_shown(pchild, sc->userdb), errbuf);
         }
     }
@@ -219,10 +247,16 @@ const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec)
         }
         /* Known once any connection of the child has read it; else ask
          * now (one statement, once per child). */
-        if (!hsc_pg_pool_store_id(e->pool, id, sizeof(id))
-            && hsc_store_pgsql_open_pool(e->pool, 0, &s) == HSC_OK) {
-            hsc_store_id(s, id, sizeof(id));
-            hsc_store_close(s);
+        if (!hsc_pg_pool_store_id(e->pool, id, sizeof(id))) {
+            id[0] = '\0';
+            if (hsc_store_pgsql_open_pool(e->pool, 0, &s) == HSC_OK) {
+                /* Unknown (database down): the spec as written, below. */
+                if (hsc_store_id(s, id, sizeof(id)) != HSC_OK) {
+                    id[0] = '\0';
+                }
+                hsc_store_close(s);
+                s = NULL;
+            }
         }
         if (id[0] != '\0') {
             return apr_pstrcat(r->pool, "store:", id, NULL);

@@ -74,7 +74,7 @@ typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
  */
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,
-                                   size_t errlen);
+                                   size_t errlen) HSC_MUST_CHECK;
 
 /* Records in the private cache of a handle opened without NOCACHE. */
 #define HSC_STORE_PRIVATE_CACHE 1024
@@ -123,30 +123,34 @@ int hsc_store_have_pgsql(void);
  * saying so. Messages never carry the conninfo's password.
  */
 hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
-                            char *errbuf, size_t errlen);
+                            char *errbuf, size_t errlen) HSC_MUST_CHECK;
 
 /* Callers go through these, so the vtable stays an implementation detail. */
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
-                           hsc_user_t *out);
+                           hsc_user_t *out) HSC_MUST_CHECK;
 /** For logins: the record as the database has it now, never from a cache
  *  that may lag (the PostgreSQL store's lease). Otherwise as get(). */
 hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
-                                 size_t len, hsc_user_t *out);
+                                 size_t len, hsc_user_t *out) HSC_MUST_CHECK;
 /** The store's id into buf (HSC_STORE_ID_SIZE bytes): HSC_OK, or
  *  HSC_EINVAL when the store has none (buf is then ""). */
-hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len);
-hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u);
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len)
+    HSC_MUST_CHECK;
+hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u) HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
                                     const unsigned char salt[HSC_SALT_LEN],
                                     const hsc_kdf_t *kdf,
-                                    const unsigned char v[HSC_AUTH_LEN]);
+                                    const unsigned char v[HSC_AUTH_LEN])
+    HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
-                                  const char *groups);
-hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on);
-hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when);
-hsc_status_t hsc_store_del(hsc_store_t *s, const char *user);
+                                  const char *groups) HSC_MUST_CHECK;
+hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
+    HSC_MUST_CHECK;
+hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
+    HSC_MUST_CHECK;
+hsc_status_t hsc_store_del(hsc_store_t *s, const char *user) HSC_MUST_CHECK;
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
-                            void *baton);
+                            void *baton) HSC_MUST_CHECK;
 /** The backend's last error message ("" when none). */
 const char *hsc_store_errmsg(const hsc_store_t *s);
 /** 1 when the last failure continues an outage this process already

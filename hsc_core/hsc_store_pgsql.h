@@ -63,7 +63,7 @@ void hsc_pg_pool_destroy(hsc_pg_pool_t *p);
  * hsc_store_use_cache() gives it the process's.
  */
 hsc_status_t hsc_store_pgsql_open_pool(hsc_pg_pool_t *pool, int flags,
-                                       hsc_store_t **ps);
+                                       hsc_store_t **ps) HSC_MUST_CHECK;
 
 /**
  * A handle with its own pool of one connection (hsc-admin, tests). It
@@ -74,7 +74,7 @@ hsc_status_t hsc_store_pgsql_open_pool(hsc_pg_pool_t *pool, int flags,
  */
 hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
                                   hsc_store_t **ps, char *errbuf,
-                                  size_t errlen);
+                                  size_t errlen) HSC_MUST_CHECK;
 
 /**
  * conninfo for a log line: every parameter as parsed, password replaced

@@ -465,6 +465,185 @@ static void key_generate_line_makes_loadable_keys(void)
              HSC_EINVAL, "small buffer refused");
 }
 
+/* --- rotation: hsc_keyfile_prepend ---------------------------------------- */
+
+static const struct {
+    const char *text;   /* the key file before */
+    const char *line;   /* the new key line */
+    hsc_status_t st;    /* expected status */
+    const char *out;    /* expected text after (HSC_OK) */
+    const char *msg;    /* expected message (failure), exact */
+} prepend_cases[] = {
+    {"old " S0 "\n", "new " S1 "\n", HSC_OK, "new " S1 "\nold " S0 "\n",
+     NULL},
+    /* comments and blank lines above the first key stay above it */
+    {"# keys\n\n# more\nold " S0 "\n# tail\n", "new " S1 "\n", HSC_OK,
+     "# keys\n\n# more\nnew " S1 "\nold " S0 "\n# tail\n", NULL},
+    /* a file without a final line feed keeps its last line as it was */
+    {"a " S0 "\nb " S1, "new " S2 "\n", HSC_OK,
+     "new " S2 "\na " S0 "\nb " S1, NULL},
+    {"a " S0 "\r\n", "new " S1 "\n", HSC_OK, "new " S1 "\na " S0 "\r\n",
+     NULL},
+    /* refused */
+    {"old " S0 "\n", "old " S1 "\n", HSC_EEXISTS, NULL,
+     "keys.txt: key id old is already in the file"},
+    {"# no key\n", "new " S1 "\n", HSC_EINVAL, NULL,
+     "keys.txt: no key in key file; not rotating a key file that does not "
+     "load"},
+    {"k1 " S31 "\n", "new " S1 "\n", HSC_EINVAL, NULL,
+     "keys.txt:1: secret is 31 bytes, at least 32 are needed; not rotating "
+     "a key file that does not load"},
+    {"old " S0 "\n", "new " S1, HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "new " S1 "\nx " S2 "\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "# new\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "new " S31 "\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+};
+
+static void keyfile_prepend_follows_the_table(void)
+{
+    size_t i;
+    char what[64];
+
+    for (i = 0; i < sizeof(prepend_cases) / sizeof(prepend_cases[0]); i++) {
+        char *out = (char *)"unset";
+        size_t outlen = 99;
+        int count = -1;
+        const char *msg = "unset";
+        hsc_status_t st;
+
+        snprintf(what, sizeof(what), "case %lu", (unsigned long)i);
+        st = hsc_keyfile_prepend(pool, "keys.txt", prepend_cases[i].text,
+                                 strlen(prepend_cases[i].text),
+                                 prepend_cases[i].line, &out, &outlen,
+                                 &count, &msg);
+        CHECK_EQ(st, prepend_cases[i].st, what);
+        if (prepend_cases[i].st == HSC_OK) {
+            hsc_keyring_t *kr = NULL, *nr = NULL;
+            const char *m;
+
+            CHECK_STR(out, prepend_cases[i].out, "the rewritten text");
+            CHECK_EQ(outlen, strlen(prepend_cases[i].out), "its length");
+            CHECK(msg == NULL, "no message");
+            CHECK(hsc_keyring_parse(pool, "a", prepend_cases[i].text,
+                                    strlen(prepend_cases[i].text), &kr, &m)
+                          == HSC_OK
+                      && hsc_keyring_parse(pool, "b", out, outlen, &nr, &m)
+                             == HSC_OK
+                      && count == hsc_keyring_count(kr) + 1
+                      && count == hsc_keyring_count(nr)
+                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)), "new")
+                             == 0,
+                  "one key more, and the new one signs");
+        }
+        else {
+            CHECK(out == NULL && outlen == 0 && count == 0,
+                  "no output on failure");
+            CHECK_STR(msg, prepend_cases[i].msg, "the reason");
+        }
+    }
+}
+
+static void keyfile_prepend_output_is_wiped_with_its_pool(void)
+{
+    apr_pool_t *p;
+    char *out;
+    size_t outlen, i;
+    int count, zero = 1;
+    const char *msg;
+
+    apr_pool_create(&p, pool);
+    CHECK_EQ(hsc_keyfile_prepend(p, "k", "old " S0 "\n", strlen("old " S0 "\n"),
+                                 "new " S1 "\n", &out, &outlen, &count, &msg),
+             HSC_OK, "rotated");
+    apr_pool_clear(p); /* runs the cleanups; the memory stays mapped */
+    for (i = 0; i < outlen; i++) {
+        zero &= out[i] == 0;
+    }
+    CHECK(zero, "the rewritten text (every secret) is wiped by the pool");
+    apr_pool_destroy(p);
+}
+
+/* --- rotation on several nodes: hsc_keyfile_rotate ------------------------ */
+
+static const struct {
+    hsc_rotate_t op;
+    const char *text;   /* the key file before */
+    const char *arg;    /* the new key line, or the key id */
+    hsc_status_t st;
+    const char *out;    /* expected text after (HSC_OK) */
+    int count;          /* its keys */
+    const char *signer; /* its signer */
+} rotate_cases[] = {
+    /* verify-only: last, the old key still signs */
+    {HSC_ROTATE_VERIFY_ONLY, "# k\nold " S0 "\n", "new " S1 "\n", HSC_OK,
+     "# k\nold " S0 "\nnew " S1 "\n", 2, "old"},
+    {HSC_ROTATE_VERIFY_ONLY, "old " S0, "new " S1 "\n", HSC_OK,
+     "old " S0 "\nnew " S1 "\n", 2, "old"},
+    {HSC_ROTATE_VERIFY_ONLY, "old " S0 "\n", "old " S1 "\n", HSC_EEXISTS,
+     NULL, 0, NULL},
+    /* promote: the line moves first, below the leading comments */
+    {HSC_ROTATE_PROMOTE, "# k\na " S0 "\n# mid\nb " S1 "\n", "b", HSC_OK,
+     "# k\nb " S1 "\na " S0 "\n# mid\n", 2, "b"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\nb " S1, "b", HSC_OK,
+     "b " S1 "\na " S0 "\n", 2, "b"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\n", "a", HSC_OK, "a " S0 "\n", 1, "a"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\n", "c", HSC_ENOKEY, NULL, 0, NULL},
+    /* retire: the line goes, never the signer's */
+    {HSC_ROTATE_RETIRE, "a " S0 "\n# c\nb " S1 "\nc " S2 "\n", "b", HSC_OK,
+     "a " S0 "\n# c\nc " S2 "\n", 2, "a"},
+    {HSC_ROTATE_RETIRE, "a " S0 "\nb " S1 "\n", "a", HSC_EEXISTS, NULL, 0,
+     NULL},
+    {HSC_ROTATE_RETIRE, "a " S0 "\nb " S1 "\n", "bb", HSC_ENOKEY, NULL, 0,
+     NULL},
+    {HSC_ROTATE_RETIRE, "# none\n", "a", HSC_EINVAL, NULL, 0, NULL},
+    /* sign is hsc_keyfile_prepend */
+    {HSC_ROTATE_SIGN, "old " S0 "\n", "new " S1 "\n", HSC_OK,
+     "new " S1 "\nold " S0 "\n", 2, "new"},
+};
+
+static void keyfile_rotate_follows_the_table(void)
+{
+    size_t i;
+    char what[64];
+
+    for (i = 0; i < sizeof(rotate_cases) / sizeof(rotate_cases[0]); i++) {
+        char *out = (char *)"unset";
+        size_t outlen = 99;
+        int count = -1;
+        const char *msg = "unset";
+        hsc_status_t st;
+
+        snprintf(what, sizeof(what), "rotate case %lu", (unsigned long)i);
+        st = hsc_keyfile_rotate(pool, "keys.txt", rotate_cases[i].text,
+                                strlen(rotate_cases[i].text),
+                                rotate_cases[i].op, rotate_cases[i].arg,
+                                &out, &outlen, &count, &msg);
+        CHECK_EQ(st, rotate_cases[i].st, what);
+        if (rotate_cases[i].st == HSC_OK && st == HSC_OK) {
+            hsc_keyring_t *nr = NULL;
+            const char *m;
+
+            CHECK_STR(out, rotate_cases[i].out, what);
+            CHECK_EQ(outlen, strlen(rotate_cases[i].out), what);
+            CHECK_EQ(count, rotate_cases[i].count, what);
+            CHECK(hsc_keyring_parse(pool, "b", out, outlen, &nr, &m)
+                          == HSC_OK
+                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)),
+                                rotate_cases[i].signer) == 0,
+                  "it loads and the expected key signs");
+        }
+        else if (st != HSC_OK) {
+            CHECK(out == NULL && outlen == 0 && count == 0 && msg != NULL
+                      && strstr(msg, "keys.txt") != NULL,
+                  "no output on failure, and a reason naming the file");
+        }
+    }
+}
+
 int main(void)
 {
     apr_initialize();
@@ -479,6 +658,9 @@ int main(void)
     RUN(keyring_load_reports_file_faults);
     RUN(kid_valid_follows_the_table);
     RUN(key_generate_line_makes_loadable_keys);
+    RUN(keyfile_prepend_follows_the_table);
+    RUN(keyfile_prepend_output_is_wiped_with_its_pool);
+    RUN(keyfile_rotate_follows_the_table);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();
