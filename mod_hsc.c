@@ -10,6 +10,7 @@
  * lives in hsc_core/.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "apr_strings.h"
 #include "apr_thread_proc.h"
@@ -25,6 +26,7 @@
 
 #include "mod_hsc.h"
 #include "hsc_http.h"
+#include "hsc_cache.h"
 
 /* Defined at the bottom; log calls above need the index now. */
 APLOG_USE_MODULE(hsc);
@@ -65,6 +67,10 @@ static void hsc_test_config(apr_pool_t *pconf, server_rec *main_s)
 
 /* Distinct user databases, numbered for the per-thread store cache. */
 static int hsc_db_count;
+/* Their paths, by number (pconf), and each one's record cache in this
+ * child (NULL: off), shared by the child's threads. */
+static const char **hsc_db_paths;
+static hsc_cache_t **hsc_db_caches;
 
 /* What hsc_pre_config did to SQLite in this process: 1 tuned, 0 not. */
 static int hsc_sqlite_tuned;
@@ -81,6 +87,7 @@ static int hsc_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     (void)ptemp;
     hsc_sqlite_tuned = hsc_store_sqlite_process_init();
+    hsc_userdb_pre_config();
     return OK;
 }
 
@@ -99,6 +106,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     }
     paths = apr_pcalloc(ptemp, sizeof(*paths) * (apr_size_t)n);
     hsc_db_count = 0;
+    hsc_db_paths = apr_pcalloc(pconf, sizeof(*paths) * (apr_size_t)n);
     for (s = main_s; s != NULL; s = s->next) {
         hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
                                                   &hsc_module);
@@ -118,6 +126,7 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
             }
         }
         if (i == hsc_db_count) {
+            hsc_db_paths[hsc_db_count] = sc->userdb;
             paths[hsc_db_count++] = sc->userdb;
         }
         sc->db_index = i;
@@ -167,10 +176,66 @@ static void hsc_thread_stores_free(void *v)
     free(ts);
 }
 
+/*
+ * One record cache per user database in this child, shared by its
+ * threads (hsc_core/hsc_cache.c). Its memory is reserved, not touched: the
+ * child's RSS grows as records land, up to the size logged here. The
+ * caches live as long as the process (threads may still hold handles that
+ * point to them while pchild is destroyed).
+ */
+static void hsc_child_caches(apr_pool_t *pchild, server_rec *s)
+{
+    const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                    &hsc_module);
+    apr_int64_t size = sc->user_cache_size < 0 ? HSC_CACHE_DEFAULT_ENTRIES
+                                               : sc->user_cache_size;
+    hsc_status_t st;
+    int i;
+
+    hsc_db_caches = NULL;
+    if (hsc_db_count == 0) {
+        return;
+    }
+    hsc_db_caches = apr_pcalloc(pchild, sizeof(*hsc_db_caches)
+                                            * (apr_size_t)hsc_db_count);
+    if (sc->userdb_cache == 0 || size == 0) {
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
+                     HSCLOGNO(100) "user record cache off in this child (%s)",
+                     sc->userdb_cache == 0 ? "HSCUserDBCache Off"
+                                           : "HSCUserCacheSize 0");
+        return;
+    }
+    for (i = 0; i < hsc_db_count; ++i) {
+        st = hsc_cache_create((size_t)size, 0, &hsc_db_caches[i]);
+        if (st != HSC_OK) {
+            /* Slower, never wrong: every request asks the database. */
+            ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
+                         HSCLOGNO(101) "cannot reserve the user record cache of "
+                         "%" APR_INT64_T_FMT " records for %s: %s; "
+                         "every request reads the database",
+                         size, hsc_userdb_shown(pchild, hsc_db_paths[i]),
+                         hsc_strerror(st));
+            hsc_db_caches[i] = NULL;
+            continue;
+        }
+        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
+                     HSCLOGNO(102) "user record cache for %s: %" APR_SIZE_T_FMT
+                     " records shared by this child's threads, at most %.1f "
+                     "MiB (%d bytes a record)",
+                     hsc_userdb_shown(pchild, hsc_db_paths[i]),
+                     hsc_cache_entries(hsc_db_caches[i]),
+                     (double)hsc_cache_bytes(hsc_db_caches[i])
+                         / (1024.0 * 1024.0),
+                     HSC_CACHE_RECORD);
+    }
+}
+
 static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_status_t rv = apr_threadkey_private_create(
         &hsc_store_key, hsc_thread_stores_free, pchild);
+
+    hsc_child_caches(pchild, s);
 
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
@@ -178,6 +243,7 @@ static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
                      "handles");
         hsc_store_key = NULL;
     }
+    hsc_userdb_child_init(pchild, s);
 }
 
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
@@ -217,24 +283,74 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_store_sqlite_open(sc->userdb,
-                                   sc->userdb_cache == 0 ? HSC_STORE_NOCACHE
-                                                         : 0,
-                                   &ts->s[sc->db_index], errbuf,
-                                   sizeof(errbuf));
+        st = hsc_userdb_open(sc->userdb, HSC_STORE_NOCACHE,
+                             &ts->s[sc->db_index], errbuf, sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           HSCLOGNO(006) "cannot open user database %s: %s (%s)",
-                          sc->userdb, errbuf, hsc_strerror(st));
+                          hsc_userdb_shown(r->pool, sc->userdb), errbuf,
+                          hsc_strerror(st));
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
+        if (hsc_db_caches != NULL) {
+            hsc_store_use_cache(ts->s[sc->db_index],
+                                hsc_db_caches[sc->db_index]);
+        }
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       HSCLOGNO(008) "user database %s opened for this thread "
-                      "(record cache %s)", sc->userdb,
-                      sc->userdb_cache == 0 ? "off" : "on");
+                      "(record cache %s)",
+                      hsc_userdb_shown(r->pool, sc->userdb),
+                      hsc_db_caches != NULL
+                              && hsc_db_caches[sc->db_index] != NULL
+                          ? "shared by the child's threads" : "off");
     }
     return ts->s[sc->db_index];
+}
+
+/*
+ * SetHandler hsc-cache-status: this child's record caches as text (for
+ * benchmarks and capacity planning; a location an admin protects like
+ * server-status). One line per database: pid, capacity, the bound in
+ * bytes, live records, hits, misses, puts, evictions, refused puts,
+ * clears.
+ */
+static int hsc_cache_status_handler(request_rec *r)
+{
+    int i;
+
+    if (r->handler == NULL || strcmp(r->handler, "hsc-cache-status") != 0) {
+        return DECLINED;
+    }
+    if (r->method_number != M_GET) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    ap_set_content_type(r, "text/plain; charset=utf-8");
+    apr_table_setn(r->headers_out, "Cache-Control", "no-store");
+    if (r->header_only) {
+        return OK;
+    }
+    for (i = 0; i < hsc_db_count; ++i) {
+        hsc_cache_t *c = hsc_db_caches != NULL ? hsc_db_caches[i] : NULL;
+        hsc_cache_stats_t st;
+
+        if (c == NULL) {
+            ap_rprintf(r, "db=%s pid=%" APR_PID_T_FMT " cache=off\n",
+                       hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid());
+            continue;
+        }
+        hsc_cache_stats(c, &st);
+        ap_rprintf(r, "db=%s pid=%" APR_PID_T_FMT " entries=%" APR_SIZE_T_FMT
+                   " bytes=%" APR_SIZE_T_FMT " live=%" APR_SIZE_T_FMT
+                   " hits=%" APR_UINT64_T_FMT " misses=%" APR_UINT64_T_FMT
+                   " puts=%" APR_UINT64_T_FMT " evictions=%" APR_UINT64_T_FMT
+                   " refused=%" APR_UINT64_T_FMT " clears=%" APR_UINT64_T_FMT
+                   "\n", hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid(),
+                   st.entries, st.bytes,
+                   hsc_cache_count(c), st.hits, st.misses, st.puts,
+                   st.evictions, st.refused, st.clears);
+    }
+    return OK;
 }
 
 /* --- the one status mapping ---------------------------------------------- */
@@ -304,6 +420,10 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
         int level;
 
         (void)hsc_status_outcome(st, &level);
+        /* A database outage is logged once at error, then quietly. */
+        if (st == HSC_ESTORE && hsc_store_repeat_fault(store)) {
+            level = APLOG_DEBUG;
+        }
         ap_log_rerror(APLOG_MARK, level, 0, r,
                       HSCLOGNO(012) "cookie refused: %s%s%s", hsc_strerror(st),
                       st == HSC_ESTORE ? ": " : "",
@@ -641,6 +761,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_handler(hsc_logout_handler, NULL, NULL, APR_HOOK_MIDDLE);
     hsc_throttle_register_hooks(p);
     hsc_private_register_hooks(p);
+    ap_hook_handler(hsc_cache_status_handler, NULL, NULL, APR_HOOK_MIDDLE);
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

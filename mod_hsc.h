@@ -39,6 +39,31 @@ typedef struct {
 
 extern module AP_MODULE_DECLARE_DATA hsc_module;
 
+/* mod_hsc_pgsql.c: what HSCUserDB names (an SQLite path or "pgsql:"), the
+ * PostgreSQL pool directives, one pool per child and database. */
+void hsc_userdb_pre_config(void);
+const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv,
+                                    const char *arg);
+const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv,
+                                    const char *arg);
+const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg);
+const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv,
+                                    const char *arg);
+/* HSCUserDB pgsql:...: checked (parsed; a build without libpq refuses). */
+const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
+                             const char **spec);
+/* spec for a log line: a conninfo's password replaced by "***". */
+const char *hsc_userdb_shown(apr_pool_t *p, const char *spec);
+void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s);
+/* What names the user database in the per-user throttle key: the store id
+ * of a PostgreSQL store ("store:<id>", so every spelling of one database
+ * shares counts), else HSCUserDB as written. */
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec);
+/* A thread's handle: SQLite opens its own connection, pgsql: borrows the
+ * child's pool. */
+hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,
+                             char *errbuf, size_t errlen);
+
 /* The calling thread's handle on the server's user store, or NULL (logged,
  * with tag) when it cannot be opened: callers answer hsc_store_unavailable. */
 hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
@@ -88,7 +113,9 @@ int hsc_status_outcome(hsc_status_t st, int *level);
 typedef enum {
     HSC_ATTEMPT_CHECKED,   /* the password was checked: *st says how */
     HSC_ATTEMPT_BUSY,      /* HSCMaxLoginKDF checks run already: 503 */
-    HSC_ATTEMPT_THROTTLED  /* over a failed-login limit: 429 */
+    HSC_ATTEMPT_THROTTLED, /* over a failed-login limit: 429 */
+    HSC_ATTEMPT_UNAVAILABLE /* throttling cache down and
+                             * HSCThrottleUnavailable refuse: 503 */
 } hsc_attempt_t;
 
 /*

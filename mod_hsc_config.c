@@ -23,6 +23,7 @@
 #include "hsc_parse.h"
 #include "hsc_pages.h"
 #include "hsc_store.h"
+#include "hsc_cache.h"
 
 APLOG_USE_MODULE(hsc);
 
@@ -34,6 +35,7 @@ void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
 
     (void)s;
     sc->userdb_cache = HSC_DEFAULT_USERDB_CACHE;
+    sc->user_cache_size = HSC_DEFAULT_USER_CACHE_SIZE;
     sc->throttle.addr = HSC_DEFAULT_THROTTLE_ADDRESS;
     sc->throttle.user = HSC_DEFAULT_THROTTLE_USER;
     sc->throttle.window = HSC_DEFAULT_THROTTLE_WINDOW;
@@ -65,6 +67,7 @@ void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     sc->key_warning = keys->key_warning;
     HSC_MERGE(sc, base, add, userdb);
     HSC_MERGE(sc, base, add, userdb_cache);
+    HSC_MERGE(sc, base, add, user_cache_size);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, addr);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, user);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, window);
@@ -256,6 +259,16 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
+    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX,
+                sizeof(HSC_STORE_PGSQL_PREFIX) - 1) == 0) {
+        /* Parsed here, connected in the children (mod_hsc_pgsql.c). */
+        if ((err = hsc_userdb_check(cmd, arg, &path)) != NULL) {
+            return err;
+        }
+        sc->userdb = path;
+        sc->userdb_set = 1;
+        return NULL;
+    }
     path = ap_server_root_relative(cmd->pool, arg);
     if (path == NULL) {
         return apr_pstrcat(cmd->pool, "HSCUserDB: invalid path '", arg, "'",
@@ -290,6 +303,39 @@ static const char *set_userdb_cache(cmd_parms *cmd, void *dv, int on)
     }
     sc->userdb_cache = on;
     sc->userdb_cache_set = 1;
+    return NULL;
+}
+
+/*
+ * HSCUserCacheSize N: records in each child's shared record cache (one
+ * cache per user database); 0 turns it off like HSCUserDBCache Off. Main
+ * server only, as HSCUserDBCache.
+ */
+static const char *set_user_cache_size(cmd_parms *cmd, void *dv,
+                                       const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    const char *p;
+    apr_int64_t v = 0;
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    for (p = arg; *p; ++p) {
+        if (!apr_isdigit(*p) || v > HSC_CACHE_MAX_ENTRIES) {
+            break;
+        }
+        v = v * 10 + (*p - '0');
+    }
+    if (*arg == '\0' || *p != '\0' || v > HSC_CACHE_MAX_ENTRIES) {
+        return apr_psprintf(cmd->pool, "HSCUserCacheSize: '%s' is not a "
+                            "number of records from 0 (off) to %u", arg,
+                            (unsigned)HSC_CACHE_MAX_ENTRIES);
+    }
+    sc->user_cache_size = v;
+    sc->user_cache_size_set = 1;
     return NULL;
 }
 
@@ -786,11 +832,32 @@ int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 
 const command_rec hsc_cmds[] = {
     HSC_SRV_TAKE1("HSCUserDB", set_userdb,
-                  "Path of the SQLite user database (made with hsc-admin)"),
+                  "Path of the SQLite user database, or pgsql:<conninfo> "
+                  "(made with hsc-admin init)"),
+    AP_INIT_TAKE1("HSCUserDBPoolSize", hsc_pgsql_set_pool_size, NULL,
+                  RSRC_CONF,
+                  "PostgreSQL connections per child process (default "
+                  HSC_DEFAULT_USERDB_POOL_SIZE_TEXT ")"),
+    AP_INIT_TAKE1("HSCUserDBPoolWait", hsc_pgsql_set_pool_wait, NULL,
+                  RSRC_CONF,
+                  "Longest wait for a free PostgreSQL connection before a "
+                  "503 (default " HSC_DEFAULT_USERDB_POOL_WAIT_TEXT ")"),
+    AP_INIT_TAKE1("HSCUserDBTimeout", hsc_pgsql_set_timeout, NULL, RSRC_CONF,
+                  "PostgreSQL statement timeout (default "
+                  HSC_DEFAULT_USERDB_TIMEOUT_TEXT ")"),
+    AP_INIT_TAKE1("HSCUserDBMaxStale", hsc_pgsql_set_max_stale, NULL,
+                  RSRC_CONF,
+                  "How long a cached PostgreSQL user record may lag the "
+                  "database (default " HSC_DEFAULT_USERDB_MAX_STALE_TEXT
+                  "; 0 turns the cache off)"),
     AP_INIT_FLAG("HSCUserDBCache", set_userdb_cache, NULL, RSRC_CONF,
                  "On|Off: keep user records between requests, validated "
                  "against every commit (default "
                  HSC_DEFAULT_USERDB_CACHE_TEXT ")"),
+    AP_INIT_TAKE1("HSCUserCacheSize", set_user_cache_size, NULL, RSRC_CONF,
+                  "Records in each child's user record cache, shared by its "
+                  "threads (default " HSC_DEFAULT_USER_CACHE_SIZE_TEXT
+                  ", about 25 MB; 0: off)"),
     HSC_SRV_TAKE1("HSCKeyFile", set_keyfile,
                   "Path of the key file; the first key signs, all verify"),
     HSC_DIR_TAKE1("HSCCookieName", set_cookie_name,
@@ -847,6 +914,10 @@ const command_rec hsc_cmds[] = {
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "
                   "counts (default " HSC_DEFAULT_THROTTLE_CACHE_TEXT ")"),
+    AP_INIT_TAKE1("HSCThrottleUnavailable", hsc_throttle_set_unavailable,
+                  NULL, RSRC_CONF,
+                  "allow|refuse: logins while the throttling cache fails "
+                  "(default " HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT ")"),
     HSC_SRV_TAKE1("HSCThrottleAddress", set_throttle_addr,
                   "Failed logins per window from one address (default "
                   HSC_DEFAULT_THROTTLE_ADDRESS_TEXT "; 0: off)"),

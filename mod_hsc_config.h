@@ -38,10 +38,11 @@ typedef struct {
     const char *key_warning;     /*   e.g. mode too open; logged at startup */
     const char *userdb;          /* HSCUserDB: resolved path, or NULL */
     int userdb_cache;            /* HSCUserDBCache: 1 or 0 */
+    apr_int64_t user_cache_size; /* HSCUserCacheSize: records; 0 off */
     hsc_throttle_conf_t throttle; /* HSCThrottle*, HSCMaxLoginKDF */
     hsc_kdf_t dummy_kdf;         /* HSCDummyKDF: what a failed login costs */
     unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1,
-        dummy_kdf_set : 1;
+        dummy_kdf_set : 1, user_cache_size_set : 1;
 
     /* Not directives: set by create and post_config. */
     int db_index;                /* slot in each thread's store cache */

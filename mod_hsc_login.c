@@ -427,6 +427,8 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);
     case HSC_ATTEMPT_THROTTLED:
         return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
+    case HSC_ATTEMPT_UNAVAILABLE: /* HSCThrottleUnavailable refuse (HSC054) */
+        return hsc_store_unavailable(r);
     case HSC_ATTEMPT_CHECKED:
         break;
     }
@@ -443,9 +445,15 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       "(hsc-admin passwd to reset it)", user, spec);
     }
     else {
+        /* A store outage is logged once (HSC006/HSC180); repeats at debug. */
+        if (hsc_status_class(st) == HSC_CLASS_FAULT
+            && hsc_store_repeat_fault(store)) {
+            level = APLOG_DEBUG;
+        }
         ap_log_rerror(APLOG_MARK, level, 0, r,
-                      HSCLOGNO(032) "login refused for user \"%s\": %s",
-                      user, hsc_strerror(st));
+                      HSCLOGNO(032) "login refused for user \"%s\": %s%s%s",
+                      user, hsc_strerror(st), st == HSC_ESTORE ? ": " : "",
+                      st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
     }
     if (http == HTTP_SERVICE_UNAVAILABLE) {
         return hsc_store_unavailable(r);

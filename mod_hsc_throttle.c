@@ -46,8 +46,16 @@ static const char *cache_args;
 /* The cache in use, or NULL provider when throttling is off. */
 static const ap_socache_provider_t *cache_provider;
 static ap_socache_instance_t *cache_inst;
-/* Only for providers that are not safe across processes and threads. */
+/* Around every read-modify-write of a counter, whatever the provider:
+ * socache has no increment, so even a provider that is safe across
+ * processes (memcache, redis) loses counts to two children of this node
+ * raising one counter at once. (Across nodes nothing serialises it:
+ * docs/several-servers.md.) */
 static apr_global_mutex_t *cache_mutex;
+/* HSCThrottleUnavailable: 1 refuse logins while the cache fails, 0 allow. */
+static int unavailable_refuse;
+/* 1 while this child is in a reported cache outage (logged once). */
+static volatile apr_uint32_t cache_down;
 
 /* KDFs running now in this child (process memory, never shared). */
 static volatile apr_uint32_t kdf_running;
@@ -64,6 +72,7 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     cache_provider = NULL;
     cache_inst = NULL;
     cache_mutex = NULL;
+    unavailable_refuse = HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE;
     /* Registered here so that the Mutex directive can configure it. */
     rv = ap_mutex_register(pconf, HSC_THROTTLE_MUTEX, NULL, APR_LOCK_DEFAULT,
                            0);
@@ -230,7 +239,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if ((rc = cache_instance(pconf, ptemp, main_s, &prov)) != OK) {
         return rc == DECLINED ? OK : rc;
     }
-    if (prov->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
+    {
         rv = ap_global_mutex_create(&cache_mutex, NULL, HSC_THROTTLE_MUTEX,
                                     NULL, main_s, pconf, 0);
         if (rv != APR_SUCCESS) {
@@ -361,13 +370,45 @@ static apr_status_t counter_give_back(request_rec *r, const char *key,
     return rv;
 }
 
-/* Log a cache failure once per request; the login goes on. */
+/* A cache failure: logged at error once per outage and child (then at
+ * debug); what happens to the login is HSCThrottleUnavailable's. */
 static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 {
-    ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
-                  HSCLOGNO(054) "login throttling cache failure (%s): this "
-                  "login is not throttled",
-                  what);
+    int first = apr_atomic_cas32(&cache_down, 1, 0) == 0;
+
+    ap_log_rerror(APLOG_MARK, first ? APLOG_ERR : APLOG_DEBUG, rv, r,
+                  HSCLOGNO(054) "login throttling cache failure (%s): %s%s",
+                  what, unavailable_refuse ? "logins are refused (503)"
+                                           : "logins go on, not throttled",
+                  first ? " until it answers again (logged once)" : "");
+}
+
+/* The cache answered: a later failure is a new outage. */
+static void cache_ok(void)
+{
+    apr_atomic_set32(&cache_down, 0);
+}
+
+/* HSCThrottleUnavailable allow|refuse (docs/throttling.md). */
+const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
+                                         const char *arg)
+{
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (!strcasecmp(arg, "allow")) {
+        unavailable_refuse = 0;
+    }
+    else if (!strcasecmp(arg, "refuse")) {
+        unavailable_refuse = 1;
+    }
+    else {
+        return "HSCThrottleUnavailable: allow or refuse";
+    }
+    return NULL;
 }
 
 /* One of the two counters of a login, as hsc_throttle_begin works on it. */
@@ -468,19 +509,19 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
     if (counter_keys(r, userdb, user, user_len, k) != 0) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
-        return 0;
+        return unavailable_refuse ? -1 : 0;
     }
     if ((rv = lock()) != APR_SUCCESS) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, rv, "lock");
-        return 0;
+        return unavailable_refuse ? -1 : 0;
     }
     for (i = 0; i < 2; ++i) {
         if ((rv = counter_read(r, &k[i], now, tc->window)) != APR_SUCCESS) {
             unlock();
             t->akey[0] = t->ukey[0] = '\0';
             cache_failed(r, rv, "lookup or store");
-            return 0;
+            return unavailable_refuse ? -1 : 0;
         }
     }
     wait = k[0].wait > k[1].wait ? k[0].wait : k[1].wait;
@@ -501,10 +542,11 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
                 k[i].key[0] = '\0';
             }
             cache_failed(r, rv, what);
-            return 0;
+            return unavailable_refuse ? -1 : 0;
         }
     }
     unlock();
+    cache_ok();
     return 0;
 }
 
@@ -584,10 +626,17 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     *st = HSC_EAUTH;
     *retry_after = 0;
     /* The throttle: the failed-login counts, before any KDF work. */
-    *retry_after = hsc_throttle_begin(r, tc, sc->userdb, user, user_len,
-                                      &th);
+    /* The username counter is scoped by the database (a PostgreSQL
+     * store's id, so every node and spelling of it shares counts). */
+    *retry_after = hsc_throttle_begin(r, tc,
+                                      hsc_userdb_throttle_ns(r, sc->userdb),
+                                      user, user_len, &th);
     if (*retry_after > 0) {
         return HSC_ATTEMPT_THROTTLED;
+    }
+    if (*retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
+        *retry_after = 1;
+        return HSC_ATTEMPT_UNAVAILABLE;
     }
     /* The cap: a login it refuses (503) still counts for its address, so
      * that one address cannot hold every slot for free. */

@@ -47,6 +47,10 @@ typedef enum {
 /* Registers throttling's own pre_config, post_config and child_init. */
 void hsc_throttle_register_hooks(apr_pool_t *p);
 
+/* HSCThrottleUnavailable allow | refuse (main server only). */
+const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
+                                         const char *arg);
+
 /* HSCThrottleCache none | provider[:args] (main server only). */
 const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv,
                                    const char *arg);
@@ -55,8 +59,9 @@ const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv,
  * Before a password check: 0 when the login may go on (the attempt is
  * counted in *t), or the seconds until the window frees when the address
  * or the username is over its limit (logged; nothing counted). A cache
- * failure is logged and the login goes on (throttling is a brake, not an
- * authentication factor). userdb scopes the username counter.
+ * failure is logged once per outage and the login goes on (0), or, with
+ * HSCThrottleUnavailable refuse, -1: the caller answers 503. userdb
+ * scopes the username counter.
  */
 apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
                                const char *userdb, const char *user,

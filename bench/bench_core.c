@@ -43,6 +43,7 @@
 #include "hsc_keys.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
+#include "hsc_cache.h"
 #include "hsc_util.h"
 
 /* Cookies minted up front for randomly chosen users, used round robin. */
@@ -72,6 +73,7 @@ static struct {
     bench_cookie_t *cookies;
     unsigned *lookups; /* random user numbers for the store lookups */
     int sqlite_stats;  /* --sqlite-stats: SQLite's memory statistics on */
+    int shared_only;   /* --shared-only: the shared cache section alone */
     volatile unsigned sink;
 } B;
 
@@ -549,10 +551,137 @@ static void bench_threads(int n)
     fflush(stdout);
 }
 
+/* --- the shared record cache from many threads ------------------------ */
+
+#define SHARED_MAX 25
+
+typedef struct {
+    pthread_t tid;
+    hsc_store_t *store;
+    unsigned next, span;
+    unsigned long gets;
+} sharer_t;
+
+static void *sharer_run(void *v)
+{
+    sharer_t *g = v;
+    char name[64];
+    hsc_user_t u;
+
+    while (!__atomic_load_n(&getters_stop, __ATOMIC_RELAXED)) {
+        user_name(B.lookups[g->next++ % NCOOKIES] % g->span, name,
+                  sizeof(name));
+        if (hsc_store_get(g->store, name, strlen(name), &u) != HSC_OK) {
+            die("hsc_store_get (shared cache)", HSC_ESTORE);
+        }
+        g->gets++;
+    }
+    return NULL;
+}
+
+/*
+ * Gets per second from n threads, each with its own handle, all sharing
+ * one cache of the default size striped over `shards` locks (1: one lock
+ * for all), over `span` users (warm first, so every get is a hit when the
+ * cache holds them). Median of B.runs runs.
+ */
+static void bench_shared(int n, unsigned shards, unsigned span)
+{
+    sharer_t g[SHARED_MAX];
+    hsc_cache_t *cache = NULL;
+    hsc_cache_stats_t cs, cs0;
+    double per[64], t0, dt, med;
+    char errbuf[256], name[64];
+    unsigned long total;
+    hsc_user_t u;
+    unsigned k;
+    int r, i;
+
+    if (hsc_cache_create(HSC_CACHE_DEFAULT_ENTRIES, shards, &cache)
+        != HSC_OK) {
+        die("hsc_cache_create", HSC_ENOMEM);
+    }
+    for (i = 0; i < n; i++) {
+        memset(&g[i], 0, sizeof(g[i]));
+        g[i].next = (unsigned)i * (NCOOKIES / SHARED_MAX);
+        g[i].span = span;
+        if (hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &g[i].store,
+                                  errbuf, sizeof(errbuf)) != HSC_OK) {
+            fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
+            exit(1);
+        }
+        hsc_store_use_cache(g[i].store, cache);
+    }
+    for (k = 0; k < span; k++) {
+        user_name(k, name, sizeof(name));
+        hsc_store_get(g[0].store, name, strlen(name), &u);
+    }
+    hsc_cache_stats(cache, &cs0);
+    for (r = 0; r < B.runs; r++) {
+        __atomic_store_n(&getters_stop, 0, __ATOMIC_RELAXED);
+        for (i = 0; i < n; i++) {
+            g[i].gets = 0;
+        }
+        t0 = now_ns();
+        for (i = 0; i < n; i++) {
+            if (pthread_create(&g[i].tid, NULL, sharer_run, &g[i]) != 0) {
+                fprintf(stderr, "bench_core: pthread_create failed\n");
+                exit(1);
+            }
+        }
+        usleep((useconds_t)(RUN_NS / 1000));
+        __atomic_store_n(&getters_stop, 1, __ATOMIC_RELAXED);
+        total = 0;
+        for (i = 0; i < n; i++) {
+            pthread_join(g[i].tid, NULL);
+            total += g[i].gets;
+        }
+        dt = now_ns() - t0;
+        per[r] = (double)total * 1e9 / dt;
+    }
+    hsc_cache_stats(cache, &cs);
+    for (i = 0; i < n; i++) {
+        hsc_store_close(g[i].store);
+    }
+    hsc_cache_destroy(cache);
+    med = median(per, B.runs);
+    cs.hits -= cs0.hits;
+    cs.misses -= cs0.misses;
+    cs.waits -= cs0.waits;
+    printf("| %7d | %6u | %7u | %12.0f | %8.0f - %-8.0f | %5.1f%% | %8.1f |"
+           "\n", n, shards, span, med, per[0], per[B.runs - 1],
+           cs.hits + cs.misses
+               ? 100.0 * (double)cs.hits / (double)(cs.hits + cs.misses)
+               : 0.0,
+           cs.hits + cs.misses
+               ? 1e6 * (double)cs.waits / (double)(cs.hits + cs.misses)
+               : 0.0);
+    fflush(stdout);
+}
+
+static void shared_section(void)
+{
+    printf("\nThe shared record cache from threads at once (hsc_store_get "
+           "of random users, a handle per thread, one cache of %u records "
+           "shared by all, striped over N locks; 1 lock = a global lock):"
+           "\n\n", (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
+    printf("| threads | locks | users | gets/s in all | min - max | hits "
+           "| lock waits per million gets |\n");
+    printf("|---:|---:|---:|---:|---|---:|---:|\n");
+    bench_shared(1, 256, 1000);
+    bench_shared(25, 1, 1000);
+    bench_shared(25, 256, 1000);
+    if (B.users >= 100000) {
+        bench_shared(25, 1, 100000);
+        bench_shared(25, 256, 100000);
+    }
+
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] "
-                    "[--dir DIR] [--sqlite-stats]\n");
+                    "[--dir DIR] [--sqlite-stats] [--shared-only]\n");
     exit(2);
 }
 
@@ -600,6 +729,9 @@ int main(int argc, char **argv)
         }
         else if (strcmp(argv[a], "--sqlite-stats") == 0) {
             B.sqlite_stats = 1;
+        }
+        else if (strcmp(argv[a], "--shared-only") == 0) {
+            B.shared_only = 1;
         }
         else {
             usage();
@@ -714,6 +846,11 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    if (B.shared_only) {
+        shared_section();
+        print_loadavg("after");
+        return 0;
+    }
     printf("Per request (ns per operation; %u users in SQLite, %d cookies "
            "for random users):\n\n", B.users, NCOOKIES);
     printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op",
@@ -752,6 +889,8 @@ int main(int argc, char **argv)
     bench_threads(2);
     bench_threads(4);
     bench_threads(8);
+
+    shared_section();
 
     /* One user per KDF setting; the unknown-user row uses the default. */
     printf("\nPer login (ms per hsc_password_check, one user per setting):"

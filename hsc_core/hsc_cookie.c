@@ -179,52 +179,59 @@ cleanup:
     return rv;
 }
 
+/* Steps 5 and 6 on a record: HSC_OK or the refusal. */
+static hsc_status_t check_record(const hsc_cookie_t *c, const hsc_user_t *user)
+{
+    unsigned char v[HSC_AUTH_LEN];
+    hsc_status_t rv;
+
+    /* Step 5: the user exists, is enabled, and was not revoked since. */
+    if (user->disabled) {
+        return HSC_EDISABLED;
+    }
+    if (c->iat < user->revoked_before) {
+        return HSC_EREVOKED;
+    }
+    /* Step 6: hardening. Only the holder of x_n (the password) could have
+     * put an auth whose SHA-256 is v into a MAC'd cookie. */
+    rv = hsc_authenticator(c->auth, v);
+    if (rv == HSC_OK && !hsc_ct_equal(v, user->authenticator, sizeof(v))) {
+        rv = HSC_EAUTH;
+    }
+    hsc_wipe(v, sizeof(v));
+    return rv;
+}
+
 hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
                                    hsc_user_t *user)
 {
-    unsigned char v[HSC_AUTH_LEN];
     hsc_status_t rv;
 
     memset(user, 0, sizeof(*user));
     if (c == NULL || store == NULL) {
         return HSC_EINVAL;
     }
-    /* Step 5: the user exists, is enabled, and was not revoked since. */
     rv = hsc_store_get(store, c->user, c->user_len, user);
-    if (rv != HSC_OK) {
-        goto cleanup; /* HSC_ENOUSER or HSC_ESTORE: both refuse */
+    if (rv == HSC_OK) {
+        rv = check_record(c, user);
     }
-    if (user->disabled) {
-        rv = HSC_EDISABLED;
-        goto cleanup;
+    /* A record from a cache that may lag (within its bound) is trusted to
+     * accept, not to refuse: a cookie minted after a password change, on
+     * another node, would otherwise fail until the cache caught up. The
+     * database has the last word on a refusal. */
+    if ((rv == HSC_EDISABLED || rv == HSC_EREVOKED || rv == HSC_EAUTH)
+        && hsc_store_lagging(store)) {
+        rv = hsc_store_get_fresh(store, c->user, c->user_len, user);
+        if (rv == HSC_OK) {
+            rv = check_record(c, user);
+        }
     }
-    if (c->iat < user->revoked_before) {
-        rv = HSC_EREVOKED;
-        goto cleanup;
-    }
-    /* Step 6: hardening. Only the holder of x_n (the password) could have
-     * put an auth whose SHA-256 is v into a MAC'd cookie. */
-    rv = hsc_authenticator(c->auth, v);
-    if (rv != HSC_OK) {
-        goto cleanup;
-    }
-    if (!hsc_ct_equal(v, user->authenticator, sizeof(v))) {
-        rv = HSC_EAUTH;
-    }
-
-cleanup:
-    hsc_wipe(v, sizeof(v));
     if (rv != HSC_OK) {
         memset(user, 0, sizeof(*user));
     }
     return rv;
 }
 
-/*
- * On a refusal at steps 5-6, out keeps its public fields (kid, user, iat,
- * exp) so the caller can log whose cookie it was; auth and mac are wiped.
- * On refusal at steps 1-4 out is zeroed, as hsc_cookie_check() does.
- */
 hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
                                hsc_store_t *store, const char *value,
                                size_t len, hsc_cookie_t *out,

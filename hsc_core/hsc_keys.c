@@ -600,3 +600,150 @@ hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
     *count = old + 1;
     return HSC_OK;
 }
+
+/* --- rotation on several nodes: stage, promote, retire --------------------- */
+
+/* [*ls, *le) of the key line whose first word is kid; 0 when none. */
+static int find_key_line(const char *text, size_t len, const char *kid,
+                         size_t *ls, size_t *le)
+{
+    size_t at = 0, klen = strlen(kid);
+
+    while (at < len) {
+        size_t end = at, i = at;
+
+        while (end < len && text[end] != '\n') {
+            end++;
+        }
+        while (i < end && (text[i] == ' ' || text[i] == '\t')) {
+            i++;
+        }
+        if (end - i > klen && memcmp(text + i, kid, klen) == 0
+            && (text[i + klen] == ' ' || text[i + klen] == '\t')) {
+            *ls = at;
+            *le = end < len ? end + 1 : end;
+            return 1;
+        }
+        at = end < len ? end + 1 : end;
+    }
+    return 0;
+}
+
+hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
+                                const char *text, size_t len, hsc_rotate_t op,
+                                const char *arg, char **out, size_t *outlen,
+                                int *count, const char **msg)
+{
+    hsc_keyring_t *kr = NULL, *nr = NULL;
+    const char *kid, *want_signer;
+    const char *seg[4];
+    size_t seglen[4], ls = 0, le = 0, at, n, linelen = 0;
+    int nseg = 0, k, want;
+    wipe_buf_t *w;
+    char *t;
+    hsc_status_t st;
+
+    if (op == HSC_ROTATE_SIGN) {
+        return hsc_keyfile_prepend(p, name, text, len, arg, out, outlen,
+                                   count, msg);
+    }
+    *out = NULL;
+    *outlen = 0;
+    *count = 0;
+    *msg = NULL;
+    if (arg == NULL) {
+        *msg = apr_psprintf(p, "%s: no key given", name);
+        return HSC_EINVAL;
+    }
+    if (op == HSC_ROTATE_VERIFY_ONLY) {
+        linelen = strlen(arg);
+        if (linelen == 0 || arg[linelen - 1] != '\n'
+            || memchr(arg, '\n', linelen - 1) != NULL
+            || hsc_keyring_parse(p, "the new key line", arg, linelen, &nr,
+                                 msg) != HSC_OK
+            || hsc_keyring_count(nr) != 1) {
+            *msg = apr_psprintf(p, "%s: the new key line is not one valid "
+                                "key", name);
+            return HSC_EINVAL;
+        }
+        kid = hsc_key_id(hsc_keyring_signer(nr));
+    }
+    else {
+        kid = arg;
+    }
+    st = hsc_keyring_parse(p, name, text, len, &kr, msg);
+    if (st != HSC_OK) {
+        *msg = apr_psprintf(p, "%s; not rotating a key file that does not "
+                            "load", *msg ? *msg : hsc_strerror(st));
+        return HSC_EINVAL;
+    }
+    want_signer = apr_pstrdup(p, hsc_key_id(hsc_keyring_signer(kr)));
+    want = hsc_keyring_count(kr);
+
+    /* A working copy whose every line ends in '\n': lines can move. */
+    w = apr_palloc(p, sizeof(*w));
+    w->len = 2 * (len + linelen + 2);
+    w->buf = apr_palloc(p, w->len);
+    apr_pool_cleanup_register(p, w, buf_wipe, apr_pool_cleanup_null);
+    t = w->buf + len + linelen + 2;
+    memcpy(t, text, len);
+    if (len > 0 && t[len - 1] != '\n') {
+        t[len++] = '\n';
+    }
+
+    if (op == HSC_ROTATE_VERIFY_ONLY) {
+        if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
+            *msg = apr_psprintf(p, "%s: key id %s is already in the file",
+                                name, kid);
+            return HSC_EEXISTS;
+        }
+        seg[nseg] = t; seglen[nseg++] = len;
+        seg[nseg] = arg; seglen[nseg++] = linelen;
+        want++;
+    }
+    else if (hsc_keyring_find(kr, kid, strlen(kid)) == NULL
+             || !find_key_line(t, len, kid, &ls, &le)) {
+        *msg = apr_psprintf(p, "%s: no key %s in the file", name, kid);
+        return HSC_ENOKEY;
+    }
+    else if (op == HSC_ROTATE_RETIRE) {
+        if (strcmp(want_signer, kid) == 0) {
+            *msg = apr_psprintf(p, "%s: %s is the signing key; make another "
+                                "key sign first (--sign ID)", name, kid);
+            return HSC_EEXISTS;
+        }
+        seg[nseg] = t; seglen[nseg++] = ls;
+        seg[nseg] = t + le; seglen[nseg++] = len - le;
+        want--;
+    }
+    else { /* PROMOTE: the key line is at or after the first key line */
+        at = first_key_line(t, len);
+        seg[nseg] = t; seglen[nseg++] = at;
+        seg[nseg] = t + ls; seglen[nseg++] = le - ls;
+        seg[nseg] = t + at; seglen[nseg++] = ls - at;
+        seg[nseg] = t + le; seglen[nseg++] = len - le;
+        want_signer = kid;
+    }
+    for (n = 0, k = 0; k < nseg; ++k) {
+        memcpy(w->buf + n, seg[k], seglen[k]);
+        n += seglen[k];
+    }
+    w->buf[n] = '\0';
+
+    /* The check: it loads, the expected key signs, the count is right,
+     * and a retired key is gone. */
+    if (hsc_keyring_parse(p, name, w->buf, n, &kr, msg) != HSC_OK
+        || strcmp(hsc_key_id(hsc_keyring_signer(kr)), want_signer) != 0
+        || hsc_keyring_count(kr) != want
+        || (op == HSC_ROTATE_RETIRE
+            && hsc_keyring_find(kr, kid, strlen(kid)) != NULL)) {
+        *msg = apr_psprintf(p, "%s: the rewritten file is not what was "
+                            "asked; left unchanged", name);
+        return HSC_EINVAL;
+    }
+    *msg = NULL;
+    *out = w->buf;
+    *outlen = n;
+    *count = want;
+    return HSC_OK;
+}

@@ -90,6 +90,34 @@ hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
                                  size_t *outlen, int *count,
                                  const char **msg) HSC_MUST_CHECK;
 
+/** What hsc_keyfile_rotate does to a key file (hsc-admin keygen). */
+typedef enum {
+    HSC_ROTATE_SIGN,        /* arg, a new key line, goes first: it signs
+                             * (hsc_keyfile_prepend) */
+    HSC_ROTATE_VERIFY_ONLY, /* arg, a new key line, goes last: it only
+                             * verifies until promoted */
+    HSC_ROTATE_PROMOTE,     /* the line of key id arg moves first: it signs */
+    HSC_ROTATE_RETIRE       /* the line of key id arg goes (not the signer) */
+} hsc_rotate_t;
+
+/**
+ * A key file's rotation step, in memory, on several nodes: stage a key
+ * everywhere (VERIFY_ONLY), then make it sign (PROMOTE), then drop the old
+ * one (RETIRE); SIGN is hsc_keyfile_prepend. Comments and blank lines
+ * stay where they are. The result is checked before it is returned: it
+ * loads, the expected key signs (the new or promoted one, else the old
+ * signer), it holds one key more (SIGN, VERIFY_ONLY), as many (PROMOTE)
+ * or one fewer (RETIRE, without arg). Outputs as hsc_keyfile_prepend.
+ * Returns HSC_OK, HSC_EINVAL (text or line does not load, or the check
+ * fails), HSC_EEXISTS (a new key's id is in text already, or RETIRE of the
+ * signing key) or HSC_ENOKEY (PROMOTE or RETIRE of a key id not in text).
+ * WARNING: *out holds every secret of the file.
+ */
+hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
+                                const char *text, size_t len, hsc_rotate_t op,
+                                const char *arg, char **out, size_t *outlen,
+                                int *count, const char **msg) HSC_MUST_CHECK;
+
 /** 1 when kid (len bytes) is 1..32 characters of [A-Za-z0-9_-]. */
 int hsc_kid_valid(const char *kid, size_t len);
 

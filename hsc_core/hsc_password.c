@@ -71,7 +71,8 @@ hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
         }
         dummy_kdf = &fallback;
     }
-    st = hsc_store_get(s, user, user_len, u);
+    /* A login reads the database, never a record cache that may lag. */
+    st = hsc_store_get_fresh(s, user, user_len, u);
     if (st == HSC_ENOUSER) {
         /* Same cost as a real user with the dummy (default) KDF. */
         kst = run_dummy(dummy_kdf, password, pwlen);

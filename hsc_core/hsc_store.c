@@ -2,13 +2,21 @@
  * hsc_store.c: the callers' side of the user-store vtable.
  *
  * The wrappers check their arguments once, for every backend, so that a
- * backend only ever sees a valid username and a canonical group list. get()
- * is on the hot path of every request and does nothing but dispatch.
+ * backend only ever sees a valid username and a canonical group list.
+ *
+ * get() is on the hot path of every request. With a record cache attached
+ * it asks the backend's validation rule once (hsc_store_backend.h), applies
+ * the verdict to the cache, and answers from the cache when it can; on a
+ * miss it asks the backend and keeps the record under a ticket taken
+ * before the read (and, for a snapshot rule, only when the token is the
+ * same after the read). Unknown names are never kept.
  */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-#include "hsc_store.h"
+#include "hsc_store_backend.h"
+#include "hsc_store_pgsql.h"
 
 /* Longest group list ("g1,g2,...") a store accepts, in bytes. */
 #define HSC_GROUPS_MAX 65535
@@ -107,8 +115,104 @@ static void set_msg(hsc_store_t *s, const char *msg)
     s->errmsg[n] = '\0';
 }
 
+/* Apply a verdict to the cache. Returns 1 when this get may use and fill
+ * the cache, 0 to read through, -1 to refuse. */
+static int apply_verdict(hsc_cache_t *c, const hsc_validation_t *v)
+{
+    size_t i;
+
+    switch (v->verdict) {
+    case HSC_VALID_UNCHANGED:
+        break;
+    case HSC_VALID_NAMES:
+        for (i = 0; i < v->n_names; i++) {
+            hsc_cache_drop(c, v->names[i], v->name_lens[i]);
+        }
+        break;
+    case HSC_VALID_ALL:
+        hsc_cache_clear(c);
+        break;
+    case HSC_VALID_BYPASS:
+        return 0;
+    default:
+        return -1; /* HSC_VALID_UNAVAILABLE, or a verdict we do not know */
+    }
+    if (v->token_len > 0) {
+        hsc_cache_sync_token(c, v->token, v->token_len);
+    }
+    return 1;
+}
+
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out)
+{
+    hsc_validation_t v, after;
+    hsc_cache_ticket_t t;
+    hsc_status_t st;
+    int use;
+
+    if (s == NULL || user == NULL || out == NULL) {
+        if (out != NULL) {
+            memset(out, 0, sizeof(*out));
+        }
+        return HSC_EINVAL;
+    }
+    s->lagging = 0;
+    if (s->cache == NULL || s->vt->validate == NULL || len == 0
+        || len > HSC_USER_MAX) {
+        s->queries++;
+        return s->vt->get(s, user, len, out);
+    }
+    memset(&v, 0, sizeof(v));
+    s->vt->validate(s, &v);
+    use = apply_verdict(s->cache, &v);
+    if (use < 0) {
+        memset(out, 0, sizeof(*out));
+        if (s->errmsg[0] == '\0') {
+            set_msg(s, "the user store cannot be validated");
+        }
+        return HSC_ESTORE;
+    }
+    if (use) {
+        hsc_cache_ticket(s->cache, &t);
+        if (hsc_cache_get(s->cache, user, len, out, s->text)) {
+            s->hits++;
+            s->lagging = v.lags;
+            return HSC_OK;
+        }
+    }
+    s->queries++;
+    st = s->vt->get(s, user, len, out);
+    if (st != HSC_OK || !use) {
+        return st;
+    }
+    if (v.token_len > 0) {
+        /* A snapshot rule: the read is the state the token names only if
+         * nothing committed while it ran. */
+        memset(&after, 0, sizeof(after));
+        s->vt->validate(s, &after);
+        if (after.verdict != HSC_VALID_UNCHANGED
+            || after.token_len != v.token_len
+            || memcmp(after.token, v.token, v.token_len) != 0) {
+            return st;
+        }
+    }
+    hsc_cache_put(s->cache, &t, out);
+    return st;
+}
+
+/* After a write through this handle: forget what it changed (a snapshot
+ * rule would notice anyway; a lease rule only at its next poll). */
+static hsc_status_t wrote(hsc_store_t *s, const char *user, hsc_status_t st)
+{
+    if (s->cache != NULL && user != NULL) {
+        hsc_cache_drop(s->cache, user, strlen(user));
+    }
+    return st;
+}
+
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
+                                 size_t len, hsc_user_t *out)
 {
     if (s == NULL || user == NULL || out == NULL) {
         if (out != NULL) {
@@ -116,7 +220,52 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
         }
         return HSC_EINVAL;
     }
+    /* The backend's get() always asks the store itself. */
+    s->lagging = 0;
+    s->queries++;
     return s->vt->get(s, user, len, out);
+}
+
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len)
+{
+    if (buf == NULL || len < HSC_STORE_ID_SIZE) {
+        return HSC_EINVAL;
+    }
+    buf[0] = '\0';
+    if (s == NULL || s->vt->store_id == NULL) {
+        return HSC_EINVAL;
+    }
+    return s->vt->store_id(s, buf, len);
+}
+
+int hsc_store_have_pgsql(void)
+{
+#ifdef HSC_HAVE_PGSQL
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
+                            char *errbuf, size_t errlen)
+{
+    size_t plen = sizeof(HSC_STORE_PGSQL_PREFIX) - 1;
+
+    if (spec != NULL && strncmp(spec, HSC_STORE_PGSQL_PREFIX, plen) == 0) {
+#ifdef HSC_HAVE_PGSQL
+        return hsc_store_pgsql_open(spec + plen, flags, ps, errbuf, errlen);
+#else
+        *ps = NULL;
+        if (errbuf != NULL && errlen > 0) {
+            snprintf(errbuf, errlen, "this build of mod_hsc has no "
+                     "PostgreSQL store (rebuild with libpq-dev installed, "
+                     "configure --with-pgsql)");
+        }
+        return HSC_EINVAL;
+#endif
+    }
+    return hsc_store_sqlite_open(spec, flags, ps, errbuf, errlen);
 }
 
 hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u)
@@ -156,7 +305,7 @@ hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
         set_msg(s, "set_password: invalid kdf");
         return HSC_EINVAL;
     }
-    return s->vt->set_password(s, user, salt, kdf, v);
+    return wrote(s, user, s->vt->set_password(s, user, salt, kdf, v));
 }
 
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
@@ -173,7 +322,7 @@ hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
         set_msg(s, "set_groups: invalid group list");
         return HSC_EINVAL;
     }
-    return s->vt->set_groups(s, user, groups);
+    return wrote(s, user, s->vt->set_groups(s, user, groups));
 }
 
 hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
@@ -192,7 +341,7 @@ hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
             return st;
         }
     }
-    return s->vt->set_disabled(s, user, on ? 1 : 0);
+    return wrote(s, user, s->vt->set_disabled(s, user, on ? 1 : 0));
 }
 
 hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
@@ -216,7 +365,7 @@ hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
         set_msg(s, "revoke: invalid username or time");
         return HSC_EINVAL;
     }
-    return s->vt->revoke(s, user, when);
+    return wrote(s, user, s->vt->revoke(s, user, when));
 }
 
 hsc_status_t hsc_store_del(hsc_store_t *s, const char *user)
@@ -228,7 +377,7 @@ hsc_status_t hsc_store_del(hsc_store_t *s, const char *user)
         set_msg(s, "del: invalid username");
         return HSC_EINVAL;
     }
-    return s->vt->del(s, user);
+    return wrote(s, user, s->vt->del(s, user));
 }
 
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
@@ -245,11 +394,41 @@ const char *hsc_store_errmsg(const hsc_store_t *s)
     return s != NULL ? s->errmsg : "";
 }
 
+int hsc_store_repeat_fault(const hsc_store_t *s)
+{
+    return s != NULL && s->repeat_fault;
+}
+
+int hsc_store_lagging(const hsc_store_t *s)
+{
+    return s != NULL && s->lagging;
+}
+
 void hsc_store_close(hsc_store_t *s)
 {
     if (s != NULL) {
+        hsc_store_use_cache(s, NULL);
         s->vt->close(s);
     }
+}
+
+void hsc_store_use_cache(hsc_store_t *s, hsc_cache_t *cache)
+{
+    if (s == NULL) {
+        return;
+    }
+    if (s->cache_owned) {
+        hsc_cache_destroy(s->cache);
+    }
+    s->cache = cache;
+    s->cache_owned = 0;
+}
+
+void hsc_store_counters(const hsc_store_t *s, unsigned long *hits,
+                        unsigned long *queries)
+{
+    *hits = s != NULL ? s->hits : 0;
+    *queries = s != NULL ? s->queries : 0;
 }
 
 int hsc_groups_contain(const char *groups, const char *group, size_t len)

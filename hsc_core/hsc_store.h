@@ -1,9 +1,8 @@
 /*
- * hsc_store.h: the user store, as a table of functions.
- *
- * The SQLite store (hsc_store_sqlite.c) is the one implementation today; a
- * networked SQL store can be added later by filling another table, without
- * touching callers.
+ * hsc_store.h: the user store, as callers see it: open a backend, then
+ * hsc_store_* calls. The backends' side (the table of functions, the
+ * handle's common part, the validation rule for the record cache) is in
+ * hsc_store_backend.h, which callers never include.
  *
  * A handle is used by one thread at a time and allocates nothing per call:
  * strings in an hsc_user_t returned by get() point into handle-owned memory
@@ -15,8 +14,9 @@
 
 #include "hsc_util.h"
 #include "hsc_kdf.h"
+#include "hsc_cache.h"
 
-typedef struct {
+typedef struct hsc_user_s {
     const char *name;      /* username, NUL-terminated */
     size_t name_len;
     unsigned char salt[HSC_SALT_LEN];
@@ -33,39 +33,13 @@ typedef struct hsc_store hsc_store_t;
 /* Called by list() once a user, in name order; non-zero stops the walk. */
 typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
 
-typedef struct {
-    const char *name; /* "sqlite" */
-
-    /** Look a user up. HSC_OK, HSC_ENOUSER, or HSC_ESTORE. */
-    hsc_status_t (*get)(hsc_store_t *s, const char *user, size_t len,
-                        hsc_user_t *out);
-    /** Insert a new user (name, salt, kdf, authenticator, groups, disabled).
-     *  HSC_EEXISTS if present; created/updated are set to now. */
-    hsc_status_t (*add)(hsc_store_t *s, const hsc_user_t *u);
-    /** Replace salt, kdf and authenticator. HSC_ENOUSER if absent. */
-    hsc_status_t (*set_password)(hsc_store_t *s, const char *user,
-                                 const unsigned char salt[HSC_SALT_LEN],
-                                 const hsc_kdf_t *kdf,
-                                 const unsigned char v[HSC_AUTH_LEN]);
-    hsc_status_t (*set_groups)(hsc_store_t *s, const char *user,
-                               const char *groups);
-    hsc_status_t (*set_disabled)(hsc_store_t *s, const char *user, int on);
-    /** revoked_before = when: cookies issued earlier stop working. */
-    hsc_status_t (*revoke)(hsc_store_t *s, const char *user, int64_t when);
-    hsc_status_t (*del)(hsc_store_t *s, const char *user);
-    hsc_status_t (*list)(hsc_store_t *s, hsc_store_each_fn *fn, void *baton);
-    void (*close)(hsc_store_t *s);
-} hsc_store_vtable_t;
-
-struct hsc_store {
-    const hsc_store_vtable_t *vt;
-    char errmsg[256]; /* the backend's last error, for logs; never secrets */
-};
+/* Bytes of a store id with its NUL: 32 hex digits. */
+#define HSC_STORE_ID_SIZE 33
 
 /* Flags for hsc_store_sqlite_open(). */
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
 #define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
-#define HSC_STORE_NOCACHE 0x4  /* no validated cache: get() always queries */
+#define HSC_STORE_NOCACHE 0x4  /* no private record cache (see below) */
 
 /**
  * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
@@ -88,27 +62,42 @@ struct hsc_store {
  * later. So a deleted database fails closed within a second, and a
  * replaced one is picked up without restarting the server.
  *
- * Unless HSC_STORE_NOCACHE, get() keeps a few recent records (32, short
- * names and group lists only) and returns one only while SQLite's WAL-index
- * header in the -shm file is unchanged since the record was read, that is
- * while no transaction has committed, by any process: the answer is always
- * the one the query would give now, so a change by hsc-admin is seen on
- * the next get(). In rollback-journal mode, or when the -shm cannot be
- * mapped read-write, every get() runs the query.
+ * Unless HSC_STORE_NOCACHE, the handle gets a small private record cache
+ * (HSC_STORE_PRIVATE_CACHE records); hsc_store_use_cache() replaces it
+ * with one shared by the process's handles. Either way a kept record is
+ * returned only while SQLite's WAL-index header in the -shm file (and the
+ * file's identity) is unchanged since the record was read, that is while
+ * no transaction has committed, by any process: the answer is always the
+ * one the query would give now, so a change by hsc-admin is seen on the
+ * next get(). In rollback-journal mode, or when the -shm cannot be mapped
+ * read-write, every get() runs the query.
  */
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,
-                                   size_t errlen);
+                                   size_t errlen) HSC_MUST_CHECK;
+
+/* Records in the private cache of a handle opened without NOCACHE. */
+#define HSC_STORE_PRIVATE_CACHE 1024
 
 /**
- * For tests and benchmarks: how many get() calls on an SQLite handle were
- * answered from the validated cache (*hits) and by running the query
- * (*queries). Zeroes for another store.
+ * For tests and benchmarks: how many get() calls on a handle were answered
+ * from the record cache (*hits) and by asking the store (*queries).
  */
-void hsc_store_sqlite_counters(const hsc_store_t *s, unsigned long *hits,
-                               unsigned long *queries);
-/** 1 when the handle's validated cache is in use (WAL mode, -shm mapped). */
+void hsc_store_counters(const hsc_store_t *s, unsigned long *hits,
+                        unsigned long *queries);
+/* The same, under its earlier name. */
+#define hsc_store_sqlite_counters hsc_store_counters
+/** 1 when the handle has a cache and its backend can validate it now
+ *  (SQLite: WAL mode, -shm mapped). */
 int hsc_store_sqlite_cached(const hsc_store_t *s);
+
+/**
+ * Use cache (shared by any number of handles of the same database, one
+ * per thread) instead of the handle's own; NULL: none. The handle drops
+ * its private cache. The cache must outlive the handle. A backend without
+ * a validation rule never uses one.
+ */
+void hsc_store_use_cache(hsc_store_t *s, hsc_cache_t *cache);
 
 /**
  * Once per process, before SQLite's first use and while no other thread
@@ -121,33 +110,68 @@ int hsc_store_sqlite_cached(const hsc_store_t *s);
  */
 int hsc_store_sqlite_process_init(void);
 
+/* The prefix of a PostgreSQL store spec: "pgsql:<libpq conninfo>". */
+#define HSC_STORE_PGSQL_PREFIX "pgsql:"
+
+/** 1 when this build has the PostgreSQL store (configure found libpq). */
+int hsc_store_have_pgsql(void);
+
+/**
+ * Open the store a spec names: "pgsql:<conninfo>" (hsc_store_pgsql.h), or
+ * else the path of an SQLite file (hsc_store_sqlite_open, same flags).
+ * A pgsql: spec on a build without libpq is HSC_EINVAL with a message
+ * saying so. Messages never carry the conninfo's password.
+ */
+hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
+                            char *errbuf, size_t errlen) HSC_MUST_CHECK;
+
 /* Callers go through these, so the vtable stays an implementation detail. */
 hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
-                           hsc_user_t *out);
-hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u);
+                           hsc_user_t *out) HSC_MUST_CHECK;
+/** For logins: the record as the database has it now, never from a cache
+ *  that may lag (the PostgreSQL store's lease). Otherwise as get(). */
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
+                                 size_t len, hsc_user_t *out) HSC_MUST_CHECK;
+/** The store's id into buf (HSC_STORE_ID_SIZE bytes): HSC_OK, or
+ *  HSC_EINVAL when the store has none (buf is then ""). */
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len)
+    HSC_MUST_CHECK;
+hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u) HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
                                     const unsigned char salt[HSC_SALT_LEN],
                                     const hsc_kdf_t *kdf,
-                                    const unsigned char v[HSC_AUTH_LEN]);
+                                    const unsigned char v[HSC_AUTH_LEN])
+    HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
-                                  const char *groups);
+                                  const char *groups) HSC_MUST_CHECK;
 /** Disabling also revokes (hsc_store_revoke_now), so that enabling the user
  * again brings back no earlier cookie, a stolen one included. */
-hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on);
+hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
+    HSC_MUST_CHECK;
 /** revoked_before = when, as given (callers mean hsc_store_revoke_now). */
-hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when);
+hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
+    HSC_MUST_CHECK;
 /**
  * "Log out everywhere" at time now: revoked_before = now + 1 (spec), so
  * every cookie issued up to and including this second is refused; a login
  * later in the same second gets iat = now + 1 (hsc_login_iat).
  */
 hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
-                                  int64_t now);
-hsc_status_t hsc_store_del(hsc_store_t *s, const char *user);
+                                  int64_t now) HSC_MUST_CHECK;
+hsc_status_t hsc_store_del(hsc_store_t *s, const char *user) HSC_MUST_CHECK;
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
-                            void *baton);
+                            void *baton) HSC_MUST_CHECK;
 /** The backend's last error message ("" when none). */
 const char *hsc_store_errmsg(const hsc_store_t *s);
+/** 1 when the last failure continues an outage this process already
+ *  reported once (callers log it quietly); 0 for a new one. */
+int hsc_store_repeat_fault(const hsc_store_t *s);
+/** 1 when the last get() answered from a record cache that may lag the
+ *  store within its bound (a lease rule: the PostgreSQL store). A refusal
+ *  based on it is to be confirmed with hsc_store_get_fresh(), so that a
+ *  lagging cache can delay a refusal but never refuse a cookie the
+ *  database accepts (hsc_cookie_check_user does). */
+int hsc_store_lagging(const hsc_store_t *s);
 /** Close and free the handle; NULL is allowed. */
 void hsc_store_close(hsc_store_t *s);
 

@@ -16,12 +16,12 @@
  * primary-key lookup in a WITHOUT ROWID table, strings copied into buffers
  * the handle owns, no allocation unless a group list outgrows its buffer.
  *
- * In front of that query sits a small cache of user records, validated on
- * every get() against SQLite's own change detector (see "The validated
- * cache" below): a cached record is returned only while the database has
- * not committed a single transaction since the record was read, so a get()
- * answers exactly what the query would. It never trades freshness for
- * speed; HSC_STORE_NOCACHE turns it off.
+ * The record cache in front of that query is the wrapper's (hsc_store.c,
+ * hsc_cache.c); this file provides its validation rule, sq_validate(),
+ * built on SQLite's own change detector (see "The validation rule"
+ * below): records are trusted only while the database has not committed
+ * a single transaction since they were read, so a get() answers exactly
+ * what the query would. It never trades freshness for speed.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -34,7 +34,7 @@
 
 #include <sqlite3.h>
 
-#include "hsc_store.h"
+#include "hsc_store_backend.h"
 
 /* PRAGMA application_id of an hsc user database: "HSC1" in ASCII. */
 #define HSC_SQLITE_APP_ID 0x48534331
@@ -45,12 +45,6 @@
 #define HSC_SQLITE_WAL_LIMIT 1048576
 /* Bytes of the group buffer a handle starts with. */
 #define HSC_SQLITE_GROUPS_INIT 256
-/* Records in a handle's validated cache (a power of two), and the longest
- * username and group list a cached record may have (longer ones are
- * always read by the query). About 10 KiB per handle. */
-#define HSC_SQLITE_CACHE_SLOTS 32
-#define HSC_SQLITE_CACHE_NAME 64
-#define HSC_SQLITE_CACHE_GROUPS 96
 /* The WAL-index header (https://www.sqlite.org/walformat.html): two copies
  * of 48 bytes at the start of the -shm file; iVersion and isInit within. */
 #define WAL_HDR_LEN 48
@@ -92,15 +86,6 @@ static const char *const migrations[] = {
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, " \
     "created, updated"
 
-/* A cached user record, and the WAL-index header it was read under. */
-typedef struct {
-    unsigned char hdr[WAL_HDR_LEN];
-    int used;
-    hsc_user_t u;          /* name and groups point into this entry */
-    char name[HSC_SQLITE_CACHE_NAME + 1];
-    char groups[HSC_SQLITE_CACHE_GROUPS + 1];
-} sq_cached_t;
-
 typedef struct {
     hsc_store_t base;      /* first: the handle callers hold */
     sqlite3 *db;           /* NULL while the file is gone */
@@ -113,12 +98,11 @@ typedef struct {
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
-    /* The validated cache: shm is SQLite's mapping of the first wal-index
-     * region of this connection, NULL when the cache is off (asked so, not
+    /* The validation rule's input: SQLite's mapping of the first wal-index
+     * region of this connection, NULL when no record may be trusted (not
      * WAL, read-only -shm, any doubt). */
     const unsigned char *shm;
-    sq_cached_t *cache;    /* HSC_SQLITE_CACHE_SLOTS, or NULL */
-    unsigned long hits, queries;
+    int reconnected;       /* 1: validate() must say everything changed */
 } sq_store_t;
 
 static const hsc_store_vtable_t sq_vtable;
@@ -398,7 +382,7 @@ cleanup:
 }
 
 /*
- * The validated cache.
+ * The validation rule.
  *
  * In WAL mode, every transaction that commits rewrites the WAL-index
  * header at the start of the -shm file, which every connection to the
@@ -413,12 +397,15 @@ cleanup:
  * returned only while the live header is byte for byte that one: no
  * commit, by any connection in any process, has happened since. The first
  * request after hsc-admin's commit sees a new header and reads the table.
+ * The token handed to the cache is the file's device and inode followed by
+ * the header, so two files with equal headers are never confused.
  *
  * Reading the header without a lock is what SQLite does too: copy 0, a
  * barrier, copy 1; a writer busy between them leaves them different, and
- * the lookup takes the query. A record is stored only when the header read
- * before the query equals the one read after it (no commit in between, so
- * the row is the one that header describes).
+ * the rule says "bypass" (the lookup runs the query, nothing is kept). The
+ * wrapper (hsc_store.c) keeps a row only when the token read before the
+ * query equals the one read after it (no commit in between, so the row is
+ * the one that header describes).
  *
  * Rollback-journal mode has no such header, so the cache is used only when
  * the connection is in WAL mode. Another process cannot take the file out
@@ -428,11 +415,10 @@ cleanup:
  * SQLITE_BUSY (test_store.c checks both). A handle that (re)connects to a
  * file in another mode runs the query every time.
  *
- * Besides, the cache is emptied when the handle writes, reconnects, or
- * once a second (with the file check in watch(), which also reconnects
- * when the file was written over in place): that bounds to a second what
- * no SQLite reader would see either (a writer that bypasses locking), at
- * the price of one query a second.
+ * Besides, the rule says "everything changed" after the handle reconnects
+ * (watch(), at most once a second, reconnects when the file was replaced,
+ * deleted or written over in place): that bounds to a second what no
+ * SQLite reader would see either (a writer that bypasses locking).
  */
 
 /* Read a consistent WAL-index header into h: 1, or 0 when torn/unusable. */
@@ -449,26 +435,6 @@ static int wal_hdr_read(const unsigned char *shm, unsigned char *h)
     memcpy(&version, h, sizeof(version));
     return memcmp(h, h1, WAL_HDR_LEN) == 0 && version == WAL_HDR_VERSION
            && h[WAL_HDR_ISINIT] == 1;
-}
-
-/* The slot for a username (FNV-1a). */
-static sq_cached_t *cache_slot(sq_store_t *sq, const char *user, size_t len)
-{
-    uint32_t h = 2166136261u;
-    size_t i;
-
-    for (i = 0; i < len; i++) {
-        h = (h ^ (unsigned char)user[i]) * 16777619u;
-    }
-    return &sq->cache[h & (HSC_SQLITE_CACHE_SLOTS - 1)];
-}
-
-/* Forget every cached record (they hold verifiers: wipe them). */
-static void cache_flush(sq_store_t *sq)
-{
-    if (sq->cache != NULL) {
-        hsc_wipe(sq->cache, sizeof(sq->cache[0]) * HSC_SQLITE_CACHE_SLOTS);
-    }
 }
 
 /* 1 when the one-row PRAGMA sql answers want. */
@@ -511,9 +477,8 @@ static void cache_attach(sq_store_t *sq)
     volatile void *p = NULL;
 
     sq->shm = NULL;
-    cache_flush(sq);
-    if (sq->cache == NULL || sq->db == NULL
-        || !uses_shared_wal_index(sq->db)) {
+    sq->reconnected = 1;
+    if (sq->db == NULL || !uses_shared_wal_index(sq->db)) {
         return;
     }
     if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_FILE_POINTER, &f)
@@ -532,31 +497,9 @@ static void cache_attach(sq_store_t *sq)
     sq->shm = (const unsigned char *)(uintptr_t)p;
 }
 
-/* Keep the row just read (in *u) under header hdr, when it fits. */
-static void cache_store(sq_store_t *sq, const unsigned char *hdr,
-                        const hsc_user_t *u)
-{
-    sq_cached_t *e = cache_slot(sq, u->name, u->name_len);
-    size_t glen = strlen(u->groups);
-
-    hsc_wipe(e, sizeof(*e));
-    if (u->name_len > HSC_SQLITE_CACHE_NAME
-        || glen > HSC_SQLITE_CACHE_GROUPS) {
-        return;
-    }
-    e->u = *u;
-    memcpy(e->name, u->name, u->name_len);
-    memcpy(e->groups, u->groups, glen + 1);
-    e->u.name = e->name;
-    e->u.groups = e->groups;
-    memcpy(e->hdr, hdr, WAL_HDR_LEN);
-    e->used = 1;
-}
-
 static void disconnect(sq_store_t *sq)
 {
     sq->shm = NULL;
-    cache_flush(sq);
     sqlite3_finalize(sq->get_st);
     sq->get_st = NULL;
     sqlite3_close(sq->db);
@@ -618,7 +561,6 @@ static hsc_status_t watch(sq_store_t *sq)
     }
     sq->next_check = now;
     sq->next_check.tv_sec += 1;
-    cache_flush(sq);
     if (sq->db != NULL) {
         if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED,
                                  &moved) != SQLITE_OK) {
@@ -702,27 +644,10 @@ static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
     return HSC_OK;
 }
 
-/* A hit: the cached record, copied where a query would have put it. */
-static hsc_status_t cache_hit(sq_store_t *sq, const sq_cached_t *e,
-                              hsc_user_t *out)
-{
-    size_t glen = strlen(e->groups);
-
-    *out = e->u;
-    memcpy(sq->name, e->name, e->u.name_len + 1);
-    memcpy(sq->groups, e->groups, glen + 1);
-    out->name = sq->name;
-    out->groups = sq->groups;
-    sq->hits++;
-    return HSC_OK;
-}
-
 static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out)
 {
     sq_store_t *sq = (sq_store_t *)s;
-    unsigned char hdr[WAL_HDR_LEN], hdr2[WAL_HDR_LEN];
-    int have_hdr = 0;
     hsc_status_t st;
     int rc;
 
@@ -733,17 +658,6 @@ static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
     if ((st = watch(sq)) != HSC_OK) {
         return st;
     }
-    if (sq->shm != NULL && len <= HSC_SQLITE_CACHE_NAME) {
-        const sq_cached_t *e = cache_slot(sq, user, len);
-
-        have_hdr = wal_hdr_read(sq->shm, hdr);
-        if (have_hdr && e->used && e->u.name_len == len
-            && memcmp(e->name, user, len) == 0
-            && memcmp(e->hdr, hdr, WAL_HDR_LEN) == 0) {
-            return cache_hit(sq, e, out);
-        }
-    }
-    sq->queries++;
     rc = sqlite3_bind_text(sq->get_st, 1, user, (int)len, SQLITE_STATIC);
     if (rc != SQLITE_OK) {
         st = sq_fail(sq, "get", rc);
@@ -764,12 +678,6 @@ cleanup:
     /* Ends the read transaction, so the next get sees new writes. */
     sqlite3_reset(sq->get_st);
     sqlite3_clear_bindings(sq->get_st);
-    /* No commit between the header read before the query and now: the row
-     * is the one that header describes. */
-    if (st == HSC_OK && have_hdr && wal_hdr_read(sq->shm, hdr2)
-        && memcmp(hdr, hdr2, WAL_HDR_LEN) == 0) {
-        cache_store(sq, hdr, out);
-    }
     if (st != HSC_OK) {
         memset(out, 0, sizeof(*out));
         if (st != HSC_ENOUSER) {
@@ -777,6 +685,33 @@ cleanup:
         }
     }
     return st;
+}
+
+/*
+ * The rule: the token is (device, inode, WAL-index header). Unavailable
+ * while the file is gone; everything changed right after a (re)connect;
+ * bypass while the header is torn or there is none to read.
+ */
+static void sq_validate(hsc_store_t *s, hsc_validation_t *v)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    uint64_t id[2];
+
+    if (watch(sq) != HSC_OK) {
+        v->verdict = HSC_VALID_UNAVAILABLE;
+        return;
+    }
+    if (sq->shm == NULL
+        || !wal_hdr_read(sq->shm, v->token + sizeof(id))) {
+        v->verdict = HSC_VALID_BYPASS;
+        return;
+    }
+    id[0] = (uint64_t)sq->seen.st_dev;
+    id[1] = (uint64_t)sq->seen.st_ino;
+    memcpy(v->token, id, sizeof(id));
+    v->token_len = sizeof(id) + WAL_HDR_LEN;
+    v->verdict = sq->reconnected ? HSC_VALID_ALL : HSC_VALID_UNCHANGED;
+    sq->reconnected = 0;
 }
 
 /* Check the handle can write, then prepare sql. */
@@ -787,7 +722,6 @@ static hsc_status_t write_prepare(sq_store_t *sq, const char *what,
     int rc;
 
     *pst = NULL;
-    cache_flush(sq); /* the header changes on commit anyway; belt */
     if ((st = watch(sq)) != HSC_OK) {
         return st;
     }
@@ -1034,23 +968,23 @@ static void sq_close(hsc_store_t *s)
     sq_store_t *sq = (sq_store_t *)s;
 
     disconnect(sq);
-    free(sq->cache);
     free(sq->path);
     free(sq->groups);
     free(sq);
 }
 
 static const hsc_store_vtable_t sq_vtable = {
-    "sqlite",
-    sq_get,
-    sq_add,
-    sq_set_password,
-    sq_set_groups,
-    sq_set_disabled,
-    sq_revoke,
-    sq_del,
-    sq_list,
-    sq_close
+    .name = "sqlite",
+    .get = sq_get,
+    .add = sq_add,
+    .set_password = sq_set_password,
+    .set_groups = sq_set_groups,
+    .set_disabled = sq_set_disabled,
+    .revoke = sq_revoke,
+    .del = sq_del,
+    .list = sq_list,
+    .close = sq_close,
+    .validate = sq_validate
 };
 
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
@@ -1085,12 +1019,12 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
     }
     sq->flags = flags & ~HSC_STORE_CREATE; /* a reopen never creates */
     if (!(flags & HSC_STORE_NOCACHE)) {
-        sq->cache = calloc(HSC_SQLITE_CACHE_SLOTS, sizeof(sq->cache[0]));
-        if (sq->cache == NULL) {
+        st = hsc_cache_create(HSC_STORE_PRIVATE_CACHE, 1, &sq->base.cache);
+        if (st != HSC_OK) {
             msgf(errbuf, errlen, "out of memory");
-            st = HSC_ENOMEM;
             goto cleanup;
         }
+        sq->base.cache_owned = 1;
     }
     msg[0] = '\0';
     remember_file(sq); /* before: a change after this reconnects once */
@@ -1101,32 +1035,23 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
         goto cleanup;
     }
     cache_attach(sq);
+    sq->reconnected = 0; /* a first connect: nothing kept to distrust */
     clock_gettime(CLOCK_MONOTONIC, &sq->next_check);
     sq->next_check.tv_sec += 1;
     *ps = &sq->base;
     return HSC_OK;
 
 cleanup:
-    free(sq->cache);
+    hsc_cache_destroy(sq->base.cache);
     free(sq->path);
     free(sq->groups);
     free(sq);
     return st;
 }
 
-void hsc_store_sqlite_counters(const hsc_store_t *s, unsigned long *hits,
-                               unsigned long *queries)
-{
-    const sq_store_t *sq = (const sq_store_t *)s;
-    int ours = s != NULL && s->vt == &sq_vtable;
-
-    *hits = ours ? sq->hits : 0;
-    *queries = ours ? sq->queries : 0;
-}
-
 int hsc_store_sqlite_cached(const hsc_store_t *s)
 {
-    return s != NULL && s->vt == &sq_vtable
+    return s != NULL && s->vt == &sq_vtable && s->cache != NULL
            && ((const sq_store_t *)s)->shm != NULL;
 }
 

@@ -72,7 +72,9 @@ is(get_with('/admins/page.html', 'hsc', $v)->code, 403,
 # All of the above ran with the validated record cache on (the default):
 # the threads said so when they opened their handles (LogLevel hsc:debug).
 my $logtext = error_log_text();
-like($logtext, qr/HSC008: user database \S+users\.db opened for this thread \(record cache on\)/,
-     'the handles had the record cache on (HSCUserDBCache default)');
+like($logtext, qr/HSC008: user database \S+users\.db opened for this thread \(record cache shared by the child's threads\)/,
+     'the handles used the shared record cache (HSCUserDBCache default)');
+like($logtext, qr/HSC102: user record cache for \S+users\.db: 131072 records shared by this child's threads, at most 2\d\.\d MiB/,
+     'each child logged its record cache and its bound at start');
 like($logtext, qr/HSC009: SQLite's memory statistics are off/,
      "at startup the module turned SQLite's memory statistics off");

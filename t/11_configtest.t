@@ -124,6 +124,10 @@ push @cases,
     ['a bad KDF cap', $ok . "HSCMaxLoginKDF 2x\n", qr{HSCMaxLoginKDF: '2x' is not a count}],
     ['a dummy KDF that is not a KDF', $ok . "HSCDummyKDF md5:1\n", qr{HSCDummyKDF: 'md5:1' is not a KDF}],
     ['a dummy KDF above the ceilings', $ok . "HSCDummyKDF sha256-chain:20000001\n", qr{HSCDummyKDF: 'sha256-chain:20000001' is above the KDF ceilings}],
+    ['a pgsql: conninfo that does not parse', $ok . "HSCUserDB \"pgsql:host='x\"\n", qr{HSCUserDB: (invalid conninfo: unterminated|this mod_hsc was built without the PostgreSQL store)}],
+    ['HSCUserDBPoolSize 0', $ok . "HSCUserDBPoolSize 0\n", qr{HSCUserDBPoolSize: '0' is not a number of connections from 1 to 64}],
+    ['HSCUserDBMaxStale in words', $ok . "HSCUserDBMaxStale soon\n", qr{HSCUserDBMaxStale: 'soon' is not a duration}],
+    ['HSCUserDBPoolWait in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserDBPoolWait 1s\n</VirtualHost>\n", qr{HSCUserDBPoolWait cannot occur within <VirtualHost> section}],
     ['an unknown throttle cache', $ok . "HSCThrottleCache nosuch\n", qr{HSCThrottleCache: the socache provider 'nosuch' is not loaded}],
     ['bad shmcb arguments', $ok . "HSCThrottleCache shmcb:x(12)\n", qr{HSCThrottleCache: shmcb: .*size}],
     ['HSCThrottleCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCThrottleCache none\n</VirtualHost>\n", qr{HSCThrottleCache cannot occur within <VirtualHost> section}],
@@ -152,6 +156,13 @@ push @cases,
     ['HSCLoginStylesheet with a quote', $ok . qq{HSCLoginStylesheet "/s.css'"\n}, qr{HSCLoginStylesheet: .* must be a local path}],
     ['HSCSiteName with a control character', $ok . "HSCSiteName \"a\tb\"\n", qr{HSCSiteName: no control characters}],
     ['HSCLoginFailureURL with a space', $ok . qq{HSCLoginFailureURL "/a b"\n}, qr{HSCLoginFailureURL: the URL must be non-empty}];
+# The shared record cache's size: records, 0 (off) to 16 Mi, main server only.
+push @cases,
+    ['HSCUserCacheSize 500000', $ok . "HSCUserCacheSize 500000\n", undef],
+    ['HSCUserCacheSize 0', $ok . "HSCUserCacheSize 0\n", undef],
+    ['HSCUserCacheSize not a number', $ok . "HSCUserCacheSize 10k\n", qr{HSCUserCacheSize: '10k' is not a number of records}],
+    ['HSCUserCacheSize too large', $ok . "HSCUserCacheSize 16777217\n", qr{HSCUserCacheSize: '16777217' is not a number of records}],
+    ['HSCUserCacheSize in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserCacheSize 10\n</VirtualHost>\n", qr{HSCUserCacheSize cannot occur within <VirtualHost> section}];
 
 # The annotated sample, with this tree's module, database and key file.
 {

@@ -19,7 +19,7 @@ use IO::Socket::INET ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 42;
+plan tests => 45;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -351,6 +351,19 @@ EOT
     like($errlog->(), qr/HSC054: login throttling cache failure/,
          'and each failure is logged (HSC054)');
     unlike($errlog->(), qr/\Q$PW{alice}\E/, 'no password in the log');
+    $stop->($conf) if $port;
+
+    # The same with HSCThrottleUnavailable refuse: no password is checked
+    # without being counted.
+    ($port, $conf) = $start->(
+        "LoadModule socache_memcache_module $libexec/mod_socache_memcache.so\n"
+        . "HSCThrottleCache memcache:127.0.0.1:$closed\n"
+        . "HSCThrottleUnavailable refuse");
+    ok($port, 'HSCThrottleUnavailable refuse: the server starts');
+    is($codes->($port, 'x', $PW{alice}), '503 503',
+       'a failing cache: logins are refused with 503, even the right one');
+    like($errlog->(), qr/HSC054: .*logins are refused \(503\)/,
+         'and the failure says so (HSC054)');
     $stop->($conf) if $port;
 
     # shmcb loaded again (the test server's modules), tiny limits.

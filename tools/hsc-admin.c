@@ -132,7 +132,10 @@ enum {
     OPT_NOW = 1 << 8,
     OPT_SKEW = 1 << 9,
     OPT_MAX_AGE = 1 << 10,
-    OPT_FORCE = 1 << 11
+    OPT_FORCE = 1 << 11,
+    OPT_VERIFY_ONLY = 1 << 12,
+    OPT_SIGN = 1 << 13,
+    OPT_RETIRE = 1 << 14
 };
 
 static const struct {
@@ -152,6 +155,9 @@ static const struct {
     {"skew", OPT_SKEW, 1},
     {"max-age", OPT_MAX_AGE, 1},
     {"force", OPT_FORCE, 0},
+    {"verify-only", OPT_VERIFY_ONLY, 0},
+    {"sign", OPT_SIGN, 1},
+    {"retire", OPT_RETIRE, 1},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -492,12 +498,19 @@ static int get_password(int from_stdin, int confirm, int allow_empty,
 
 /* --- the store ------------------------------------------------------------- */
 
+static int is_pgsql(const char *db)
+{
+    return strncmp(db, HSC_STORE_PGSQL_PREFIX,
+                   strlen(HSC_STORE_PGSQL_PREFIX)) == 0;
+}
+
 static int open_store(const char *db, int flags, hsc_store_t **ps)
 {
     char err[512];
     hsc_status_t st;
 
-    st = hsc_store_sqlite_open(db, flags, ps, err, sizeof(err));
+    /* A path, or "pgsql:<conninfo>": every command takes either. */
+    st = hsc_store_open(db, flags, ps, err, sizeof(err));
     if (st != HSC_OK) {
         return fail(EX_FILE, "%s", err[0] ? err : hsc_strerror(st));
     }
@@ -527,6 +540,16 @@ static int cmd_init(const args_t *a)
     struct stat sb;
     int existed, fd, rc;
 
+    if (is_pgsql(db)) {
+        /* The schema files are applied under an advisory lock; an
+         * existing database is migrated, never overwritten. */
+        if ((rc = open_store(db, HSC_STORE_CREATE, &s)) != EX_OK) {
+            return rc;
+        }
+        hsc_store_close(s);
+        printf("pgsql: an hsc user database, schema up to date\n");
+        return EX_OK;
+    }
     existed = stat(db, &sb) == 0;
     if (!existed) {
         /* The file holds salts and authenticators: not for everyone to
@@ -928,19 +951,22 @@ static int keygen_create(apr_pool_t *pool, const char *path,
 }
 
 /*
- * Put line first among the keys of an existing file: read it, let
- * hsc_keyfile_prepend rewrite and check the text, write that to a
- * temporary file beside it (0600), load that back, rename it over.
+ * Rewrite an existing key file: read it, let hsc_keyfile_rotate rewrite
+ * and check the text (op: a new line first or last, kid's line first, or
+ * kid's line gone), write that to a temporary file beside it (0600), load
+ * that back, rename it over. arg is the new line (SIGN, VERIFY_ONLY) or
+ * the key id (PROMOTE, RETIRE); kid names the key in messages.
  */
 static int keygen_rotate(apr_pool_t *pool, const char *path,
-                         const char *line, const char *kid)
+                         hsc_rotate_t op, const char *arg, const char *kid)
 {
     char tmp[4096];
     char *text = NULL;
     struct stat sb;
-    hsc_keyring_t *kr = NULL;
+    hsc_keyring_t *kr = NULL, *old = NULL;
     const char *msg = NULL;
     char *out = NULL;
+    char old_signer[HSC_KID_MAX + 1];
     size_t len = 0, outlen = 0;
     int fd = -1, tfd = -1, rc = EX_FILE, new_count = 0;
     hsc_status_t st;
@@ -979,12 +1005,18 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         }
         len += (size_t)n;
     }
+    /* The old signer, for the message (the text loads: checked next). */
+    old_signer[0] = '\0';
+    if (hsc_keyring_parse(pool, path, text, len, &old, &msg) == HSC_OK) {
+        snprintf(old_signer, sizeof(old_signer), "%s",
+                 hsc_key_id(hsc_keyring_signer(old)));
+    }
     /* The rewrite itself, checked, is the library's. */
-    st = hsc_keyfile_prepend(pool, path, text, len, line, &out, &outlen,
-                             &new_count, &msg);
+    st = hsc_keyfile_rotate(pool, path, text, len, op, arg, &out, &outlen,
+                            &new_count, &msg);
     if (st != HSC_OK) {
-        rc = fail(st == HSC_EEXISTS ? EX_INPUT : EX_FILE, "%s",
-                  msg ? msg : hsc_strerror(st));
+        rc = fail(st == HSC_EEXISTS || st == HSC_ENOKEY ? EX_INPUT : EX_FILE,
+                  "%s", msg ? msg : hsc_strerror(st));
         goto cleanup;
     }
 
@@ -1017,10 +1049,12 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     if (load_keys(pool, tmp, &kr) != HSC_OK) {
         goto cleanup;
     }
-    if (strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
+    if (strcmp(hsc_key_id(hsc_keyring_signer(kr)),
+               op == HSC_ROTATE_SIGN || op == HSC_ROTATE_PROMOTE
+                   ? kid : old_signer) != 0
         || hsc_keyring_count(kr) != new_count) {
-        rc = fail(EX_FILE, "%s: the rewritten file does not start with the "
-                  "new key; left unchanged", path);
+        rc = fail(EX_FILE, "%s: the rewritten file is not what was asked; "
+                  "left unchanged", path);
         goto cleanup;
     }
     if (rename(tmp, path) != 0) {
@@ -1029,8 +1063,23 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     }
     tmp[0] = '\0';
     sync_dir_of(path);
-    printf("%s: new signing key %s; %d keys (the older ones still verify)\n",
-           path, kid, new_count);
+    switch (op) {
+    case HSC_ROTATE_SIGN:
+        printf("%s: new signing key %s; %d keys (the older ones still "
+               "verify)\n", path, kid, new_count);
+        break;
+    case HSC_ROTATE_VERIFY_ONLY:
+        printf("%s: new key %s staged, verify-only (%s still signs); %d "
+               "keys\n", path, kid, old_signer, new_count);
+        break;
+    case HSC_ROTATE_PROMOTE:
+        printf("%s: %s signs now; %d keys (the others still verify)\n",
+               path, kid, new_count);
+        break;
+    case HSC_ROTATE_RETIRE:
+        printf("%s: key %s retired; %d keys\n", path, kid, new_count);
+        break;
+    }
     rc = EX_OK;
 
 cleanup:
@@ -1059,6 +1108,25 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     hsc_status_t st;
     int rc;
 
+    const char *sign = (a->given & OPT_SIGN) ? opt(a, OPT_SIGN) : NULL;
+    const char *retire = (a->given & OPT_RETIRE) ? opt(a, OPT_RETIRE)
+                                                 : NULL;
+
+    if (!!sign + !!retire + !!(a->given & (OPT_KID | OPT_VERIFY_ONLY)) > 1) {
+        return usage_error("keygen: --sign and --retire take no other "
+                           "option");
+    }
+    if (sign != NULL || retire != NULL) {
+        /* Several nodes: stage (--verify-only) everywhere, then --sign,
+         * then --retire the old key, reloading every node each time. */
+        kid = sign ? sign : retire;
+        if (!hsc_kid_valid(kid, strlen(kid))) {
+            return fail(EX_INPUT, "invalid key id \"%s\"", kid);
+        }
+        return keygen_rotate(pool, path,
+                             sign ? HSC_ROTATE_PROMOTE : HSC_ROTATE_RETIRE,
+                             kid, kid);
+    }
     if (kid != NULL && !hsc_kid_valid(kid, strlen(kid))) {
         return fail(EX_INPUT, "invalid key id \"%s\" (1-%d characters of "
                     "A-Z a-z 0-9 _ -)", kid, HSC_KID_MAX);
@@ -1077,7 +1145,11 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     rc = keygen_create(pool, path, line, newkid);
     if (rc == -1) {
         if (errno == EEXIST) {
-            rc = keygen_rotate(pool, path, line, newkid);
+            rc = keygen_rotate(pool, path,
+                               (a->given & OPT_VERIFY_ONLY)
+                                   ? HSC_ROTATE_VERIFY_ONLY
+                                   : HSC_ROTATE_SIGN,
+                               line, newkid);
         }
         else {
             rc = fail(EX_FILE, "%s: %s", path, strerror(errno));
@@ -1384,8 +1456,11 @@ static const struct {
     {"list", run_list, 1, 1, 0, "DB", "list the users"},
     {"check", run_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
-    {"keygen", run_keygen, 1, 1, OPT_KID, "KEYFILE [--kid ID]",
-     "create a key file, or put a new signing key first in one"},
+    {"keygen", run_keygen, 1, 1,
+     OPT_KID | OPT_VERIFY_ONLY | OPT_SIGN | OPT_RETIRE,
+     "KEYFILE [--kid ID] [--verify-only] | --sign ID | --retire ID",
+     "create a key file, or add a key to one: first (signs) or last "
+     "(--verify-only); --sign moves a key first, --retire removes one"},
     {"inspect", run_inspect, 1, 1,
      OPT_KEYS | OPT_DB | OPT_SCOPE | OPT_ADDRESS | OPT_NOW | OPT_SKEW
          | OPT_MAX_AGE,

@@ -9,11 +9,11 @@
 set -eu
 
 # Build and install: httpd's headers and apxs, APR, OpenSSL 3, SQLite 3,
-# autotools. apache2-bin is the server binary and its modules without the
-# Debian service; a server installs `apache2` itself (README, Quick start).
+# libpq (the PostgreSQL user store), autotools. apache2-bin is the server
+# binary and its modules without the Debian service; a server installs `apache2` itself (README, Quick start).
 BUILD="build-essential pkg-config autoconf automake libtool
        apache2-bin apache2-dev libapr1-dev libaprutil1-dev libssl-dev
-       libsqlite3-dev"
+       libsqlite3-dev libpq-dev"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; sqlite3 and
 # curl for the shell tests and the demo's smoke test; clang + its runtime for
 # libFuzzer and sanitizers; valgrind for a memcheck pass of the unit tests;
@@ -21,10 +21,12 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # tree; ssl-cert for the snakeoil certificate the sample TLS site names;
 # debhelper, fakeroot and lintian to build and check the Debian package;
 # Chromium, its driver and Selenium for the browser test of the pages
-# (test/browser/).
+# (test/browser/); postgresql and memcached for the PostgreSQL store's
+# tests and the two-node test (each starts its own server in a temporary
+# directory, never the system's service).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
-      chromium chromium-driver python3-selenium"
+      chromium chromium-driver python3-selenium postgresql memcached"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

@@ -376,6 +376,33 @@ ln -s "$KEYS" "$T/link.keys"
 expect 4 "a symbolic link is not rotated" "$ADMIN" keygen "$T/link.keys"
 check "the target is unchanged" cmp -s "$KEYS" "$T/before"
 
+# Rotation on several nodes: stage verify-only, then sign, then retire.
+cp "$T/before" "$KEYS"
+kids() { grep -v '^#' "$KEYS" | awk '{print $1}' | tr '\n' ' '; }
+expect 0 "keygen --verify-only stages a key" \
+    "$ADMIN" keygen "$KEYS" --kid t3 --verify-only
+check "it goes last: t2 still signs" test "$(kids)" = "t2 t1 t3 "
+check "and says so" out_has "t3 staged, verify-only (t2 still signs)"
+check "the comments stay" test "$(head -1 "$KEYS")" = \
+    "# mod_hsc keys: first signs, all verify"
+t3=$(key_hex "$KEYS" t3)
+expect 0 "keygen --sign moves a staged key first" "$ADMIN" keygen "$KEYS" --sign t3
+check "t3 signs, the others verify" test "$(kids)" = "t3 t2 t1 "
+check "its secret is unchanged" test "$(key_hex "$KEYS" t3)" = "$t3"
+check "still mode 0600" test "$(stat -c %a "$KEYS")" = 600
+expect 3 "--retire of the signing key is refused" \
+    "$ADMIN" keygen "$KEYS" --retire t3
+check "says why" err_has "t3 is the signing key"
+expect 0 "keygen --retire removes an old key" "$ADMIN" keygen "$KEYS" --retire t1
+check "t1 is gone, the rest kept" test "$(kids)" = "t3 t2 "
+check "the secrets kept are unchanged" test "$(key_hex "$KEYS" t3)" = "$t3"
+expect 3 "--retire of a key that is not there" \
+    "$ADMIN" keygen "$KEYS" --retire t1
+expect 3 "--sign of a key that is not there" "$ADMIN" keygen "$KEYS" --sign t9
+expect 2 "--sign takes no other option" \
+    "$ADMIN" keygen "$KEYS" --sign t2 --verify-only
+cp "$T/before" "$KEYS" # t2 signs, t1 verifies: what the tests below use
+
 # --- inspect ----------------------------------------------------------------
 # The minter against the spec's vector first.
 vec=1.k1.YWxpY2U.1800000000.1800003600.16303K-HVvQRSEtSJNIE6iWWZlOEW9iqYKiqIGCXcaw.2_QkRzzF1Zcex8cpMCFkBSfIWWiVK1a_YaKgpiadUKI

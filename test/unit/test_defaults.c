@@ -18,7 +18,7 @@
 #define HSC_SRCDIR "."
 #endif
 
-enum kind { TEXT, FLAG, DURATION, COUNT, KDF };
+enum kind { TEXT, FLAG, DURATION, COUNT, KDF, MILLIS };
 
 static const struct {
     const char *directive; /* as in the command table */
@@ -29,6 +29,16 @@ static const struct {
 } defaults[] = {
     {"HSCUserDBCache", HSC_DEFAULT_USERDB_CACHE_TEXT, FLAG,
      HSC_DEFAULT_USERDB_CACHE},
+    {"HSCUserCacheSize", HSC_DEFAULT_USER_CACHE_SIZE_TEXT, COUNT,
+     HSC_DEFAULT_USER_CACHE_SIZE},
+    {"HSCUserDBPoolSize", HSC_DEFAULT_USERDB_POOL_SIZE_TEXT, COUNT,
+     HSC_DEFAULT_USERDB_POOL_SIZE},
+    {"HSCUserDBPoolWait", HSC_DEFAULT_USERDB_POOL_WAIT_TEXT, MILLIS,
+     HSC_DEFAULT_USERDB_POOL_WAIT_MS},
+    {"HSCUserDBTimeout", HSC_DEFAULT_USERDB_TIMEOUT_TEXT, MILLIS,
+     HSC_DEFAULT_USERDB_TIMEOUT_MS},
+    {"HSCUserDBMaxStale", HSC_DEFAULT_USERDB_MAX_STALE_TEXT, MILLIS,
+     HSC_DEFAULT_USERDB_MAX_STALE_MS},
     {"HSCCookieName", HSC_DEFAULT_COOKIE_NAME, TEXT, 0},
     {"HSCCookiePath", HSC_DEFAULT_COOKIE_PATH, TEXT, 0},
     {"HSCCookieSecure", HSC_DEFAULT_COOKIE_SECURE_TEXT, FLAG,
@@ -47,6 +57,8 @@ static const struct {
     {"HSCLoginStylesheet", HSC_DEFAULT_LOGIN_STYLESHEET_TEXT, TEXT, 0},
     {"HSCLoginFailureURL", HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT, TEXT, 0},
     {"HSCThrottleCache", HSC_DEFAULT_THROTTLE_CACHE_TEXT, TEXT, 0},
+    {"HSCThrottleUnavailable", HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT, TEXT,
+     0},
     {"HSCThrottleAddress", HSC_DEFAULT_THROTTLE_ADDRESS_TEXT, COUNT,
      HSC_DEFAULT_THROTTLE_ADDRESS},
     {"HSCThrottleUser", HSC_DEFAULT_THROTTLE_USER_TEXT, COUNT,
@@ -117,6 +129,12 @@ static void defaults_parse_to_the_values_the_module_uses(void)
                 got = !strcmp(spec, defaults[i].text)
                       && hsc_kdf_within_ceiling(&k);
             }
+        }
+        else if (defaults[i].kind == MILLIS) {
+            /* mod_hsc_pgsql.c's parse_ms: digits, then "ms" or "s". */
+            char *end;
+            long long v = strtoll(defaults[i].text, &end, 10);
+            got = !strcmp(end, "ms") ? v : !strcmp(end, "s") ? v * 1000 : -1;
         }
         else {
             continue;

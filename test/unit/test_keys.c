@@ -567,6 +567,83 @@ static void keyfile_prepend_output_is_wiped_with_its_pool(void)
     apr_pool_destroy(p);
 }
 
+/* --- rotation on several nodes: hsc_keyfile_rotate ------------------------ */
+
+static const struct {
+    hsc_rotate_t op;
+    const char *text;   /* the key file before */
+    const char *arg;    /* the new key line, or the key id */
+    hsc_status_t st;
+    const char *out;    /* expected text after (HSC_OK) */
+    int count;          /* its keys */
+    const char *signer; /* its signer */
+} rotate_cases[] = {
+    /* verify-only: last, the old key still signs */
+    {HSC_ROTATE_VERIFY_ONLY, "# k\nold " S0 "\n", "new " S1 "\n", HSC_OK,
+     "# k\nold " S0 "\nnew " S1 "\n", 2, "old"},
+    {HSC_ROTATE_VERIFY_ONLY, "old " S0, "new " S1 "\n", HSC_OK,
+     "old " S0 "\nnew " S1 "\n", 2, "old"},
+    {HSC_ROTATE_VERIFY_ONLY, "old " S0 "\n", "old " S1 "\n", HSC_EEXISTS,
+     NULL, 0, NULL},
+    /* promote: the line moves first, below the leading comments */
+    {HSC_ROTATE_PROMOTE, "# k\na " S0 "\n# mid\nb " S1 "\n", "b", HSC_OK,
+     "# k\nb " S1 "\na " S0 "\n# mid\n", 2, "b"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\nb " S1, "b", HSC_OK,
+     "b " S1 "\na " S0 "\n", 2, "b"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\n", "a", HSC_OK, "a " S0 "\n", 1, "a"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\n", "c", HSC_ENOKEY, NULL, 0, NULL},
+    /* retire: the line goes, never the signer's */
+    {HSC_ROTATE_RETIRE, "a " S0 "\n# c\nb " S1 "\nc " S2 "\n", "b", HSC_OK,
+     "a " S0 "\n# c\nc " S2 "\n", 2, "a"},
+    {HSC_ROTATE_RETIRE, "a " S0 "\nb " S1 "\n", "a", HSC_EEXISTS, NULL, 0,
+     NULL},
+    {HSC_ROTATE_RETIRE, "a " S0 "\nb " S1 "\n", "bb", HSC_ENOKEY, NULL, 0,
+     NULL},
+    {HSC_ROTATE_RETIRE, "# none\n", "a", HSC_EINVAL, NULL, 0, NULL},
+    /* sign is hsc_keyfile_prepend */
+    {HSC_ROTATE_SIGN, "old " S0 "\n", "new " S1 "\n", HSC_OK,
+     "new " S1 "\nold " S0 "\n", 2, "new"},
+};
+
+static void keyfile_rotate_follows_the_table(void)
+{
+    size_t i;
+    char what[64];
+
+    for (i = 0; i < sizeof(rotate_cases) / sizeof(rotate_cases[0]); i++) {
+        char *out = (char *)"unset";
+        size_t outlen = 99;
+        int count = -1;
+        const char *msg = "unset";
+        hsc_status_t st;
+
+        snprintf(what, sizeof(what), "rotate case %lu", (unsigned long)i);
+        st = hsc_keyfile_rotate(pool, "keys.txt", rotate_cases[i].text,
+                                strlen(rotate_cases[i].text),
+                                rotate_cases[i].op, rotate_cases[i].arg,
+                                &out, &outlen, &count, &msg);
+        CHECK_EQ(st, rotate_cases[i].st, what);
+        if (rotate_cases[i].st == HSC_OK && st == HSC_OK) {
+            hsc_keyring_t *nr = NULL;
+            const char *m;
+
+            CHECK_STR(out, rotate_cases[i].out, what);
+            CHECK_EQ(outlen, strlen(rotate_cases[i].out), what);
+            CHECK_EQ(count, rotate_cases[i].count, what);
+            CHECK(hsc_keyring_parse(pool, "b", out, outlen, &nr, &m)
+                          == HSC_OK
+                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)),
+                                rotate_cases[i].signer) == 0,
+                  "it loads and the expected key signs");
+        }
+        else if (st != HSC_OK) {
+            CHECK(out == NULL && outlen == 0 && count == 0 && msg != NULL
+                      && strstr(msg, "keys.txt") != NULL,
+                  "no output on failure, and a reason naming the file");
+        }
+    }
+}
+
 int main(void)
 {
     apr_initialize();
@@ -583,6 +660,7 @@ int main(void)
     RUN(key_generate_line_makes_loadable_keys);
     RUN(keyfile_prepend_follows_the_table);
     RUN(keyfile_prepend_output_is_wiped_with_its_pool);
+    RUN(keyfile_rotate_follows_the_table);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();

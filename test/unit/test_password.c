@@ -14,6 +14,7 @@
 
 #include "hsc_test.h"
 #include "hsc_password.h"
+#include "hsc_store_backend.h" /* a broken store of its own */
 
 /* --- the derivation spy ---------------------------------------------------- */
 
@@ -370,7 +371,7 @@ static hsc_status_t broken_get(hsc_store_t *s, const char *user, size_t len,
 static void check_fails_closed_when_the_store_fails(void)
 {
     static const hsc_store_vtable_t vt = {
-        "broken", broken_get, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
+        .name = "broken", .get = broken_get
     };
     hsc_store_t broken;
     unsigned char xn[HSC_XN_LEN];

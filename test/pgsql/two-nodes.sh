@@ -1,0 +1,262 @@
+#!/bin/sh
+# test/pgsql/two-nodes.sh: two httpd nodes on one PostgreSQL user table and
+# one memcached, in TAP (docs/several-servers.md). Starts everything itself
+# in a temporary directory: a PostgreSQL cluster (initdb, Unix socket only,
+# every statement logged), memcached on a free loopback port, two httpd
+# (event MPM) with the same key file. Checks: a cookie from A works on B;
+# disable, revoke and a password change on the shared table are honoured by
+# both within HSCUserDBMaxStale; failed logins are counted across nodes;
+# 2,000 cookie requests cost fewer than 200 statements; PostgreSQL stopped
+# gives 503 and back gives 200 within 5 s; memcached stopped does what
+# HSCThrottleUnavailable says; no child crashed.
+set -u
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+srcdir=$(cd "$top_srcdir" && pwd) || exit 1
+builddir=$(cd "$top_builddir" && pwd) || exit 1
+HTTPD=${HTTPD:-/usr/sbin/apache2}
+APXS=${APXS:-apxs}
+libexec=$("$APXS" -q LIBEXECDIR 2>/dev/null) || libexec=/usr/lib/apache2/modules
+[ -n "$libexec" ] || libexec=/usr/lib/apache2/modules
+ADMIN=$builddir/hsc-admin
+MODULE=$builddir/.libs/mod_hsc.so
+. "$srcdir/test/pgsql/pg-tmp.sh"
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+finish() { echo "1..$n"; [ "$n" -gt 0 ] && [ "$failed" = 0 ]; exit $?; }
+bail() { notok "$1"; finish; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-2nodes.XXXXXX") || exit 1
+chmod 755 "$W"
+MC_PID=""
+cleanup() {
+    for node in a b; do
+        [ -f "$W/$node/httpd.pid" ] && kill "$(cat "$W/$node/httpd.pid")" 2>/dev/null
+    done
+    [ -n "$MC_PID" ] && kill "$MC_PID" 2>/dev/null
+    pg_tmp_stop
+    sleep 0.3
+    rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+
+for f in "$MODULE" "$ADMIN" "$HTTPD"; do
+    [ -e "$f" ] || bail "missing $f"
+done
+command -v memcached >/dev/null || bail "memcached is installed"
+command -v curl >/dev/null || bail "curl is installed"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# --- PostgreSQL and memcached ------------------------------------------------
+pg_tmp_start "$W" "-c log_min_duration_statement=0" || bail "PostgreSQL starts"
+SPEC="pgsql:$PG_CONNINFO"
+MC_PORT=$(free_port)
+memcached -u nobody -l 127.0.0.1 -p "$MC_PORT" -m 16 -t 1 &
+MC_PID=$!
+
+# --- fixtures with hsc-admin -----------------------------------------------
+"$ADMIN" keygen "$W/keys" >/dev/null || bail "keygen"
+chmod 644 "$W/keys"
+check "hsc-admin init on PostgreSQL" sh -c '"$0" init "$1" >/dev/null' "$ADMIN" "$SPEC"
+add() { echo "$2" | "$ADMIN" add "$SPEC" "$1" --password-stdin --kdf sha256-chain:1000 >/dev/null; }
+check "hsc-admin add alice" add alice alice-password-1
+check "hsc-admin add bob" add bob bob-password-1
+
+# --- two nodes --------------------------------------------------------------
+PORT_A=$(free_port)
+PORT_B=$(free_port)
+user_lines=""
+if [ "$(id -u)" = 0 ]; then user_lines="User nobody
+Group nogroup"; fi
+write_conf() { # node port spec
+    mkdir -p "$W/$1/htdocs/private"
+    echo "private $1" > "$W/$1/htdocs/private/index.html"
+    cat > "$W/$1/httpd.conf" <<EOF
+ServerRoot "$W/$1"
+ServerName node-$1
+Listen 127.0.0.1:$2
+PidFile "$W/$1/httpd.pid"
+ErrorLog "$W/$1/error.log"
+LogLevel warn hsc:info
+$user_lines
+LoadModule mpm_event_module $libexec/mod_mpm_event.so
+LoadModule authn_core_module $libexec/mod_authn_core.so
+LoadModule authz_core_module $libexec/mod_authz_core.so
+LoadModule authz_user_module $libexec/mod_authz_user.so
+LoadModule dir_module $libexec/mod_dir.so
+LoadModule socache_memcache_module $libexec/mod_socache_memcache.so
+LoadModule hsc_module "$MODULE"
+StartServers 2
+ServerLimit 2
+ThreadsPerChild 10
+MaxRequestWorkers 20
+DocumentRoot "$W/$1/htdocs"
+DirectoryIndex index.html
+Mutex file:$W/$1 default
+HSCKeyFile "$W/keys"
+HSCUserDB "$3"
+HSCUserDBMaxStale 1s
+HSCThrottleCache memcache:127.0.0.1:$MC_PORT
+HSCThrottleAddress 1000
+HSCThrottleUser 10
+HSCCookieSecure Off
+HSCLoginURL /login
+<Location /login>
+    SetHandler hsc-login
+</Location>
+<Location /private>
+    AuthType HSC
+    Require valid-user
+</Location>
+EOF
+}
+# Node B spells the same database differently: the per-user login counts
+# are keyed by the store id, so both nodes still share them.
+write_conf a "$PORT_A" "$SPEC"
+write_conf b "$PORT_B" "$SPEC application_name=node-b"
+preload=""
+if ldd "$MODULE" 2>/dev/null | grep -q libasan; then
+    preload=$(${CC:-gcc} -print-file-name=libasan.so)
+fi
+check "node A's configuration is valid" env LD_PRELOAD="$preload" \
+    ASAN_OPTIONS="detect_leaks=0:abort_on_error=0" "$HTTPD" -t -f "$W/a/httpd.conf"
+# A sanitizer build of the module needs its runtime loaded first (as in
+# t/apache-test.httpd); its reports land in the error logs, checked below.
+# httpd frees its pools, not everything at exit: no leak check in it.
+asan_opts=${preload:+detect_leaks=0:abort_on_error=0}
+LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts "$HTTPD" -f "$W/a/httpd.conf" -k start \
+    || bail "node A starts"
+LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts "$HTTPD" -f "$W/b/httpd.conf" -k start \
+    || bail "node B starts"
+A=http://127.0.0.1:$PORT_A
+B=http://127.0.0.1:$PORT_B
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    curl -s -o /dev/null "$A/" && curl -s -o /dev/null "$B/" && break
+    sleep 0.3
+done
+
+# login NODE USER PASSWORD: prints the status; the cookie in $W/cookie
+login() {
+    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' \
+        -H "Origin: $1" --data-urlencode "username=$2" \
+        --data-urlencode "password=$3" "$1/login"
+    sed -n 's/^[Ss]et-[Cc]ookie: \(hsc=[^;]*\).*/\1/p' "$W/headers" > "$W/cookie"
+}
+# get NODE COOKIE: prints the status of /private/
+get() { curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $2" "$1/private/"; }
+now_ms() { date +%s%3N; }
+# within MS NODE COOKIE STATUS: 0 when /private/ answers STATUS within MS
+within() {
+    t0=$(now_ms)
+    while :; do
+        [ "$(get "$2" "$3")" = "$4" ] && { elapsed=$(( $(now_ms) - t0 )); return 0; }
+        [ $(( $(now_ms) - t0 )) -gt "$1" ] && return 1
+        sleep 0.05
+    done
+}
+
+# --- a cookie from A works on B ---------------------------------------------
+st=$(login "$A" alice alice-password-1)
+C=$(cat "$W/cookie")
+check "login on node A (303, got $st)" [ "$st" = 303 -a -n "$C" ]
+check "the cookie works on node A" [ "$(get "$A" "$C")" = 200 ]
+check "and on node B" [ "$(get "$B" "$C")" = 200 ]
+
+# --- changes on the shared table, honoured by both within the bound --------
+# The bound is HSCUserDBMaxStale (1 s); 500 ms more for the test's own
+# polling on a loaded machine.
+"$ADMIN" disable "$SPEC" alice >/dev/null
+check "disable: node A refuses within 1.5 s" within 1500 "$A" "$C" 401
+check "disable: node B refuses within 1.5 s" within 1500 "$B" "$C" 401
+"$ADMIN" enable "$SPEC" alice >/dev/null
+check "enable: node A accepts again" within 1500 "$A" "$C" 200
+check "enable: node B accepts again" within 1500 "$B" "$C" 200
+sleep 1 # revoke refuses cookies issued before this second
+"$ADMIN" revoke "$SPEC" alice >/dev/null
+check "revoke: node A refuses within 1.5 s" within 1500 "$A" "$C" 401
+check "revoke: node B refuses within 1.5 s" within 1500 "$B" "$C" 401
+sleep 1
+st=$(login "$B" alice alice-password-1)
+C=$(cat "$W/cookie")
+check "a new login on node B after the revoke ($st)" [ "$st" = 303 ]
+check "its cookie works on node A" within 1500 "$A" "$C" 200
+echo alice-password-2 | "$ADMIN" passwd "$SPEC" alice --password-stdin --kdf sha256-chain:1000 >/dev/null
+check "passwd: node A refuses the old cookie within 1.5 s" within 1500 "$A" "$C" 401
+check "passwd: node B refuses the old cookie within 1.5 s" within 1500 "$B" "$C" 401
+check "passwd: the old password fails at once on node A" [ "$(login "$A" alice alice-password-1)" = 401 ]
+st=$(login "$A" alice alice-password-2)
+C=$(cat "$W/cookie")
+check "the new password logs in at once ($st)" [ "$st" = 303 ]
+
+# --- failed logins counted across nodes -------------------------------------
+codes=""
+for i in 1 2 3 4 5 6 7 8 9 10 11; do
+    node=$A
+    [ $((i % 2)) = 0 ] && node=$B
+    codes="$codes $(login "$node" bob wrong-password)"
+done
+check "10 failed logins for bob, alternating nodes (two spellings of one database), are 401, the 11th 429" \
+    [ "$codes" = " 401 401 401 401 401 401 401 401 401 401 429" ]
+echo "# failed login statuses:$codes"
+check "the right password is refused too while throttled" \
+    [ "$(login "$B" bob bob-password-1)" = 429 ]
+
+# --- 2,000 cookie requests, fewer than 200 statements -----------------------
+i=0
+: > "$W/urls-a"
+: > "$W/urls-b"
+while [ $i -lt 1000 ]; do
+    printf 'url = "%s/private/"\noutput = "/dev/null"\n' "$A" >> "$W/urls-a"
+    printf 'url = "%s/private/"\noutput = "/dev/null"\n' "$B" >> "$W/urls-b"
+    i=$((i + 1))
+done
+before=$(wc -l < "$PG_LOG")
+curl -s -H "Cookie: $C" -K "$W/urls-a" -w '%{http_code}\n' > "$W/codes-a" &
+curl -s -H "Cookie: $C" -K "$W/urls-b" -w '%{http_code}\n' > "$W/codes-b"
+wait $!
+ok_count=$(cat "$W/codes-a" "$W/codes-b" | grep -c '^200$')
+stmts=$(tail -n +"$((before + 1))" "$PG_LOG" | grep -cE 'duration: .* (execute|statement)')
+check "2,000 cookie requests over both nodes all 200 (got $ok_count)" [ "$ok_count" = 2000 ]
+check "and caused fewer than 200 statements (got $stmts)" [ "$stmts" -lt 200 ]
+
+# --- PostgreSQL down and back -----------------------------------------------
+pg_tmp_stop
+sleep 1.2 # the lease ends
+check "PostgreSQL stopped: node A answers 503" within 1500 "$A" "$C" 503
+check "PostgreSQL stopped: node B answers 503" within 1500 "$B" "$C" 503
+check "a login answers 503, nothing granted" [ "$(login "$A" alice alice-password-2)" = 503 ]
+for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do get "$A" "$C" >/dev/null; done
+pg_tmp_start_again
+check "PostgreSQL back: node A 200 again within 5 s" within 5000 "$A" "$C" 200
+check "PostgreSQL back: node B 200 again within 5 s" within 5000 "$B" "$C" 200
+outage_lines=$(grep -c 'HSC012: cookie refused: user store failure' "$W/a/error.log")
+# At most one line per child (two) and per kind of failure.
+check "the outage was logged, not once per request (node A: $outage_lines)" \
+    [ "$outage_lines" -ge 1 -a "$outage_lines" -le 6 ]
+
+# --- memcached down ---------------------------------------------------------
+kill "$MC_PID"; wait "$MC_PID" 2>/dev/null; MC_PID=""
+st=$(login "$A" alice alice-password-2)
+check "memcached stopped: logins go on, unthrottled (HSCThrottleUnavailable allow; got $st)" [ "$st" = 303 ]
+check "memcached stopped: cookies still work" [ "$(get "$B" "$C")" = 200 ]
+
+# --- no child crashed -------------------------------------------------------
+crashes=$(cat "$W/a/error.log" "$W/b/error.log" | grep -ciE 'exit signal|segmentation|AH00052')
+check "no child crashed (error logs)" [ "$crashes" = 0 ]
+reports=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer')
+check "no sanitizer report in the error logs" [ "$reports" = 0 ]
+if [ "$failed" != 0 ]; then
+    for node in a b; do
+        echo "# --- node $node error log (last lines)"
+        tail -n 15 "$W/$node/error.log" | sed 's/^/#   /'
+    done
+fi
+finish
