@@ -23,6 +23,7 @@
 #include "mod_auth.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_ops.h"
 #include "hsc_http.h"
 
 /* Defined at the bottom; log calls above need the index now. */
@@ -582,6 +583,9 @@ static const command_rec hsc_cmds[] = {
                   "Where a login goes without a safe return (default /)"),
     HSC_DIR_TAKE1("HSCLogoutURL", HSC_CMD_LOGOUT_URL,
                   "Where a logout goes (default /)"),
+    AP_INIT_TAKE1("HSCAuditLog", hsc_audit_cmd_log, NULL, RSRC_CONF,
+                  "File or |program that receives one JSON line per "
+                  "security event"),
     AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_cmd_cache, NULL,
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "
@@ -923,6 +927,7 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           "HSC006: cannot open user database %s: %s (%s)",
                           sc->userdb, errbuf, hsc_strerror(st));
+            hsc_ops_store_error(r);
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
@@ -989,10 +994,12 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       "HSC011: refused: %d cookies named %s in the request",
                       count, d->cookie_name);
+        hsc_ops_cookie(r, NULL, NULL, 0, HSC_EMALFORMED, NULL);
         return HSC_EMALFORMED;
     }
     hsc_verify_params(r, sc, d, &vp);
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
+    hsc_ops_cookie(r, &vp, val, vallen, st, c);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, refusal_level(st), 0, r,
                       "HSC012: cookie refused: %s%s%s", hsc_strerror(st),
@@ -1337,6 +1344,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(hsc_login_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    hsc_ops_register_hooks(p);
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

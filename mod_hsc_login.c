@@ -23,6 +23,7 @@
 #include "util_script.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_ops.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 
@@ -278,6 +279,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       "HSC030: login refused: missing or invalid username "
                       "or password field");
+        hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
         return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
     }
     user = ap_escape_logitem(r->pool, f->username.value);
@@ -287,6 +289,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
+        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
         return hsc_store_unavailable(r); /* logged (HSC006) */
     }
     /* The KDF cap first: a 503 is not a counted attempt. */
@@ -296,6 +299,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       "password checks already run in this child "
                       "(HSCMaxLoginKDF)",
                       user, sc->max_kdf);
+        hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
         return busy_page(r, HTTP_SERVICE_UNAVAILABLE, 1);
     }
     /* Then the failed-login counts, before any KDF work (logged). */
@@ -305,7 +309,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_kdf_slot_give(sc);
         return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
     }
-    st = hsc_password_check(store, f->username.value, f->username.len,
+    st = hsc_ops_password_check(r, store, f->username.value, f->username.len,
                             f->password.value, f->password.len,
                             &sc->dummy_kdf, xn, &u);
     hsc_kdf_slot_give(sc);
@@ -318,6 +322,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
                       "HSC032: login refused for user \"%s\": %s", user,
                       hsc_strerror(st));
+        hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
         if (fault && st != HSC_ECRYPTO) {
             return hsc_store_unavailable(r);
         }
@@ -338,6 +343,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       "HSC033: cannot mint a cookie for user \"%s\": %s",
                       user, hsc_strerror(st));
+        hsc_ops_login(r, f, HSC_LOGIN_ERROR, NULL);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     st = hsc_set_cookie(r, d, value, exp - vp.now) == 0 ? HSC_OK : HSC_EINVAL;
@@ -347,6 +353,8 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   "HSC034: user \"%s\" logged in", user);
+    hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
+                  hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */
     apr_table_set(r->headers_out, "Location",
                   target ? target : d->success_url);
@@ -379,6 +387,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               "HSC040: user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
+                hsc_ops_logout(r, sc, d, user, 1, HSC_OK);
             }
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -386,6 +395,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                               "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
+                hsc_ops_logout(r, sc, d, user, 1, st);
                 message = st == HSC_EREADONLY
                               ? "You are logged out on this device, but "
                                 "your other sessions could not be ended: "
@@ -401,7 +411,11 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                           "HSC042: logout everywhere without a valid "
                           "cookie: only this browser's cookie is cleared");
+            hsc_ops_logout(r, sc, d, NULL, 1, st);
         }
+    }
+    if (!everywhere) {
+        hsc_ops_logout(r, sc, d, NULL, 0, HSC_OK);
     }
     if (hsc_set_cookie(r, d, "", 0) != 0) {
         return HTTP_INTERNAL_SERVER_ERROR;

@@ -44,6 +44,7 @@
 
 #include "mod_hsc.h"
 #include "hsc_throttle.h"
+#include "mod_hsc_ops.h"
 
 APLOG_USE_MODULE(hsc);
 
@@ -437,6 +438,8 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
                           ap_escape_logitem(r->pool, user), u.count, window,
                           sc->throttle_user, wait_u);
         }
+        hsc_ops_lockout(r, user, user_len, wait_a <= 0,
+                        now + (wait_a > wait_u ? wait_a : wait_u));
         return wait_a > wait_u ? wait_a : wait_u;
     }
     /* Counted now; a success gives it back (hsc_throttle_end). */

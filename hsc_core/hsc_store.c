@@ -239,3 +239,18 @@ int hsc_groups_contain(const char *groups, const char *group, size_t len)
     }
     return groups_contain_n(groups, strlen(groups), group, len);
 }
+
+/* Set once at startup (httpd's post_config), read by every thread. */
+static hsc_store_cache_note_fn *cache_observer;
+
+void hsc_store_set_cache_observer(hsc_store_cache_note_fn *fn)
+{
+    cache_observer = fn;
+}
+
+void hsc_store_cache_note(int hit)
+{
+    if (cache_observer != NULL) {
+        cache_observer(hit);
+    }
+}

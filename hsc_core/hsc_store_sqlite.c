@@ -714,6 +714,7 @@ static hsc_status_t cache_hit(sq_store_t *sq, const sq_cached_t *e,
     out->name = sq->name;
     out->groups = sq->groups;
     sq->hits++;
+    hsc_store_cache_note(1);
     return HSC_OK;
 }
 
@@ -744,6 +745,9 @@ static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
         }
     }
     sq->queries++;
+    if (sq->shm != NULL) {
+        hsc_store_cache_note(0); /* the cache was asked and could not answer */
+    }
     rc = sqlite3_bind_text(sq->get_st, 1, user, (int)len, SQLITE_STATIC);
     if (rc != SQLITE_OK) {
         st = sq_fail(sq, "get", rc);

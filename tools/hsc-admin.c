@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,6 +31,7 @@
 #include "hsc_cookie.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
+#include "hsc_audit.h"
 
 /* Exit codes (docs/hsc-admin.md). */
 #define EX_OK 0      /* done; for check and inspect: accepted */
@@ -54,6 +57,8 @@ static const char usage_text[] =
     "  hsc-admin passwd DB USER [--kdf SPEC] [--password-stdin]\n"
     "  hsc-admin del|disable|enable|revoke DB USER\n"
     "  hsc-admin groups DB USER [G1,G2,...]\n"
+    "  (add, passwd, del, disable, enable, revoke and groups also take\n"
+    "   --audit-log FILE and --audit-syslog: one JSON line per change)\n"
     "  hsc-admin list DB\n"
     "  hsc-admin check DB USER [--password-stdin]\n"
     "  hsc-admin keygen KEYFILE [--kid ID]\n"
@@ -142,8 +147,12 @@ enum {
     OPT_ADDRESS = 1 << 7,
     OPT_NOW = 1 << 8,
     OPT_SKEW = 1 << 9,
-    OPT_MAX_AGE = 1 << 10
+    OPT_MAX_AGE = 1 << 10,
+    OPT_AUDIT_LOG = 1 << 11,
+    OPT_AUDIT_SYSLOG = 1 << 12
 };
+/* The commands that change a user through the store are audited. */
+#define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
 
 static const struct {
     const char *name; /* without the leading "--" */
@@ -161,6 +170,8 @@ static const struct {
     {"now", OPT_NOW, 1},
     {"skew", OPT_SKEW, 1},
     {"max-age", OPT_MAX_AGE, 1},
+    {"audit-log", OPT_AUDIT_LOG, 1},
+    {"audit-syslog", OPT_AUDIT_SYSLOG, 0},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -510,8 +521,15 @@ static int open_store(const char *db, int flags, hsc_store_t **ps)
 }
 
 /* Report a failed store call on user. */
+/* Why the last store call failed, for the audit line. */
+static const char *audit_reason;
+
 static int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
 {
+    audit_reason = st == HSC_ENOUSER     ? "no_such_user"
+                   : st == HSC_EEXISTS   ? "user_exists"
+                   : st == HSC_EREADONLY ? "read_only"
+                                         : "store_fault";
     switch (st) {
     case HSC_ENOUSER:
         return fail(EX_INPUT, "%s: no such user", user);
@@ -1343,13 +1361,13 @@ static const struct {
     int options;          /* OPT_* allowed */
 } commands[] = {
     {"init", 1, 1, 0},
-    {"add", 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN},
-    {"passwd", 2, 2, OPT_KDF | OPT_STDIN},
-    {"del", 2, 2, 0},
-    {"disable", 2, 2, 0},
-    {"enable", 2, 2, 0},
-    {"revoke", 2, 2, 0},
-    {"groups", 2, 3, 0},
+    {"add", 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_AUDIT},
+    {"passwd", 2, 2, OPT_KDF | OPT_STDIN | OPT_AUDIT},
+    {"del", 2, 2, OPT_AUDIT},
+    {"disable", 2, 2, OPT_AUDIT},
+    {"enable", 2, 2, OPT_AUDIT},
+    {"revoke", 2, 2, OPT_AUDIT},
+    {"groups", 2, 3, OPT_AUDIT},
     {"list", 1, 1, 0},
     {"check", 2, 2, OPT_STDIN},
     {"keygen", 1, 1, OPT_KID},
@@ -1357,8 +1375,55 @@ static const struct {
                       | OPT_SKEW | OPT_MAX_AGE},
 };
 
+/*
+ * The audit line of a change (docs/audit-log.md): event "admin", the
+ * action, the user, who ran the tool, and how it ended. Appended with one
+ * write() to the file httpd's HSCAuditLog names (fd, opened before the
+ * change), and/or sent to syslog (authpriv.notice).
+ */
+static int audit_change(int fd, int use_syslog, const char *action,
+                        const char *user, int rc)
+{
+    char line[HSC_AUDIT_LINE_MAX];
+    struct passwd *pw = getpwuid(getuid());
+    struct timespec ts;
+    hsc_audit_event_t e;
+    size_t n;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    hsc_audit_event_init(&e);
+    e.time_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    e.event = "admin";
+    e.action = action;
+    e.outcome = rc == EX_OK ? "success" : "failure";
+    if (rc != EX_OK) {
+        e.reason = audit_reason     ? audit_reason
+                   : rc == EX_INPUT ? "bad_input"
+                   : rc == EX_FILE  ? "store_fault"
+                                    : "refused";
+    }
+    e.user = user;
+    e.user_len = strlen(user);
+    e.actor = pw != NULL ? pw->pw_name : "?";
+    n = hsc_audit_format(&e, line, sizeof(line));
+    if (use_syslog) {
+        openlog("hsc-admin", LOG_PID, LOG_AUTHPRIV);
+        syslog(LOG_NOTICE, "%.*s", (int)(n > 0 ? n - 1 : 0), line);
+        closelog();
+    }
+    if (fd >= 0 && write_all(fd, line, n) != 0) {
+        return fail(EX_FILE, "cannot write the audit log: %s",
+                    strerror(errno));
+    }
+    return EX_OK;
+}
+
+/* Run one command; changes are audited when asked. */
+static int dispatch(apr_pool_t *pool, const char *cmd, const args_t *a);
+
 static int run(apr_pool_t *pool, int argc, char **argv)
 {
+    int fd = -1, arc;
     const char *cmd;
     args_t a;
     size_t c;
@@ -1392,31 +1457,55 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
         return usage_error("%s: wrong number of arguments", cmd);
     }
+    if (!(a.given & OPT_AUDIT)) {
+        return dispatch(pool, cmd, &a);
+    }
+    /* Opened first: a change that cannot be audited is not made. */
+    if (a.given & OPT_AUDIT_LOG) {
+        const char *path = opt(&a, OPT_AUDIT_LOG);
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+        if (fd < 0) {
+            return fail(EX_FILE, "cannot open the audit log %s: %s", path,
+                        strerror(errno));
+        }
+    }
+    rc = dispatch(pool, cmd, &a);
+    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, cmd, a.pos[1],
+                       rc);
+    if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
+        arc = fail(EX_FILE, "cannot write the audit log: %s",
+                   strerror(errno));
+    }
+    return rc != EX_OK ? rc : arc;
+}
+
+static int dispatch(apr_pool_t *pool, const char *cmd, const args_t *a)
+{
     if (strcmp(cmd, "init") == 0) {
-        return cmd_init(&a);
+        return cmd_init(a);
     }
     if (strcmp(cmd, "add") == 0) {
-        return cmd_add(&a);
+        return cmd_add(a);
     }
     if (strcmp(cmd, "passwd") == 0) {
-        return cmd_passwd(&a);
+        return cmd_passwd(a);
     }
     if (strcmp(cmd, "groups") == 0) {
-        return cmd_groups(&a);
+        return cmd_groups(a);
     }
     if (strcmp(cmd, "list") == 0) {
-        return cmd_list(&a);
+        return cmd_list(a);
     }
     if (strcmp(cmd, "check") == 0) {
-        return cmd_check(&a);
+        return cmd_check(a);
     }
     if (strcmp(cmd, "keygen") == 0) {
-        return cmd_keygen(pool, &a);
+        return cmd_keygen(pool, a);
     }
     if (strcmp(cmd, "inspect") == 0) {
-        return cmd_inspect(pool, &a);
+        return cmd_inspect(pool, a);
     }
-    return cmd_simple(cmd, &a);
+    return cmd_simple(cmd, a);
 }
 
 int main(int argc, char **argv)

@@ -14,8 +14,12 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; curl for the
 # demo and smoke checks; clang + its runtime for libFuzzer and sanitizers;
 # valgrind for one memcheck pass of the unit tests; git, whose list of
-# tracked files makes the sanitizer build's copy of the tree.
-TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git"
+# tracked files makes the sanitizer build's copy of the tree; fail2ban,
+# whose fail2ban-regex runs the shipped filter over the audit log
+# (t/17_audit.t); python3-prometheus-client, whose text parser reads the
+# metrics page (t/18_metrics.t).
+TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git
+      fail2ban python3-prometheus-client"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 
