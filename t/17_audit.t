@@ -12,11 +12,12 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use Encode ();
 use File::Temp qw(tempdir);
+use IO::Socket::INET ();
 use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use HSCTest;
 
-plan tests => 73;
+plan tests => 79;
 binmode(Test::More->builder->$_, ':encoding(UTF-8)')
     for qw(output failure_output todo_output);
 
@@ -58,6 +59,11 @@ sub line_of
 }
 
 ua_plain();
+# The main server's signing key: t/12 rotates it (k3 signs after it).
+my ($signer) = do {
+    open my $kfh, '<', var_dir() . '/keys' or die;
+    map { /^(\S+) / ? $1 : () } grep { !/^#/ } <$kfh>;
+};
 my $start = size_of();
 my @cookies;   # every cookie value seen: none may reach the log
 
@@ -78,7 +84,7 @@ my $j = line_of($off, 'login', user => 'aud-u1');
 ok($j, 'one login line for it') or diag explain [lines_since($off)];
 is($j->{outcome}, 'success', 'outcome success');
 ok(!exists $j->{reason}, 'no reason on a success');
-is($j->{kid}, 'k1', 'the key id that signed the cookie');
+is($j->{kid}, $signer, 'the key id that signed the cookie');
 is($j->{client}, '127.0.0.1', 'the client address');
 is($j->{vhost}, 'localhost', 'the virtual host');
 like($j->{request_id} // '', qr/^[A-Za-z0-9\@_-]{20,}$/,
@@ -162,7 +168,7 @@ my ($code, $cl) = get_refused('/private/', 'hsc', join('.', @f));
 is($code, 401, 'a forged MAC is refused');
 is($cl && $cl->{reason}, 'bad_mac', 'class bad_mac');
 is($cl && $cl->{user}, 'aud-u1', 'naming the user the cookie claims');
-is($cl && $cl->{kid}, 'k1', 'and its key id');
+is($cl && $cl->{kid}, $signer, 'and its key id');
 
 my (undef, $ca) = login_cookie('aud-u2', headers => [Host => 'scope-a.test']);
 ($code, $cl) = get_refused('/private/', 'hsc', $ca, Host => 'scope-b.test');
@@ -293,4 +299,83 @@ is(scalar @leaks, 0, 'no password, x_n or MAC in the log') or diag "@leaks";
        join(',', map { "$_=$want{$_}" } sort keys %want),
        'fail2ban reads the address mod_hsc wrote, never one a name forged')
         or diag $o;
+}
+
+# --- a piped audit log through rotatelogs, in a server of its own -----------
+# (httpd's piped-log conventions: the parent starts the program, children
+# write to its pipe); ServerTokens Prod there hides mod_hsc's version.
+{
+    my $httpd = Apache::Test::vars('httpd');
+    my $modules = Apache::Test::vars('httpd_conf');
+    my $module = $ENV{HSC_MODULE} || "$FindBin::Bin/../.libs/mod_hsc.so";
+    my $rotatelogs = `command -v rotatelogs 2>/dev/null` || '/usr/bin/rotatelogs';
+    chomp $rotatelogs;
+    my $dir = tempdir(CLEANUP => 1);
+    chmod 0755, $dir;
+    mkdir "$dir/htdocs";
+    chmod 0755, "$dir/htdocs";
+    open my $mt, '>', "$dir/mime.types" or die $!;
+    close $mt;
+    my $port = free_port();
+    my $user = '';
+    if ($> == 0) {
+        my $group = getgrgid((getpwnam('nobody'))[3]) // 'nogroup';
+        $user = "User nobody\nGroup $group\n";
+    }
+    my $keys = var_dir() . '/keys';
+    open my $cf, '>', "$dir/httpd.conf" or die $!;
+    print $cf <<"EOT";
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:$port
+PidFile "$dir/httpd.pid"
+ErrorLog "$dir/error_log"
+LogLevel warn
+DefaultRuntimeDir "$dir"
+DocumentRoot "$dir/htdocs"
+ServerTokens Prod
+${user}Include "$modules"
+LoadModule hsc_module "$module"
+HSCKeyFile "$keys"
+HSCUserDB "$db"
+HSCCookieSecure Off
+HSCAuditLog "|$rotatelogs -l $dir/audit.%Y-%m-%d 86400"
+<Location /login>
+    SetHandler hsc-login
+</Location>
+EOT
+    close $cf;
+    my $out = `"$httpd" -f "$dir/httpd.conf" -k start 2>&1`;
+    my $up = $? == 0 && poll_until(10, sub {
+        IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 2) });
+    ok($up, 'a server with HSCAuditLog "|rotatelogs ..." starts') or diag $out;
+    my $head = '';
+    for my $pw ('wrong', $pw{'aud-u2'}) {
+        my $sk = IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port",
+                                       Timeout => 10) or last;
+        my $body = form_encode(username => 'aud-u2', password => $pw);
+        print $sk "POST /login HTTP/1.1\r\nHost: localhost\r\n"
+            . "Content-Type: application/x-www-form-urlencoded\r\n"
+            . "Connection: close\r\nContent-Length: " . length($body)
+            . "\r\n\r\n$body";
+        local $/;
+        $head = <$sk> // '';
+        close $sk;
+    }
+    like($head, qr{^HTTP/1.1 303}, 'logins answered');
+    like($head, qr{^Server: Apache\r?$}m,
+         'ServerTokens Prod: no mod_hsc version in the Server header');
+    my @files;
+    my $got = poll_until(5, sub {
+        @files = glob "$dir/audit.*";
+        return @files == 1 && (-s $files[0] // 0) > 0
+            && do { open my $a, '<', $files[0]; my @l = <$a>; @l == 2 };
+    });
+    ok($got, 'rotatelogs wrote the dated file') or diag "@files";
+    my @lines = $got ? do { open my $a, '<', $files[0]; <$a> } : ();
+    my @ev = map { eval { JSON::PP->new->utf8->decode($_) } } @lines;
+    is(join(' ', map { "$_->{outcome}" . ($_->{reason} ? ":$_->{reason}" : '') } @ev),
+       'failure:bad_credentials success', 'both logins, in order, as JSON');
+    `"$httpd" -f "$dir/httpd.conf" -k stop 2>&1`;
+    ok(poll_until(10, sub { !-e "$dir/httpd.pid" }), 'and it stops');
 }

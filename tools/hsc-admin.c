@@ -1457,7 +1457,9 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
         return usage_error("%s: wrong number of arguments", cmd);
     }
-    if (!(a.given & OPT_AUDIT)) {
+    /* Only changes are audited ("groups DB USER" alone only prints). */
+    if (!(a.given & OPT_AUDIT)
+        || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
         return dispatch(pool, cmd, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */

@@ -17,9 +17,10 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # tracked files makes the sanitizer build's copy of the tree; fail2ban,
 # whose fail2ban-regex runs the shipped filter over the audit log
 # (t/17_audit.t); python3-prometheus-client, whose text parser reads the
-# metrics page (t/18_metrics.t).
+# metrics page (t/18_metrics.t); apache2-utils for rotatelogs (a piped
+# audit log in t/17_audit.t).
 TEST="libapache2-mod-perl2 curl clang libclang-rt-14-dev valgrind git
-      fail2ban python3-prometheus-client"
+      fail2ban python3-prometheus-client apache2-utils"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 
