@@ -17,7 +17,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use HSCTest;
 
-plan tests => 79;
+plan tests => 82;
 binmode(Test::More->builder->$_, ':encoding(UTF-8)')
     for qw(output failure_output todo_output);
 
@@ -254,6 +254,11 @@ is($bad, 0, 'every line of the log is a JSON object with time, event, outcome');
 my @leaks = grep { index($all, $_) >= 0 }
     (values %pw, 'aud-new-pw', map { (split /\./)[5, 6] } grep { defined } @cookies);
 is(scalar @leaks, 0, 'no password, x_n or MAC in the log') or diag "@leaks";
+# Every KDF-cap refusal of the run so far (t/16 provokes them under the
+# threaded MPMs) has its audit line: as many as HSC055 error log lines.
+my $n055 = () = error_log_text() =~ /HSC055: /g;
+my $nkdf = () = $all =~ /"reason":"kdf_cap"/g;
+is($nkdf, $n055, "each KDF-cap refusal (HSC055, $n055 of them) is an audit line");
 
 # --- fail2ban: the shipped filter over the lines written here --------------
 {
@@ -299,6 +304,28 @@ is(scalar @leaks, 0, 'no password, x_n or MAC in the log') or diag "@leaks";
        join(',', map { "$_=$want{$_}" } sort keys %want),
        'fail2ban reads the address mod_hsc wrote, never one a name forged')
         or diag $o;
+    # The jail, with the filter, in a copy of this machine's fail2ban
+    # configuration (its own jails dropped): fail2ban-client's own test.
+    my $f2bdir = "$dir/fail2ban";
+    system('cp', '-r', '/etc/fail2ban', $f2bdir) == 0 or die 'cp /etc/fail2ban';
+    unlink glob "$f2bdir/jail.d/*";
+    system('cp', $filter, "$f2bdir/filter.d/mod-hsc.conf") == 0 or die;
+    my $jail = do {
+        open my $jf, '<', "$FindBin::Bin/../conf/fail2ban/jail.d/mod-hsc.conf" or die;
+        local $/;
+        <$jf>;
+    };
+    $jail =~ s{^logpath\s*=.*$}{logpath  = $dir/all.log}m or die 'no logpath';
+    open my $jo, '>', "$f2bdir/jail.d/mod-hsc.conf" or die;
+    print $jo $jail;
+    close $jo;
+    (my $client = $regex) =~ s/fail2ban-regex$/fail2ban-client/;
+    $o = `"$client" -c "$f2bdir" -t 2>&1`;
+    like($o, qr/configuration test is successful/,
+         'fail2ban-client accepts the jail and its filter') or diag $o;
+    $o = `"$client" -c "$f2bdir" -d 2>&1`;
+    like($o, qr/\['add', 'mod-hsc'.*'maxretry', 30\]/s,
+         'as jail mod-hsc, with its limits') or diag $o;
 }
 
 # --- a piped audit log through rotatelogs, in a server of its own -----------
