@@ -164,7 +164,7 @@ void hsc_ops_register_hooks(apr_pool_t *p)
     ap_hook_handler(ops_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }
 
-/* --- writing --------------------------------------------------------------- */
+/* --- writing -------------------------------------------------------------- */
 
 /* The fields every event of a request carries. */
 static void request_fields(request_rec *r, hsc_audit_event_t *e,

@@ -100,7 +100,7 @@ void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
 /* The user database could not be opened or failed a call. */
 void hsc_ops_store_error(request_rec *r);
 
-/* --- mod_hsc_metrics.c ----------------------------------------------------- */
+/* --- mod_hsc_metrics.c ---------------------------------------------------- */
 
 void hsc_metrics_login(hsc_login_outcome_t o);
 void hsc_metrics_cookie(hsc_cookie_outcome_t o);
@@ -113,7 +113,7 @@ void hsc_metrics_key_use(const char *kid);
 int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s);
 int hsc_metrics_handler(request_rec *r);
 
-/* --- mod_hsc_health.c ------------------------------------------------------ */
+/* --- mod_hsc_health.c ----------------------------------------------------- */
 
 int hsc_health_handler(request_rec *r);
 

@@ -143,6 +143,13 @@ push @cases,
     ['HSCUserDBCache not a flag', $ok . "HSCUserDBCache sometimes\n", qr{HSCUserDBCache must be On or Off}],
     ['HSCUserDBCache in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserDBCache Off\n</VirtualHost>\n", qr{HSCUserDBCache cannot occur within <VirtualHost> section}];
 
+# The audit log (t/17_audit.t): main server only, a file or a program.
+push @cases,
+    ['HSCAuditLog to a file', $ok . "HSCAuditLog logs/hsc-audit.log\n", undef],
+    ['HSCAuditLog to a program', $ok . "HSCAuditLog \"|/usr/bin/rotatelogs /tmp/a.%Y 86400\"\n", undef],
+    ['HSCAuditLog without a program', $ok . "HSCAuditLog \"| \"\n", qr{HSCAuditLog: name a file or a "\|program"}],
+    ['HSCAuditLog in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCAuditLog /tmp/x\n</VirtualHost>\n", qr{HSCAuditLog cannot occur within <VirtualHost> section}];
+
 # The annotated sample, with this tree's module, database and key file.
 {
     my $src = "$FindBin::Bin/../conf/httpd-hsc-sample.conf";
