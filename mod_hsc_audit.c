@@ -206,6 +206,11 @@ static const char *const login_reasons[HSC_LOGIN_OUTCOMES] = {
     "success", "bad_credentials", "disabled", "throttled", "kdf_cap",
     "store_fault", "error"};
 
+const char *hsc_login_outcome_name(hsc_login_outcome_t o)
+{
+    return login_reasons[o];
+}
+
 hsc_login_outcome_t hsc_login_outcome_of(hsc_status_t st)
 {
     switch (st) {
@@ -332,6 +337,11 @@ static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] = {
     "ok", "malformed", "duplicate", "unknown_kid", "bad_mac", "wrong_scope",
     "idle", "expired", "future", "unknown_user", "disabled", "revoked",
     "bad_auth", "store_fault", "error"};
+
+const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o)
+{
+    return cookie_reasons[o];
+}
 
 /* 1 when the cookie's MAC is good under another configured HSCScope. */
 static int other_scope(const hsc_verify_params_t *vp, const char *val,

@@ -55,13 +55,6 @@ static metrics_t *m;           /* NULL until post_config made it */
 static const char *kids[KIDS_MAX];
 static int nkids;
 
-static const char *const login_labels[HSC_LOGIN_OUTCOMES] = {
-    "success", "bad_credentials", "disabled", "throttled", "kdf_cap",
-    "store_fault", "error"};
-static const char *const cookie_labels[HSC_COOKIE_OUTCOMES] = {
-    "ok", "malformed", "duplicate", "unknown_kid", "bad_mac", "wrong_scope",
-    "idle", "expired", "future", "unknown_user", "disabled", "revoked",
-    "bad_auth", "store_fault", "error"};
 
 #define BUMP(field) do { if (m != NULL) apr_atomic_inc64(&m->field); } while (0)
 
@@ -214,13 +207,17 @@ int hsc_metrics_handler(request_rec *r)
          "Session cookies checked, by outcome (ok, or why refused).");
     for (i = 0; i < HSC_COOKIE_OUTCOMES; ++i) {
         ap_rprintf(r, "hsc_cookie_checks_total{outcome=\"%s\"} %"
-                   APR_UINT64_T_FMT "\n", cookie_labels[i], RD(cookie[i]));
+                   APR_UINT64_T_FMT "\n",
+                   hsc_cookie_outcome_name((hsc_cookie_outcome_t)i),
+                   RD(cookie[i]));
     }
     help(r, "hsc_login_attempts_total", "counter",
          "Login attempts, by outcome.");
     for (i = 0; i < HSC_LOGIN_OUTCOMES; ++i) {
         ap_rprintf(r, "hsc_login_attempts_total{outcome=\"%s\"} %"
-                   APR_UINT64_T_FMT "\n", login_labels[i], RD(login[i]));
+                   APR_UINT64_T_FMT "\n",
+                   hsc_login_outcome_name((hsc_login_outcome_t)i),
+                   RD(login[i]));
     }
     help(r, "hsc_logouts_total", "counter",
          "Logouts; everywhere=\"true\" when the user's other cookies were "

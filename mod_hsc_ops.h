@@ -56,6 +56,11 @@ typedef enum {
     HSC_COOKIE_OUTCOMES
 } hsc_cookie_outcome_t;
 
+/* The label of an outcome: the audit log's "reason" and the metrics'
+ * "outcome" (one list each, in mod_hsc_audit.c). */
+const char *hsc_login_outcome_name(hsc_login_outcome_t o);
+const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o);
+
 /* Hooks and the HSCAuditLog directive (mod_hsc.c's tables call these). */
 void hsc_ops_register_hooks(apr_pool_t *p);
 const char *hsc_audit_cmd_log(cmd_parms *cmd, void *dv, const char *arg);
