@@ -87,8 +87,8 @@ static int ops_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
         piped_log *pl = ap_open_piped_log(pconf, audit_target + 1);
         if (pl == NULL) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, 0, s,
-                         "HSC160: HSCAuditLog: cannot start the piped log "
-                         "%s", audit_target + 1);
+                         HSCLOGNO(160) "HSCAuditLog: cannot start the "
+                         "piped log %s", audit_target + 1);
             return !OK;
         }
         audit_file = ap_piped_log_write_fd(pl);
@@ -101,7 +101,7 @@ static int ops_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
                        APR_UREAD | APR_UWRITE | APR_GREAD, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, rv, s,
-                     "HSC160: HSCAuditLog: cannot open %s", path);
+                     HSCLOGNO(165) "HSCAuditLog: cannot open %s", path);
         audit_file = NULL;
         return !OK;
     }
@@ -197,8 +197,8 @@ static void audit_write(request_rec *r, const hsc_audit_event_t *e)
     rv = apr_file_write(audit_file, line, &n);
     if (rv != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
-                      "HSC161: cannot write to the audit log (HSCAuditLog "
-                      "%s)", audit_target ? audit_target : "?");
+                      HSCLOGNO(161) "cannot write to the audit log "
+                      "(HSCAuditLog %s)", audit_target ? audit_target : "?");
     }
 }
 

@@ -44,7 +44,7 @@ static int answer(request_rec *r, int status, const char *json)
 static int unhealthy(request_rec *r, const char *reason)
 {
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  "HSC163: health check: 503: %s", reason);
+                  HSCLOGNO(163) "health check: 503: %s", reason);
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
     return answer(r, HTTP_SERVICE_UNAVAILABLE,
                   apr_psprintf(r->pool,
@@ -87,7 +87,7 @@ int hsc_health_handler(request_rec *r)
     if (st != HSC_OK && st != HSC_ENOUSER) {
         hsc_ops_store_error(r);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC164: health check: user store: %s (%s)",
+                      HSCLOGNO(164) "health check: user store: %s (%s)",
                       hsc_strerror(st), hsc_store_errmsg(store));
         return unhealthy(r, "user store down");
     }

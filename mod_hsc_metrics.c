@@ -163,8 +163,8 @@ int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s)
     rv = apr_shm_create(&shm, sizeof(metrics_t), NULL, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_ERR, rv, main_s,
-                     "HSC162: cannot create the shared memory of the "
-                     "metrics: hsc-metrics will answer 503");
+                     HSCLOGNO(162) "cannot create the shared memory of "
+                     "the metrics: hsc-metrics will answer 503");
         return OK;
     }
     m = apr_shm_baseaddr_get(shm);

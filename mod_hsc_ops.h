@@ -21,6 +21,12 @@
 #include "mod_hsc.h"
 #include "hsc_http.h"
 
+/* httpd's APLOGNO habit: HSCLOGNO(160) "text" logs "HSC160: text". The
+ * structure branch defines it in mod_hsc.h; until then, here. */
+#ifndef HSCLOGNO
+#define HSCLOGNO(n) "HSC" #n ": "
+#endif
+
 /* How a login ended (label "outcome" of hsc_login_attempts_total, and
  * "reason" of a failed login in the audit log). An unknown user and a
  * wrong password are one outcome, there as on the wire. */

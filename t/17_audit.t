@@ -17,7 +17,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use HSCTest;
 
-plan tests => 82;
+plan tests => 84;
 binmode(Test::More->builder->$_, ':encoding(UTF-8)')
     for qw(output failure_output todo_output);
 
@@ -405,4 +405,22 @@ EOT
        'failure:bad_credentials success', 'both logins, in order, as JSON');
     `"$httpd" -f "$dir/httpd.conf" -k stop 2>&1`;
     ok(poll_until(10, sub { !-e "$dir/httpd.pid" }), 'and it stops');
+
+    # An audit log that cannot be opened stops startup, and says why.
+    open my $in, '<', "$dir/httpd.conf" or die;
+    (my $bad = do { local $/; <$in> }) =~ s{^HSCAuditLog .*$}{HSCAuditLog "$dir/no/such/dir/audit.log"}m;
+    open my $bc, '>', "$dir/bad.conf" or die;
+    print $bc $bad;
+    close $bc;
+    unlink "$dir/error_log";
+    `"$httpd" -f "$dir/bad.conf" -k start 2>&1`;
+    my $elog = poll_until(10, sub {
+        open my $e, '<', "$dir/error_log" or return '';
+        local $/;
+        my $t = <$e> // '';
+        return $t =~ /HSC165/ ? $t : '';
+    });
+    like($elog, qr{HSC165: HSCAuditLog: cannot open \Q$dir\E/no/such/dir/audit\.log},
+         'an audit log that cannot be opened: HSC165');
+    ok(poll_until(10, sub { !-e "$dir/httpd.pid" }), 'and the server does not run');
 }
