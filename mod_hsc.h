@@ -1,7 +1,8 @@
 /*
- * mod_hsc.h: what the two halves of the httpd glue share (mod_hsc.c:
- * configuration, authentication, authorization; mod_hsc_login.c: the login
- * and logout handlers). Private to the module; never included by hsc_core.
+ * mod_hsc.h: what the parts of the httpd glue share (mod_hsc.c: hooks,
+ * authentication, authorization; mod_hsc_config.[ch]: every directive;
+ * mod_hsc_login.c: the login and logout handlers; mod_hsc_throttle.[ch]:
+ * throttling). Private to the module; never included by hsc_core.
  */
 #ifndef MOD_HSC_H
 #define MOD_HSC_H
@@ -15,70 +16,19 @@
 #include "hsc_kdf.h"
 #include "hsc_store.h"
 #include "hsc_cookie.h"
+#include "mod_hsc_config.h"
+
+/*
+ * The tag of a log line, as httpd's APLOGNO: HSCLOGNO(012) "text" logs
+ * "HSC012: text". One number per call site (two places, two numbers; a
+ * removed number is never reused); the next free one is in
+ * docs/log-tags-next, and every tag has a row in docs/directives.md's
+ * "Log messages" table. test/check-log-tags.sh (make check) enforces it.
+ */
+#define HSCLOGNO(n) "HSC" #n ": "
 
 /* Largest login or logout form body read; anything bigger is a 413. */
 #define HSC_FORM_BODY_MAX 8192
-
-typedef enum {
-    HSC_SAMESITE_STRICT,
-    HSC_SAMESITE_LAX,
-    HSC_SAMESITE_NONE
-} hsc_samesite_t;
-
-typedef enum {
-    HSC_UNAUTH_AUTO,     /* browser navigation: redirect; else 401 */
-    HSC_UNAUTH_REDIRECT, /* always redirect to HSCLoginURL */
-    HSC_UNAUTH_401       /* always 401 */
-} hsc_unauth_t;
-
-/* Per server (RSRC_CONF): the secrets and the user store. */
-typedef struct {
-    const char *keyfile;         /* resolved path, or NULL */
-    hsc_keyring_t *keys;         /* loaded in the parent, in pconf */
-    const char *key_warning;     /* e.g. mode too open; logged at startup */
-    const char *userdb;          /* resolved path, or NULL */
-    int userdb_cache;            /* HSCUserDBCache: 1, 0, -1 unset (on) */
-    int db_index;                /* slot in each thread's store cache */
-    hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
-    /* Login throttling (mod_hsc_throttle.c); 0 turns a counter off. */
-    int throttle_addr;           /* failed logins per window per address */
-    int throttle_user;           /* failed logins per window per username */
-    apr_int64_t throttle_window; /* seconds */
-    int max_kdf;                 /* KDFs at once in a child; 0: no cap */
-    unsigned int throttle_addr_set : 1, throttle_user_set : 1,
-        throttle_window_set : 1, max_kdf_set : 1;
-} hsc_srv_conf_t;
-
-/* Defaults of the throttling directives (docs/throttling.md). */
-#define HSC_THROTTLE_ADDR_DEFAULT 20
-#define HSC_THROTTLE_USER_DEFAULT 10
-#define HSC_THROTTLE_WINDOW_DEFAULT (5 * 60)
-#define HSC_MAX_KDF_DEFAULT 2
-/* Upper bound of every count the throttling directives take. */
-#define HSC_THROTTLE_COUNT_MAX 1000000
-
-/* Per directory (OR_AUTHCFG). Every value is parsed at config time. */
-typedef struct {
-    const char *cookie_name;
-    const char *cookie_domain;   /* NULL: no Domain attribute */
-    const char *cookie_path;
-    int secure;
-    hsc_samesite_t samesite;
-    apr_int64_t idle, max_age, skew; /* seconds */
-    int refresh;
-    const char *scope;
-    int bind_address;
-    const char *login_url;       /* NULL: never redirect */
-    hsc_unauth_t unauth;
-    const char *success_url;
-    const char *logout_url;
-
-    unsigned int cookie_name_set : 1, cookie_domain_set : 1,
-        cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
-        max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
-        bind_address_set : 1, login_url_set : 1, unauth_set : 1,
-        success_url_set : 1, logout_url_set : 1;
-} hsc_dir_conf_t;
 
 /* What a verified request carries, in r->request_config. */
 typedef struct {
@@ -123,62 +73,41 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
 /* NULL, or why these cookie attributes are not allowed together. */
 const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
 
-/* The hsc-login and hsc-logout handlers (mod_hsc_login.c). */
-int hsc_login_handler(request_rec *r);
-
-/* --- login throttling (mod_hsc_throttle.c) --------------------------------
- *
- * Failed logins are counted per client address (per ServerName) and per
- * username (per user database) in an httpd socache (shmcb by default), so
- * every child and, with a networked provider, every server sees them. An
- * attempt is counted when it starts, before the KDF, so parallel guesses
- * cannot slip past the limit together; a success gives its attempt back to
- * the address and clears the username's count.
+/*
+ * The one mapping of a status to what the glue does with it (the core
+ * classifies: hsc_status_class). *level is the log level of the refusal;
+ * the return value is the HTTP status: HTTP_UNAUTHORIZED for a refusal or
+ * a forgery (the caller answers with its login page, redirect or 401),
+ * HTTP_SERVICE_UNAVAILABLE for a fault the client may retry (answer with
+ * hsc_store_unavailable), HTTP_INTERNAL_SERVER_ERROR for a crypto fault,
+ * OK for HSC_OK.
  */
+int hsc_status_outcome(hsc_status_t st, int *level);
 
-/* What hsc_throttle_begin counted, for hsc_throttle_end. */
-#define HSC_THROTTLE_KEY_MAX 40
-typedef struct {
-    char akey[HSC_THROTTLE_KEY_MAX]; /* "a:" + 32 hex digits, or "" */
-    char ukey[HSC_THROTTLE_KEY_MAX]; /* "u:" + 32 hex digits, or "" */
-} hsc_throttle_t;
-
-/* Config-time hooks and the HSCThrottleCache directive. */
-int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
-                            apr_pool_t *ptemp);
-int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
-                             apr_pool_t *ptemp, server_rec *main_s);
-void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s);
-const char *hsc_throttle_cmd_cache(cmd_parms *cmd, void *dv,
-                                   const char *arg);
+/* How a login attempt went (hsc_login_attempt). */
+typedef enum {
+    HSC_ATTEMPT_CHECKED,   /* the password was checked: *st says how */
+    HSC_ATTEMPT_BUSY,      /* HSCMaxLoginKDF checks run already: 503 */
+    HSC_ATTEMPT_THROTTLED  /* over a failed-login limit: 429 */
+} hsc_attempt_t;
 
 /*
- * Before a password check: 0 when the login may go on (the attempt is
- * counted in *t), or the seconds until the window frees when the address
- * or the username is over its limit (logged; nothing counted). A cache
- * failure is logged and the login goes on (throttling is a brake, not an
- * authentication factor).
+ * The login attempt, in its four steps (mod_hsc_throttle.c, beside the
+ * counters): cap (a KDF slot), throttle (count the attempt, or refuse it),
+ * check (hsc_password_check: *st, and xn and *u on HSC_OK; wipe xn), and
+ * settle (a success or a fault gives the attempt back). The refusals of
+ * the cap and the throttle are logged here, with *retry_after set; the
+ * check's verdict is the caller's to log.
  */
-apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
-                               const char *user, size_t user_len,
-                               hsc_throttle_t *t);
+hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                                hsc_store_t *store, const char *user,
+                                size_t user_len, const char *password,
+                                size_t password_len,
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u,
+                                hsc_status_t *st, apr_int64_t *retry_after);
 
-/* How a counted attempt ended. */
-typedef enum {
-    HSC_THROTTLE_FAILED,         /* wrong password, unknown user: it counts */
-    HSC_THROTTLE_SUCCEEDED,      /* clear the username's count, give the
-                                  * address its attempt back */
-    HSC_THROTTLE_UNDO            /* a fault (store down): give both back */
-} hsc_throttle_outcome_t;
-
-/* After the password check. */
-void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
-                      const hsc_throttle_t *t,
-                      hsc_throttle_outcome_t outcome);
-
-/* The per-child KDF cap: 1 when a slot was taken (give it back with
- * hsc_kdf_slot_give), 0 when sc->max_kdf KDFs already run in this child. */
-int hsc_kdf_slot_take(const hsc_srv_conf_t *sc);
-void hsc_kdf_slot_give(const hsc_srv_conf_t *sc);
+/* The hsc-login and hsc-logout handlers (mod_hsc_login.c). */
+int hsc_login_handler(request_rec *r);
+int hsc_logout_handler(request_rec *r);
 
 #endif /* MOD_HSC_H */

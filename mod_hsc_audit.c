@@ -50,7 +50,7 @@ static int ops_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
-const char *hsc_audit_cmd_log(cmd_parms *cmd, void *dv, const char *arg)
+const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
 

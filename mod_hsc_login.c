@@ -108,32 +108,38 @@ static int logout_page(request_rec *r, int status, const char *message)
     return page_end(r);
 }
 
-/* Length of "scheme://authority" without a default port for the scheme. */
-static size_t strip_default_port(const char *hostport, size_t len,
-                                 const char *port)
+/*
+ * The scheme the client used: https when mod_ssl serves the connection or
+ * ServerName says https:// (ap_http_scheme), else http; behind a proxy,
+ * its X-Forwarded-Proto, but only when mod_remoteip has replaced the
+ * client address, that is when a proxy it trusts sent the request
+ * (docs/login-page.md).
+ */
+static const char *request_scheme(request_rec *r)
 {
-    size_t pl = strlen(port);
+    const char *xfp = apr_table_get(r->headers_in, "X-Forwarded-Proto");
 
-    if (len > pl && !strncmp(hostport + len - pl, port, pl)) {
-        return len - pl;
+    if (xfp != NULL && r->useragent_ip != NULL
+        && r->connection->client_ip != NULL
+        && strcmp(r->useragent_ip, r->connection->client_ip) != 0
+        && (!strcasecmp(xfp, "https") || !strcasecmp(xfp, "http"))) {
+        return xfp;
     }
-    return len;
+    return ap_http_scheme(r);
 }
 
 /*
  * 1 when a POST comes from another site: Sec-Fetch-Site says cross-site,
- * or Origin names another host than the Host this request was sent to
- * (an opaque "null" Origin counts as another). Requests without either
- * header (old browsers, curl) pass; SameSite on the cookie is the other
- * half of the defence.
+ * or Origin names another scheme, host or port than the request's own
+ * (an opaque "null" Origin counts as another: hsc_same_origin). Requests
+ * without either header (old browsers, curl) pass; SameSite on the cookie
+ * is the other half of the defence.
  */
 static int cross_site(request_rec *r)
 {
     const char *sfs = apr_table_get(r->headers_in, "Sec-Fetch-Site");
     const char *origin = apr_table_get(r->headers_in, "Origin");
-    const char *host, *auth;
-    size_t alen, hlen;
-    int https;
+    const char *host;
 
     if (sfs != NULL && !strcasecmp(sfs, "cross-site")) {
         return 1;
@@ -141,27 +147,11 @@ static int cross_site(request_rec *r)
     if (origin == NULL) {
         return 0;
     }
-    if (!strncasecmp(origin, "https://", 8)) {
-        auth = origin + 8;
-        https = 1;
-    }
-    else if (!strncasecmp(origin, "http://", 7)) {
-        auth = origin + 7;
-        https = 0;
-    }
-    else {
-        return 1; /* "null" or anything else */
-    }
     host = apr_table_get(r->headers_in, "Host");
     if (host == NULL) {
         host = r->hostname;
     }
-    if (host == NULL) {
-        return 1;
-    }
-    alen = strip_default_port(auth, strlen(auth), https ? ":443" : ":80");
-    hlen = strip_default_port(host, strlen(host), https ? ":443" : ":80");
-    return alen != hlen || strncasecmp(auth, host, alen) != 0;
+    return !hsc_same_origin(origin, request_scheme(r), host);
 }
 
 /*
@@ -170,16 +160,14 @@ static int cross_site(request_rec *r)
  */
 static int read_form(request_rec *r, char **body, apr_size_t *len)
 {
-    const char *ct = apr_table_get(r->headers_in, "Content-Type");
     apr_size_t n = 0;
     char *buf;
     int rv;
 
     *body = NULL;
     *len = 0;
-    if (ct == NULL
-        || strncasecmp(ct, "application/x-www-form-urlencoded", 33) != 0
-        || (ct[33] != '\0' && ct[33] != ';' && ct[33] != ' ')) {
+    if (!hsc_content_type_is_form(
+            apr_table_get(r->headers_in, "Content-Type"))) {
         return HTTP_UNSUPPORTED_MEDIA_TYPE;
     }
     if ((rv = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK) {
@@ -258,90 +246,27 @@ static int busy_page(request_rec *r, int status, apr_int64_t retry_after)
     return page_end(r);
 }
 
-/* Log in: check the password, mint the cookie, 303 to a safe target. */
-static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
-                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+/* A checked login: mint the cookie, set it, 303 to a safe target. */
+static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
+                          const hsc_dir_conf_t *d, const hsc_user_t *u,
+                          unsigned char xn[HSC_XN_LEN], const char *target,
+                          const char *user, const hsc_login_form_t *f)
 {
-    unsigned char xn[HSC_XN_LEN];
     char value[HSC_COOKIE_VALUE_MAX];
-    const char *target = safe_return(f), *user;
-    hsc_store_t *store;
-    hsc_user_t u;
-    hsc_status_t st;
     hsc_verify_params_t vp;
+    hsc_status_t st;
     int64_t exp;
     size_t len;
-    hsc_throttle_t th;
-    apr_int64_t wait;
-
-    if (!f->username.present || !f->password.present
-        || !hsc_username_valid(f->username.value, f->username.len)) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC030: login refused: missing or invalid username "
-                      "or password field");
-        hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
-        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
-    }
-    user = ap_escape_logitem(r->pool, f->username.value);
-    if (sc->keys == NULL) {
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC031: hsc-login without HSCKeyFile");
-        return HTTP_INTERNAL_SERVER_ERROR;
-    }
-    if ((store = hsc_thread_store(r, sc)) == NULL) {
-        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
-        return hsc_store_unavailable(r); /* logged (HSC006) */
-    }
-    /* The KDF cap first: a 503 is not a counted attempt. */
-    if (!hsc_kdf_slot_take(sc)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC055: login refused (503) for user \"%s\": %d "
-                      "password checks already run in this child "
-                      "(HSCMaxLoginKDF)",
-                      user, sc->max_kdf);
-        hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
-        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, 1);
-    }
-    /* Then the failed-login counts, before any KDF work (logged). */
-    wait = hsc_throttle_begin(r, sc, f->username.value, f->username.len,
-                              &th);
-    if (wait > 0) {
-        hsc_kdf_slot_give(sc);
-        return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
-    }
-    st = hsc_ops_password_check(r, store, f->username.value, f->username.len,
-                            f->password.value, f->password.len,
-                            &sc->dummy_kdf, xn, &u);
-    hsc_kdf_slot_give(sc);
-    if (st != HSC_OK) {
-        int fault = st == HSC_ESTORE || st == HSC_ECRYPTO
-                    || st == HSC_ENOMEM;
-        /* A fault says nothing about the password: not an attempt. */
-        hsc_throttle_end(r, sc, &th,
-                         fault ? HSC_THROTTLE_UNDO : HSC_THROTTLE_FAILED);
-        ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_INFO, 0, r,
-                      "HSC032: login refused for user \"%s\": %s", user,
-                      hsc_strerror(st));
-        hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
-        if (fault && st != HSC_ECRYPTO) {
-            return hsc_store_unavailable(r);
-        }
-        if (fault) {
-            return HTTP_INTERNAL_SERVER_ERROR;
-        }
-        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
-    }
-    hsc_throttle_end(r, sc, &th, HSC_THROTTLE_SUCCEEDED);
 
     hsc_verify_params(r, sc, d, &vp);
     exp = hsc_cookie_expiry(vp.now, vp.now, d->idle, d->max_age);
-    st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u.name, u.name_len,
+    st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u->name, u->name_len,
                          vp.now, exp, xn, vp.scope, vp.address, value,
                          sizeof(value), &len);
-    hsc_wipe(xn, sizeof(xn));
+    hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      "HSC033: cannot mint a cookie for user \"%s\": %s",
+                      HSCLOGNO(033) "cannot mint a cookie for user \"%s\": %s",
                       user, hsc_strerror(st));
         hsc_ops_login(r, f, HSC_LOGIN_ERROR, NULL);
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -352,13 +277,71 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  "HSC034: user \"%s\" logged in", user);
+                  HSCLOGNO(034) "user \"%s\" logged in", user);
     hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
                   hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */
     apr_table_set(r->headers_out, "Location",
                   target ? target : d->success_url);
     return HTTP_SEE_OTHER;
+}
+
+/* Log in: the attempt (hsc_login_attempt), then its answer. */
+static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    unsigned char xn[HSC_XN_LEN];
+    const char *target = safe_return(f), *user;
+    hsc_store_t *store;
+    hsc_user_t u;
+    hsc_status_t st;
+    apr_int64_t wait;
+    int level, http;
+
+    if (!f->username.present || !f->password.present
+        || !hsc_username_valid(f->username.value, f->username.len)) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(030) "login refused: missing or invalid "
+                      "username or password field");
+        hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
+        return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
+    }
+    user = ap_escape_logitem(r->pool, f->username.value);
+    if (sc->keys == NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(031) "hsc-login without HSCKeyFile");
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if ((store = hsc_thread_store(r, sc)) == NULL) {
+        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
+        return hsc_store_unavailable(r); /* logged (HSC006) */
+    }
+    switch (hsc_login_attempt(r, sc, store, f->username.value,
+                              f->username.len, f->password.value,
+                              f->password.len, xn, &u, &st, &wait)) {
+    case HSC_ATTEMPT_BUSY:
+        hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
+        return busy_page(r, HTTP_SERVICE_UNAVAILABLE, wait);
+    case HSC_ATTEMPT_THROTTLED:
+        return busy_page(r, HTTP_TOO_MANY_REQUESTS, wait);
+    case HSC_ATTEMPT_CHECKED:
+        break;
+    }
+    if (st == HSC_OK) {
+        return login_succeeded(r, sc, d, &u, xn, target, user, f);
+    }
+    http = hsc_status_outcome(st, &level);
+    ap_log_rerror(APLOG_MARK, level, 0, r,
+                  HSCLOGNO(032) "login refused for user \"%s\": %s", user,
+                  hsc_strerror(st));
+    hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
+    if (http == HTTP_SERVICE_UNAVAILABLE) {
+        return hsc_store_unavailable(r);
+    }
+    if (http != HTTP_UNAUTHORIZED) {
+        return http;
+    }
+    return login_page(r, target, HTTP_UNAUTHORIZED, HSC_LOGIN_FAILED);
 }
 
 /* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
@@ -385,13 +368,13 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                                   (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                              "HSC040: user \"%s\" logged out everywhere",
+                              HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
                 hsc_ops_logout(r, sc, d, user, 1, HSC_OK);
             }
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                              "HSC041: cannot revoke the cookies of user "
+                              HSCLOGNO(041) "cannot revoke the cookies of user "
                               "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
@@ -409,7 +392,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         }
         else if (st != HSC_EINVAL) {
             ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                          "HSC042: logout everywhere without a valid "
+                          HSCLOGNO(042) "logout everywhere without a valid "
                           "cookie: only this browser's cookie is cleared");
             hsc_ops_logout(r, sc, d, NULL, 1, st);
         }
@@ -427,59 +410,92 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
     return HTTP_SEE_OTHER;
 }
 
-int hsc_login_handler(request_rec *r)
+/*
+ * What both handlers do before their POST work: the common headers, GET
+ * and POST only, same-site, a small form body, parsed. DECLINED with
+ * *get set for a GET (the caller shows its page), OK with the parsed form
+ * (wipe *body after use), or the HTTP status to answer.
+ */
+static int form_post(request_rec *r, const char *what, int *get,
+                     hsc_login_form_t *f, char **body, apr_size_t *len)
 {
-    const hsc_srv_conf_t *sc;
-    const hsc_dir_conf_t *d;
-    hsc_login_form_t f;
-    char *body;
-    apr_size_t len;
-    int login, rv;
+    int rv;
 
-    if (r->handler == NULL) {
-        return DECLINED;
-    }
-    if (!strcmp(r->handler, "hsc-login")) {
-        login = 1;
-    }
-    else if (!strcmp(r->handler, "hsc-logout")) {
-        login = 0;
-    }
-    else {
-        return DECLINED;
-    }
+    *get = 0;
+    *body = NULL;
+    *len = 0;
     page_headers(r);
     r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
     ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);
     if (r->method_number == M_GET) {
-        return login ? login_get(r) : logout_page(r, HTTP_OK, NULL);
+        *get = 1;
+        return DECLINED;
     }
     if (r->method_number != M_POST) {
         return HTTP_METHOD_NOT_ALLOWED;
     }
     if (cross_site(r)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      "HSC020: cross-site %s POST refused",
-                      login ? "login" : "logout");
+                      HSCLOGNO(020) "cross-site %s POST refused", what);
         return HTTP_FORBIDDEN;
     }
-    if ((rv = read_form(r, &body, &len)) != OK) {
+    if ((rv = read_form(r, body, len)) != OK) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC021: %s form refused: HTTP %d",
-                      login ? "login" : "logout", rv);
+                      HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
         return rv;
     }
-    if (hsc_form_parse(body, len, &f) != HSC_OK) {
-        hsc_wipe(body, len);
+    if (hsc_form_parse(*body, *len, f) != HSC_OK) {
+        hsc_wipe(*body, *len);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      "HSC022: %s form refused: malformed body",
-                      login ? "login" : "logout");
+                      HSCLOGNO(022) "%s form refused: malformed body", what);
         return HTTP_BAD_REQUEST;
     }
-    sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
-    rv = login ? login_post(r, sc, d, &f) : logout_post(r, sc, d, &f);
+    return OK;
+}
+
+/* SetHandler hsc-login: GET the page, POST a login. */
+int hsc_login_handler(request_rec *r)
+{
+    hsc_login_form_t f;
+    char *body;
+    apr_size_t len;
+    int get, rv;
+
+    if (r->handler == NULL || strcmp(r->handler, "hsc-login") != 0) {
+        return DECLINED;
+    }
+    if ((rv = form_post(r, "login", &get, &f, &body, &len)) != OK) {
+        return get ? login_get(r) : rv;
+    }
+    rv = login_post(r,
+                    ap_get_module_config(r->server->module_config,
+                                         &hsc_module),
+                    ap_get_module_config(r->per_dir_config, &hsc_module),
+                    &f);
     /* The body held the password: wipe it before the pool is reused. */
+    hsc_wipe(body, len);
+    return rv;
+}
+
+/* SetHandler hsc-logout: GET a confirmation form, POST a logout. */
+int hsc_logout_handler(request_rec *r)
+{
+    hsc_login_form_t f;
+    char *body;
+    apr_size_t len;
+    int get, rv;
+
+    if (r->handler == NULL || strcmp(r->handler, "hsc-logout") != 0) {
+        return DECLINED;
+    }
+    if ((rv = form_post(r, "logout", &get, &f, &body, &len)) != OK) {
+        return get ? logout_page(r, HTTP_OK, NULL) : rv;
+    }
+    rv = logout_post(r,
+                     ap_get_module_config(r->server->module_config,
+                                          &hsc_module),
+                     ap_get_module_config(r->per_dir_config, &hsc_module),
+                     &f);
     hsc_wipe(body, len);
     return rv;
 }

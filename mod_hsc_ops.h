@@ -21,12 +21,6 @@
 #include "mod_hsc.h"
 #include "hsc_http.h"
 
-/* httpd's APLOGNO habit: HSCLOGNO(160) "text" logs "HSC160: text". The
- * structure branch defines it in mod_hsc.h; until then, here. */
-#ifndef HSCLOGNO
-#define HSCLOGNO(n) "HSC" #n ": "
-#endif
-
 /* How a login ended (label "outcome" of hsc_login_attempts_total, and
  * "reason" of a failed login in the audit log). An unknown user and a
  * wrong password are one outcome, there as on the wire. */
@@ -67,9 +61,13 @@ typedef enum {
 const char *hsc_login_outcome_name(hsc_login_outcome_t o);
 const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o);
 
-/* Hooks and the HSCAuditLog directive (mod_hsc.c's tables call these). */
+/* Registers the hooks of audit, metrics and health (hsc_register_hooks). */
 void hsc_ops_register_hooks(apr_pool_t *p);
-const char *hsc_audit_cmd_log(cmd_parms *cmd, void *dv, const char *arg);
+
+/* HSCAuditLog file | "|program" (main server only; a row of hsc_cmds in
+ * mod_hsc_config.c, as HSCThrottleCache is: the log belongs to this
+ * part, opened by its open_logs hook). */
+const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg);
 
 /* --- events: one call at each site ---------------------------------------- */
 

@@ -1,32 +1,13 @@
 /*
- * mod_hsc_throttle.c: login throttling and the per-child KDF cap.
+ * mod_hsc_throttle.c: login throttling, the per-child KDF cap, and the
+ * login attempt that uses them (cap -> throttle -> check -> settle).
  *
- * Failed logins are counted in an httpd socache (ap_socache.h), "shmcb"
- * by default, so that every child sees the same counts; a networked
- * provider (memcache, redis) lets several servers share them. Two
- * counters, each a fixed window that starts at the first counted attempt:
- *
- *   "a:" + H(ServerName, client address)   HSCThrottleAddress per window
- *   "u:" + H(user database, username)      HSCThrottleUser per window
- *
- * H is the first 128 bits of SHA-256 in hex, so keys are short and bounded
- * (usernames reach 255 bytes) and safe for any provider (no spaces or
- * control bytes for memcache). A value is "<window start> <count>" in decimal.
- * Keys, values and the window rule are in hsc_core/hsc_throttle.c.
- *
- * An attempt is counted when it starts, before the KDF, under the cache
- * lock, so parallel guesses cannot all pass the check before any of them
- * is counted; a success then clears the username's count and gives its
- * own attempt back to the address's, and a fault (the user database
- * cannot answer) gives both back. Over a limit the login is refused
- * with 429 before any KDF work, and the refusal is not counted: a lockout
- * ends when its window does. A cache failure is logged and the login goes
- * on to the ordinary password check: throttling is a brake, never an
- * authentication factor.
- *
- * The KDF cap is an atomic counter in each child's own memory: at most
- * HSCMaxLoginKDF password checks (the dummy KDF of unknown users included)
- * run at once in a child; more get 503 with Retry-After: 1.
+ * The design (two fixed-window counters per login, per client address and
+ * per username, in an httpd socache; counted before the KDF, under the
+ * cache lock; a success gives its attempt back; a cache failure never
+ * blocks a login; the KDF cap is an atomic counter per child) is described
+ * once, in docs/throttling.md. Keys, values and the window rule are in
+ * hsc_core/hsc_throttle.c. This file registers its own hooks.
  */
 #include <string.h>
 
@@ -43,8 +24,11 @@
 #include "util_mutex.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_throttle.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
+#include "hsc_password.h"
+#include "hsc_parse.h"
 
 APLOG_USE_MODULE(hsc);
 
@@ -68,8 +52,8 @@ static apr_global_mutex_t *cache_mutex;
 /* KDFs running now in this child (process memory, never shared). */
 static volatile apr_uint32_t kdf_running;
 
-int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
-                            apr_pool_t *ptemp)
+static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp)
 {
     apr_status_t rv;
 
@@ -85,7 +69,7 @@ int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
                            0);
     if (rv != APR_SUCCESS) {
         ap_log_perror(APLOG_MARK, APLOG_CRIT, rv, plog,
-                      "HSC051: cannot register the %s mutex",
+                      HSCLOGNO(051) "cannot register the %s mutex",
                       HSC_THROTTLE_MUTEX);
         return !OK;
     }
@@ -96,7 +80,7 @@ int hsc_throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
  * HSCThrottleCache none | provider[:args]. The provider must be loaded
  * before this line; its arguments are checked here (provider->create).
  */
-const char *hsc_throttle_cmd_cache(cmd_parms *cmd, void *dv, const char *arg)
+const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg)
 {
     const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
     const ap_socache_provider_t *prov;
@@ -167,21 +151,69 @@ static int throttling_wanted(server_rec *main_s)
         const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
                                                         &hsc_module);
         if (sc->userdb != NULL
-            && (sc->throttle_addr > 0 || sc->throttle_user > 0)) {
+            && (sc->throttle.addr > 0 || sc->throttle.user > 0)) {
             return 1;
         }
     }
     return 0;
 }
 
-int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
-                             apr_pool_t *ptemp, server_rec *main_s)
+/*
+ * The provider and instance the counters use: HSCThrottleCache's, or the
+ * default shmcb made here. OK with *prov, DECLINED when throttling stays
+ * off (shmcb not loaded: HSC050), !OK when startup must fail (logged).
+ */
+static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
+                          server_rec *main_s,
+                          const ap_socache_provider_t **prov)
+{
+    const char *err;
+
+    if (cache_name != NULL) {
+        *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, cache_name,
+                                   AP_SOCACHE_PROVIDER_VERSION);
+        if (*prov == NULL || cache_inst == NULL) {
+            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
+                         HSCLOGNO(061) "the login throttling cache %s is gone",
+                         cache_name);
+            return !OK;
+        }
+        return OK;
+    }
+    *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
+                               HSC_THROTTLE_DEFAULT_PROVIDER,
+                               AP_SOCACHE_PROVIDER_VERSION);
+    if (*prov == NULL) {
+        ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
+                     HSCLOGNO(050) "login throttling is off: the socache "
+                     "provider shmcb is not loaded (LoadModule "
+                     "socache_shmcb_module, or HSCThrottleCache none "
+                     "to say it is meant)");
+        return DECLINED;
+    }
+    /* The file is only used where anonymous shared memory is not. */
+    cache_args = apr_pstrcat(pconf,
+                             ap_runtime_dir_relative(pconf, "hsc-throttle"),
+                             "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
+    cache_inst = NULL;
+    err = (*prov)->create(&cache_inst, cache_args, ptemp, pconf);
+    if (err != NULL) {
+        ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
+                     HSCLOGNO(060) "cannot create the login throttling "
+                     "cache: %s", err);
+        return !OK;
+    }
+    return OK;
+}
+
+static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                                apr_pool_t *ptemp, server_rec *main_s)
 {
     struct ap_socache_hints hints;
-    const ap_socache_provider_t *prov;
+    const ap_socache_provider_t *prov = NULL;
     cache_owner_t *owner;
-    const char *err;
     apr_status_t rv;
+    int rc;
 
     (void)plog;
     cache_provider = NULL;
@@ -195,48 +227,15 @@ int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         || !throttling_wanted(main_s)) {
         return OK;
     }
-    if (cache_name == NULL) {
-        prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
-                                  HSC_THROTTLE_DEFAULT_PROVIDER,
-                                  AP_SOCACHE_PROVIDER_VERSION);
-        if (prov == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
-                         "HSC050: login throttling is off: the socache "
-                         "provider shmcb is not loaded (LoadModule "
-                         "socache_shmcb_module, or HSCThrottleCache none "
-                         "to say it is meant)");
-            return OK;
-        }
-        /* The file is only used where anonymous shared memory is not. */
-        cache_args = apr_pstrcat(pconf,
-                                 ap_runtime_dir_relative(pconf,
-                                                         "hsc-throttle"),
-                                 "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
-        cache_inst = NULL;
-        err = prov->create(&cache_inst, cache_args, ptemp, pconf);
-        if (err != NULL) {
-            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         "HSC051: cannot create the login throttling "
-                         "cache: %s", err);
-            return !OK;
-        }
-    }
-    else {
-        prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, cache_name,
-                                  AP_SOCACHE_PROVIDER_VERSION);
-        if (prov == NULL || cache_inst == NULL) {
-            ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                         "HSC051: the login throttling cache %s is gone",
-                         cache_name);
-            return !OK;
-        }
+    if ((rc = cache_instance(pconf, ptemp, main_s, &prov)) != OK) {
+        return rc == DECLINED ? OK : rc;
     }
     if (prov->flags & AP_SOCACHE_FLAG_NOTMPSAFE) {
         rv = ap_global_mutex_create(&cache_mutex, NULL, HSC_THROTTLE_MUTEX,
                                     NULL, main_s, pconf, 0);
         if (rv != APR_SUCCESS) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
-                         "HSC051: cannot create the %s mutex",
+                         HSCLOGNO(062) "cannot create the %s mutex",
                          HSC_THROTTLE_MUTEX);
             return !OK;
         }
@@ -248,7 +247,7 @@ int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     rv = prov->init(cache_inst, "hsc-throttle", &hints, main_s, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
-                     "HSC051: cannot initialise the login throttling "
+                     HSCLOGNO(063) "cannot initialise the login throttling "
                      "cache (%s%s%s)",
                      cache_name ? cache_name : HSC_THROTTLE_DEFAULT_PROVIDER,
                      cache_args ? ":" : "", cache_args ? cache_args : "");
@@ -264,7 +263,7 @@ int hsc_throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
-void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s)
+static void throttle_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_status_t rv;
 
@@ -276,8 +275,8 @@ void hsc_throttle_child_init(apr_pool_t *pchild, server_rec *s)
     if (rv != APR_SUCCESS) {
         /* Without the lock the cache is not used: logins go unthrottled. */
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
-                     "HSC051: cannot attach the %s mutex in a child: login "
-                     "throttling is off in it",
+                     HSCLOGNO(064) "cannot attach the %s mutex in a child: "
+                     "login throttling is off in it",
                      HSC_THROTTLE_MUTEX);
         cache_provider = NULL;
     }
@@ -302,8 +301,9 @@ static apr_status_t counter_get(request_rec *r, const char *key,
                                   (unsigned int)strlen(key), buf, &len,
                                   r->pool);
     if (APR_STATUS_IS_NOTFOUND(rv)) {
-        hsc_counter_decode(NULL, 0, now, window, 0, c);
-        return APR_SUCCESS;
+        /* Absent: a fresh counter (the decode of nothing cannot fail). */
+        return hsc_counter_decode(NULL, 0, now, window, 0, c) == HSC_OK
+                   ? APR_SUCCESS : APR_EGENERAL;
     }
     if (rv != APR_SUCCESS) {
         return rv;
@@ -312,7 +312,7 @@ static apr_status_t counter_get(request_rec *r, const char *key,
      * attempts in flight when it was reached. */
     if (len > sizeof(buf)
         || hsc_counter_decode((const char *)buf, len, now, window,
-                              2 * HSC_THROTTLE_COUNT_MAX, c) != HSC_OK) {
+                              2 * HSC_COUNT_MAX, c) != HSC_OK) {
         return APR_EGENERAL;
     }
     return APR_SUCCESS;
@@ -365,34 +365,105 @@ static apr_status_t counter_give_back(request_rec *r, const char *key,
 static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 {
     ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
-                  "HSC054: login throttling cache failure (%s): this "
+                  HSCLOGNO(054) "login throttling cache failure (%s): this "
                   "login is not throttled",
                   what);
 }
 
-apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
-                               const char *user, size_t user_len,
-                               hsc_throttle_t *t)
+/* One of the two counters of a login, as hsc_throttle_begin works on it. */
+typedef struct {
+    char *key;         /* in the hsc_throttle_t; "" when not counted */
+    int limit;         /* 0: this counter is off */
+    hsc_counter_t c;   /* as read */
+    apr_int64_t wait;  /* seconds until it frees, 0 when under its limit */
+} counter_t;
+
+/* Read a counter and how long it makes the login wait. */
+static apr_status_t counter_read(request_rec *r, counter_t *k,
+                                 apr_int64_t now, apr_int64_t window)
 {
-    apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
-    apr_int64_t window = sc->throttle_window, wait_a = 0, wait_u = 0;
-    hsc_counter_t a = {0, 0}, u = {0, 0};
-    const char *addr = r->useragent_ip ? r->useragent_ip : "";
     apr_status_t rv;
 
-    t->akey[0] = '\0';
-    t->ukey[0] = '\0';
-    if (cache_provider == NULL
-        || (sc->throttle_addr <= 0 && sc->throttle_user <= 0)) {
+    k->wait = 0;
+    if (k->key[0] == '\0') {
+        return APR_SUCCESS;
+    }
+    if ((rv = counter_get(r, k->key, now, window, &k->c)) == APR_SUCCESS) {
+        k->wait = hsc_counter_wait(&k->c, k->limit, now, window);
+    }
+    return rv;
+}
+
+/* Count this attempt in a counter. */
+static apr_status_t counter_count(request_rec *r, counter_t *k,
+                                  apr_int64_t window)
+{
+    if (k->key[0] == '\0') {
+        return APR_SUCCESS;
+    }
+    ++k->c.count;
+    return counter_put(r, k->key, window, &k->c);
+}
+
+/* The two counters' keys (a counter turned off has none); 0 or -1. */
+static int counter_keys(request_rec *r, const char *userdb, const char *user,
+                        size_t user_len, counter_t k[2])
+{
+    const char *addr = r->useragent_ip ? r->useragent_ip : "";
+    const char *host = r->server->server_hostname;
+
+    if ((k[0].limit > 0
+         && hsc_throttle_key('a', host ? host : "", addr, strlen(addr),
+                             k[0].key) != HSC_OK)
+        || (k[1].limit > 0
+            && hsc_throttle_key('u', userdb ? userdb : "", user, user_len,
+                                k[1].key) != HSC_OK)) {
+        return -1;
+    }
+    return 0;
+}
+
+/* Log the refusal of a login over a limit (429). */
+static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
+                          const char *user, const counter_t k[2],
+                          apr_int64_t wait)
+{
+    if (k[0].wait > 0) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(052) "login throttled (429) for user \"%s\": "
+                      "%u failed logins from address %s within %"
+                      APR_INT64_T_FMT " s (HSCThrottleAddress %d); "
+                      "free again in %" APR_INT64_T_FMT " s",
+                      ap_escape_logitem(r->pool, user), k[0].c.count,
+                      r->useragent_ip ? r->useragent_ip : "", tc->window,
+                      tc->addr, wait);
+    }
+    else {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(053) "login throttled (429) for user \"%s\": "
+                      "%u failed logins for this user within %"
+                      APR_INT64_T_FMT " s (HSCThrottleUser %d); "
+                      "free again in %" APR_INT64_T_FMT " s",
+                      ap_escape_logitem(r->pool, user), k[1].c.count,
+                      tc->window, tc->user, k[1].wait);
+    }
+}
+
+apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
+                               const char *userdb, const char *user,
+                               size_t user_len, hsc_throttle_t *t)
+{
+    apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time), wait;
+    counter_t k[2] = {{t->akey, tc->addr, {0, 0}, 0},
+                      {t->ukey, tc->user, {0, 0}, 0}};
+    apr_status_t rv;
+    int i;
+
+    t->akey[0] = t->ukey[0] = '\0';
+    if (cache_provider == NULL || (tc->addr <= 0 && tc->user <= 0)) {
         return 0;
     }
-    if ((sc->throttle_addr > 0
-         && hsc_throttle_key('a', r->server->server_hostname
-                                      ? r->server->server_hostname : "",
-                             addr, strlen(addr), t->akey) != HSC_OK)
-        || (sc->throttle_user > 0
-            && hsc_throttle_key('u', sc->userdb ? sc->userdb : "", user,
-                                user_len, t->ukey) != HSC_OK)) {
+    if (counter_keys(r, userdb, user, user_len, k) != 0) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
         return 0;
@@ -402,75 +473,41 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_srv_conf_t *sc,
         cache_failed(r, rv, "lock");
         return 0;
     }
-    if (t->akey[0] && (rv = counter_get(r, t->akey, now, window, &a))
-                          != APR_SUCCESS) {
-        goto failed;
+    for (i = 0; i < 2; ++i) {
+        if ((rv = counter_read(r, &k[i], now, tc->window)) != APR_SUCCESS) {
+            unlock();
+            t->akey[0] = t->ukey[0] = '\0';
+            cache_failed(r, rv, "lookup or store");
+            return 0;
+        }
     }
-    if (t->ukey[0] && (rv = counter_get(r, t->ukey, now, window, &u))
-                          != APR_SUCCESS) {
-        goto failed;
-    }
-    if (t->akey[0]) {
-        wait_a = hsc_counter_wait(&a, sc->throttle_addr, now, window);
-    }
-    if (t->ukey[0]) {
-        wait_u = hsc_counter_wait(&u, sc->throttle_user, now, window);
-    }
-    if (wait_a > 0 || wait_u > 0) {
+    wait = k[0].wait > k[1].wait ? k[0].wait : k[1].wait;
+    if (wait > 0) {
         unlock();
         t->akey[0] = t->ukey[0] = '\0';
-        if (wait_a > 0) {
-            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                          "HSC052: login throttled (429) for user \"%s\": "
-                          "%u failed logins from address %s within %"
-                          APR_INT64_T_FMT " s (HSCThrottleAddress %d); "
-                          "free again in %" APR_INT64_T_FMT " s",
-                          ap_escape_logitem(r->pool, user), a.count, addr,
-                          window, sc->throttle_addr,
-                          wait_a > wait_u ? wait_a : wait_u);
-        }
-        else {
-            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                          "HSC053: login throttled (429) for user \"%s\": "
-                          "%u failed logins for this user within %"
-                          APR_INT64_T_FMT " s (HSCThrottleUser %d); "
-                          "free again in %" APR_INT64_T_FMT " s",
-                          ap_escape_logitem(r->pool, user), u.count, window,
-                          sc->throttle_user, wait_u);
-        }
-        hsc_ops_lockout(r, user, user_len, wait_a <= 0,
-                        now + (wait_a > wait_u ? wait_a : wait_u));
-        return wait_a > wait_u ? wait_a : wait_u;
+        log_throttled(r, tc, user, k, wait);
+        hsc_ops_lockout(r, user, user_len, k[0].wait <= 0, now + wait);
+        return wait;
     }
     /* Counted now; a success gives it back (hsc_throttle_end). */
-    if (t->akey[0]) {
-        ++a.count;
-        if ((rv = counter_put(r, t->akey, window, &a)) != APR_SUCCESS) {
-            goto failed;
-        }
-    }
-    if (t->ukey[0]) {
-        ++u.count;
-        if ((rv = counter_put(r, t->ukey, window, &u)) != APR_SUCCESS) {
-            /* The address is counted already: keep its key, so that a
-             * success gives that attempt back. */
+    for (i = 0; i < 2; ++i) {
+        if ((rv = counter_count(r, &k[i], tc->window)) != APR_SUCCESS) {
+            const char *what = i == 0 ? "lookup or store" : "store";
+            /* Counters counted already keep their keys, so that a
+             * success gives those attempts back. */
             unlock();
-            t->ukey[0] = '\0';
-            cache_failed(r, rv, "store");
+            for (; i < 2; ++i) {
+                k[i].key[0] = '\0';
+            }
+            cache_failed(r, rv, what);
             return 0;
         }
     }
     unlock();
     return 0;
-
-failed:
-    unlock();
-    t->akey[0] = t->ukey[0] = '\0';
-    cache_failed(r, rv, "lookup or store");
-    return 0;
 }
 
-void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
+void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
                       const hsc_throttle_t *t,
                       hsc_throttle_outcome_t outcome)
 {
@@ -494,13 +531,13 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
         }
     }
     else if (t->ukey[0]) {
-        rv = counter_give_back(r, t->ukey, now, sc->throttle_window);
+        rv = counter_give_back(r, t->ukey, now, tc->window);
         if (rv != APR_SUCCESS) {
             cache_failed(r, rv, "store");
         }
     }
     if (t->akey[0]) {
-        rv = counter_give_back(r, t->akey, now, sc->throttle_window);
+        rv = counter_give_back(r, t->akey, now, tc->window);
         if (rv != APR_SUCCESS) {
             cache_failed(r, rv, "store");
         }
@@ -510,21 +547,79 @@ void hsc_throttle_end(request_rec *r, const hsc_srv_conf_t *sc,
 
 /* --- the KDF cap --------------------------------------------------------- */
 
-int hsc_kdf_slot_take(const hsc_srv_conf_t *sc)
+int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
 {
-    if (sc->max_kdf <= 0) {
+    if (tc->max_kdf <= 0) {
         return 1;
     }
-    if (apr_atomic_inc32(&kdf_running) >= (apr_uint32_t)sc->max_kdf) {
+    if (apr_atomic_inc32(&kdf_running) >= (apr_uint32_t)tc->max_kdf) {
         apr_atomic_dec32(&kdf_running);
         return 0;
     }
     return 1;
 }
 
-void hsc_kdf_slot_give(const hsc_srv_conf_t *sc)
+void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc)
 {
-    if (sc->max_kdf > 0) {
+    if (tc->max_kdf > 0) {
         apr_atomic_dec32(&kdf_running);
     }
+}
+
+/* --- the login attempt ---------------------------------------------------- */
+
+hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                                hsc_store_t *store, const char *user,
+                                size_t user_len, const char *password,
+                                size_t password_len,
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u,
+                                hsc_status_t *st, apr_int64_t *retry_after)
+{
+    const hsc_throttle_conf_t *tc = &sc->throttle;
+    hsc_throttle_t th;
+
+    *st = HSC_EAUTH;
+    *retry_after = 0;
+    /* The cap: a 503 is not a counted attempt. */
+    if (!hsc_kdf_slot_take(tc)) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
+                      "password checks already run in this child "
+                      "(HSCMaxLoginKDF)",
+                      ap_escape_logitem(r->pool, user), tc->max_kdf);
+        *retry_after = 1;
+        return HSC_ATTEMPT_BUSY;
+    }
+    /* The throttle: the failed-login counts, before any KDF work. */
+    *retry_after = hsc_throttle_begin(r, tc, sc->userdb, user, user_len,
+                                      &th);
+    if (*retry_after > 0) {
+        hsc_kdf_slot_give(tc);
+        return HSC_ATTEMPT_THROTTLED;
+    }
+    /* The check. */
+    *st = hsc_ops_password_check(r, store, user, user_len, password,
+                                 password_len, &sc->dummy_kdf, xn, u);
+    hsc_kdf_slot_give(tc);
+    /* Settle: a fault says nothing about the password: not an attempt. */
+    switch (hsc_status_class(*st)) {
+    case HSC_CLASS_OK:
+        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_SUCCEEDED);
+        break;
+    case HSC_CLASS_FAULT:
+        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
+        break;
+    default:
+        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED);
+        break;
+    }
+    return HSC_ATTEMPT_CHECKED;
+}
+
+void hsc_throttle_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_pre_config(throttle_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(throttle_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_child_init(throttle_child_init, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -22,6 +22,6 @@ size_t hsc_b64url_encode(const void *in, size_t len, char *out);
  * is HSC_ETOOLONG. *outlen is always assigned (0 on failure).
  */
 hsc_status_t hsc_b64url_decode(const char *in, size_t len, unsigned char *out,
-                               size_t outcap, size_t *outlen);
+                               size_t outcap, size_t *outlen) HSC_MUST_CHECK;
 
 #endif /* HSC_B64_H */

@@ -351,3 +351,109 @@ hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
     return hsc_cookie_mint(key, c->user, c->user_len, c->iat, exp, c->auth,
                            vp->scope, vp->address, out, outcap, outlen);
 }
+
+/* --- the explaining form -------------------------------------------------- */
+
+/* Record a step's verdict; the first failure becomes the verdict. */
+static void step_done(hsc_explain_t *ex, hsc_step_t step, hsc_status_t st)
+{
+    ex->verdict[step] = st == HSC_OK ? HSC_STEP_PASS : HSC_STEP_FAIL;
+    ex->why[step] = st;
+    if (st != HSC_OK && ex->status == HSC_OK) {
+        ex->status = st;
+    }
+}
+
+/* Steps 2-4 on a parsed cookie, each checked whatever the others say. */
+static void explain_check(const hsc_verify_params_t *vp, const char *value,
+                          hsc_explain_t *ex)
+{
+    const hsc_cookie_t *c = &ex->cookie;
+    const hsc_key_t *key = hsc_keyring_find(vp->keys, c->kid, c->kid_len);
+    unsigned char mac[HSC_MAC_LEN];
+    hsc_status_t st;
+
+    step_done(ex, HSC_STEP_KEY, key != NULL ? HSC_OK : HSC_ENOKEY);
+    if (key != NULL) {
+        st = hsc_key_mac3(key, value, c->signed_len, vp->scope,
+                          safe_len(vp->scope), vp->address,
+                          safe_len(vp->address), mac);
+        if (st == HSC_OK && !hsc_ct_equal(mac, c->mac, sizeof(mac))) {
+            st = HSC_EBADMAC;
+        }
+        hsc_wipe(mac, sizeof(mac));
+        step_done(ex, HSC_STEP_MAC, st);
+    }
+    if (!(c->exp > vp->now)) {
+        st = HSC_EEXPIRED;
+    }
+    else if (!(c->iat <= sat_add(vp->now, vp->skew))) {
+        st = HSC_EFUTURE;
+    }
+    else if (!(vp->now < sat_add(c->iat, vp->max_age))) {
+        st = HSC_EMAXAGE;
+    }
+    else {
+        st = HSC_OK;
+    }
+    step_done(ex, HSC_STEP_TIME, st);
+}
+
+/* Steps 5-6, each checked when the user could be read. */
+static void explain_user(hsc_store_t *store, hsc_explain_t *ex)
+{
+    const hsc_cookie_t *c = &ex->cookie;
+    unsigned char v[HSC_AUTH_LEN];
+    hsc_status_t st;
+
+    st = hsc_store_get(store, c->user, c->user_len, &ex->user);
+    if (st != HSC_OK) {
+        memset(&ex->user, 0, sizeof(ex->user));
+        step_done(ex, HSC_STEP_USER, st);
+        return; /* step 6 needs the user's v */
+    }
+    step_done(ex, HSC_STEP_USER,
+              ex->user.disabled ? HSC_EDISABLED
+              : c->iat < ex->user.revoked_before ? HSC_EREVOKED
+                                                  : HSC_OK);
+    st = hsc_authenticator(c->auth, v);
+    if (st == HSC_OK
+        && !hsc_ct_equal(v, ex->user.authenticator, sizeof(v))) {
+        st = HSC_EAUTH;
+    }
+    hsc_wipe(v, sizeof(v));
+    step_done(ex, HSC_STEP_AUTH, st);
+}
+
+hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
+                                hsc_store_t *store, const char *value,
+                                size_t len, hsc_explain_t *ex)
+{
+    size_t i;
+    hsc_status_t st;
+
+    memset(ex, 0, sizeof(*ex));
+    ex->status = HSC_OK;
+    ex->fields = 1;
+    for (i = 0; value != NULL && i < len; i++) {
+        ex->fields += value[i] == '.';
+    }
+    st = hsc_cookie_parse(value, len, &ex->cookie);
+    step_done(ex, HSC_STEP_SYNTAX, st);
+    if (st != HSC_OK) {
+        return ex->status;
+    }
+    if (vp == NULL || !no_linefeed(vp->scope) || !no_linefeed(vp->address)) {
+        step_done(ex, HSC_STEP_MAC, HSC_EINVAL); /* as hsc_cookie_check */
+    }
+    else {
+        explain_check(vp, value, ex);
+    }
+    if (store != NULL) {
+        explain_user(store, ex);
+    }
+    hsc_wipe(ex->cookie.auth, sizeof(ex->cookie.auth));
+    hsc_wipe(ex->cookie.mac, sizeof(ex->cookie.mac));
+    hsc_wipe(ex->user.authenticator, sizeof(ex->user.authenticator));
+    return ex->status;
+}

@@ -46,7 +46,7 @@ typedef struct {
  * HSC_EMALFORMED / HSC_ETOOLONG; out is zeroed on failure.
  */
 hsc_status_t hsc_cookie_parse(const char *value, size_t len,
-                              hsc_cookie_t *out);
+                              hsc_cookie_t *out) HSC_MUST_CHECK;
 
 /**
  * Steps 1-4: syntax, key, MAC (constant time), time. Needs no store.
@@ -54,7 +54,7 @@ hsc_status_t hsc_cookie_parse(const char *value, size_t len,
  */
 hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp,
                               const char *value, size_t len,
-                              hsc_cookie_t *out);
+                              hsc_cookie_t *out) HSC_MUST_CHECK;
 
 /**
  * Steps 5-6 on a cookie that passed hsc_cookie_check(): the user exists,
@@ -62,13 +62,58 @@ hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp,
  * time). *user is filled by the store (see hsc_store.h for lifetimes).
  */
 hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
-                                   hsc_user_t *user);
+                                   hsc_user_t *user) HSC_MUST_CHECK;
 
 /** All six steps, in the spec's order. */
 hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
                                hsc_store_t *store, const char *value,
                                size_t len, hsc_cookie_t *out,
-                               hsc_user_t *user);
+                               hsc_user_t *user) HSC_MUST_CHECK;
+
+/** The six steps of verification (hsc-v1.md), numbered as the spec does. */
+typedef enum {
+    HSC_STEP_SYNTAX = 1,
+    HSC_STEP_KEY,
+    HSC_STEP_MAC,
+    HSC_STEP_TIME,
+    HSC_STEP_USER,
+    HSC_STEP_AUTH,
+    HSC_STEP_COUNT = HSC_STEP_AUTH
+} hsc_step_t;
+
+typedef enum {
+    HSC_STEP_NOT_CHECKED = 0, /* an earlier step it needs failed, or no
+                               * store was given (steps 5-6) */
+    HSC_STEP_PASS,
+    HSC_STEP_FAIL
+} hsc_step_verdict_t;
+
+/** What hsc_cookie_explain found, step by step. */
+typedef struct {
+    hsc_step_verdict_t verdict[HSC_STEP_COUNT + 1]; /* [1..6] */
+    hsc_status_t why[HSC_STEP_COUNT + 1];   /* a failed step's status */
+    hsc_status_t status;   /* the verdict: hsc_cookie_verify's (a store) or
+                            * hsc_cookie_check's (no store) status */
+    int fields;            /* '.'-separated fields of the value */
+    hsc_cookie_t cookie;   /* when syntax passed: kid, user, iat, exp
+                            * (auth and mac are wiped) */
+    hsc_user_t user;       /* when step 5 found the user (store-owned
+                            * strings; authenticator wiped) */
+} hsc_explain_t;
+
+/**
+ * The explaining form of hsc_cookie_verify (store NULL: of
+ * hsc_cookie_check), for tools: the same checks, but every step that can
+ * be checked is, even after an earlier one failed (time after a bad MAC,
+ * the user after an expiry), and each step's verdict and status are
+ * recorded in *ex. ex->status is the first failure in the spec's order,
+ * so it equals what hsc_cookie_verify / hsc_cookie_check returns for the
+ * same input; it is also the return value. Slower than verify (it does
+ * not stop early): never use it to decide a request.
+ */
+hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
+                                hsc_store_t *store, const char *value,
+                                size_t len, hsc_explain_t *ex) HSC_MUST_CHECK;
 
 /**
  * Mint a value into out (outcap >= HSC_COOKIE_VALUE_MAX), NUL-terminated;
@@ -79,7 +124,8 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t user_len, int64_t iat, int64_t exp,
                              const unsigned char xn[HSC_XN_LEN],
                              const char *scope, const char *address,
-                             char *out, size_t outcap, size_t *outlen);
+                             char *out, size_t outcap, size_t *outlen)
+    HSC_MUST_CHECK;
 
 /**
  * The expiry a login or refresh gets: min(now + idle, iat + max_age).
@@ -101,6 +147,7 @@ int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
  */
 hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
                                 const hsc_cookie_t *c, int64_t idle,
-                                char *out, size_t outcap, size_t *outlen);
+                                char *out, size_t outcap, size_t *outlen)
+    HSC_MUST_CHECK;
 
 #endif /* HSC_COOKIE_H */

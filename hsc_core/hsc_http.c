@@ -4,6 +4,7 @@
  * fuzzed. Nothing here allocates: all work is done in the caller's buffers.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "hsc_http.h"
 
@@ -316,4 +317,135 @@ int hsc_return_url_safe(const char *url, size_t len)
         return 0;
     }
     return !has_dot_segment(url, len);
+}
+
+/* --- Origin, Content-Type, query escaping --------------------------------- */
+
+/* A byte of a host name or an IPv6 literal as the two headers carry it. */
+static int host_char(unsigned char c, int bracketed)
+{
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'
+        || c == '~') {
+        return 1;
+    }
+    return bracketed && c == ':';
+}
+
+/*
+ * Split "host[:port]" (len bytes) into the host and its port, the scheme's
+ * default when none is given. 1 when well formed, else 0.
+ */
+static int split_authority(const char *a, size_t len, unsigned int dflt,
+                           const char **host, size_t *hlen,
+                           unsigned int *port)
+{
+    size_t i = 0, end;
+    unsigned long p = 0;
+
+    if (len > 0 && a[0] == '[') {
+        for (i = 1; i < len && a[i] != ']'; ++i) {
+            if (!host_char((unsigned char)a[i], 1)) {
+                return 0;
+            }
+        }
+        if (i >= len || i == 1) {
+            return 0;
+        }
+        end = ++i; /* past ']' */
+    }
+    else {
+        for (; i < len && a[i] != ':'; ++i) {
+            if (!host_char((unsigned char)a[i], 0)) {
+                return 0;
+            }
+        }
+        end = i;
+    }
+    if (end == 0) {
+        return 0;
+    }
+    *host = a;
+    *hlen = end;
+    if (i == len) {
+        *port = dflt;
+        return 1;
+    }
+    if (a[i] != ':' || i + 1 == len || len - (i + 1) > 5) {
+        return 0; /* "host:" and "host:123456" are not ports we accept */
+    }
+    for (++i; i < len; ++i) {
+        if (a[i] < '0' || a[i] > '9') {
+            return 0;
+        }
+        p = p * 10 + (unsigned long)(a[i] - '0');
+    }
+    if (p == 0 || p > 65535) {
+        return 0;
+    }
+    *port = (unsigned int)p;
+    return 1;
+}
+
+int hsc_same_origin(const char *origin, const char *scheme, const char *host)
+{
+    const char *oh, *hh, *auth;
+    size_t ohlen, hhlen, slen;
+    unsigned int oport, hport, dflt;
+
+    if (origin == NULL || scheme == NULL || host == NULL) {
+        return 0;
+    }
+    if (!strcasecmp(scheme, "https")) {
+        dflt = 443;
+    }
+    else if (!strcasecmp(scheme, "http")) {
+        dflt = 80;
+    }
+    else {
+        return 0;
+    }
+    slen = strlen(scheme);
+    if (strncasecmp(origin, scheme, slen) != 0
+        || strncmp(origin + slen, "://", 3) != 0) {
+        return 0; /* another scheme, or "null" */
+    }
+    auth = origin + slen + 3;
+    if (!split_authority(auth, strlen(auth), dflt, &oh, &ohlen, &oport)
+        || !split_authority(host, strlen(host), dflt, &hh, &hhlen, &hport)) {
+        return 0;
+    }
+    return ohlen == hhlen && strncasecmp(oh, hh, ohlen) == 0
+           && oport == hport;
+}
+
+int hsc_content_type_is_form(const char *ct)
+{
+    static const char form[] = "application/x-www-form-urlencoded";
+    const size_t n = sizeof(form) - 1;
+
+    return ct != NULL && strncasecmp(ct, form, n) == 0
+           && (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+size_t hsc_query_escape(const char *s, char *out)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    char *o = out;
+
+    for (; *s; ++s) {
+        unsigned char ch = (unsigned char)*s;
+        if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
+            || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.'
+            || ch == '_' || ch == '~' || ch == '/') {
+            *o++ = (char)ch;
+        }
+        else {
+            *o++ = '%';
+            *o++ = hex[ch >> 4];
+            *o++ = hex[ch & 15];
+        }
+    }
+    *o = '\0';
+    return (size_t)(o - out);
 }

@@ -1,7 +1,8 @@
 /*
  * hsc_http.h: the untrusted HTTP inputs the module reads, parsed without
  * httpd so they can be unit-tested and fuzzed: the Cookie header, the login
- * form body, and the return URL.
+ * form body and its Content-Type, the return URL, the Origin of a POST, and
+ * the query escaping of the URL a login page gets back.
  */
 #ifndef HSC_HTTP_H
 #define HSC_HTTP_H
@@ -19,7 +20,7 @@
  */
 hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
                                     const char **val, size_t *vallen,
-                                    int *count);
+                                    int *count) HSC_MUST_CHECK;
 
 /** One decoded field of the login form. */
 typedef struct {
@@ -40,7 +41,8 @@ typedef struct {
  * or a decoded field over its limit (username 255, password 1024, return
  * 2048 bytes) is HSC_EMALFORMED / HSC_ETOOLONG. *form is always assigned.
  */
-hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
+hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
+    HSC_MUST_CHECK;
 
 /**
  * 1 when url (len bytes) is a safe local redirect target: it starts with a
@@ -51,5 +53,33 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form);
  * success URL instead.
  */
 int hsc_return_url_safe(const char *url, size_t len);
+
+/**
+ * 1 when the Origin request header names the site this request was sent
+ * to: origin is "scheme://host[:port]" (RFC 6454 serialisation, no path),
+ * scheme is the request's own ("http" or "https": the TLS state, or the
+ * X-Forwarded-Proto of a trusted proxy), host its Host header
+ * ("host[:port]", IPv6 in brackets). Scheme, host (case-insensitive) and
+ * port must all match, a missing port being the scheme's default (80,
+ * 443). Anything else, "null", a userinfo, a path, a bad port or a NULL
+ * argument: 0 (a cross-site request).
+ */
+int hsc_same_origin(const char *origin, const char *scheme,
+                    const char *host);
+
+/**
+ * 1 when a Content-Type header value is application/x-www-form-urlencoded
+ * (case-insensitive), alone or followed by ';' or a space (parameters such
+ * as charset); else 0 (NULL included).
+ */
+int hsc_content_type_is_form(const char *ct);
+
+/**
+ * Percent-encode s (NUL-terminated) for a query parameter value: every
+ * byte but ALPHA, DIGIT, '-', '.', '_', '~' and '/' becomes %XX
+ * (upper-case hex). out holds at least 3 * strlen(s) + 1 bytes; returns
+ * the length written, without the NUL.
+ */
+size_t hsc_query_escape(const char *s, char *out);
 
 #endif /* HSC_HTTP_H */

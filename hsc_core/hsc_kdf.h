@@ -38,7 +38,7 @@ typedef struct {
  * Parse "sha256-chain:ITERATIONS" or "scrypt:N:r:p" (canonical decimals).
  * Returns HSC_OK or HSC_EINVAL; *out is zeroed on failure.
  */
-hsc_status_t hsc_kdf_parse(const char *spec, hsc_kdf_t *out);
+hsc_status_t hsc_kdf_parse(const char *spec, hsc_kdf_t *out) HSC_MUST_CHECK;
 
 /** Write the canonical SPEC of k into buf (HSC_KDF_SPEC_MAX bytes). */
 void hsc_kdf_format(const hsc_kdf_t *k, char *buf, size_t buflen);
@@ -52,10 +52,10 @@ void hsc_kdf_format(const hsc_kdf_t *k, char *buf, size_t buflen);
 hsc_status_t hsc_kdf_derive(const hsc_kdf_t *k, const void *password,
                             size_t pwlen,
                             const unsigned char salt[HSC_SALT_LEN],
-                            unsigned char xn[HSC_XN_LEN]);
+                            unsigned char xn[HSC_XN_LEN]) HSC_MUST_CHECK;
 
 /** v = SHA-256(x_n), the authenticator kept in the user table. */
 hsc_status_t hsc_authenticator(const unsigned char xn[HSC_XN_LEN],
-                               unsigned char v[HSC_AUTH_LEN]);
+                               unsigned char v[HSC_AUTH_LEN]) HSC_MUST_CHECK;
 
 #endif /* HSC_KDF_H */

@@ -495,3 +495,113 @@ cleanup:
     hsc_wipe(b64, sizeof(b64));
     return rv;
 }
+
+/* --- rotation: a new first key -------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len;
+} wipe_buf_t;
+
+static apr_status_t buf_wipe(void *data)
+{
+    wipe_buf_t *w = data;
+
+    hsc_wipe(w->buf, w->len);
+    return APR_SUCCESS;
+}
+
+/* Offset of the first key line of text: past comments and blank lines. */
+static size_t first_key_line(const char *text, size_t len)
+{
+    size_t at = 0;
+
+    while (at < len) {
+        size_t end = at, i = at;
+
+        while (end < len && text[end] != '\n') {
+            end++;
+        }
+        while (i < end && (text[i] == ' ' || text[i] == '\t'
+                           || text[i] == '\r')) {
+            i++;
+        }
+        if (i < end && text[i] != '#') {
+            break;
+        }
+        at = end < len ? end + 1 : end;
+    }
+    return at;
+}
+
+hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
+                                 const char *text, size_t len,
+                                 const char *line, char **out,
+                                 size_t *outlen, int *count,
+                                 const char **msg)
+{
+    hsc_keyring_t *kr = NULL, *nr = NULL;
+    size_t linelen = line ? strlen(line) : 0, at, n;
+    const char *kid;
+    wipe_buf_t *w;
+    int old;
+    hsc_status_t st;
+
+    *out = NULL;
+    *outlen = 0;
+    *count = 0;
+    *msg = NULL;
+    /* The new line: one key, alone, ending in '\n'. */
+    if (linelen == 0 || line[linelen - 1] != '\n'
+        || memchr(line, '\n', linelen - 1) != NULL
+        || hsc_keyring_parse(p, "the new key line", line, linelen, &nr, msg)
+               != HSC_OK
+        || hsc_keyring_count(nr) != 1) {
+        *msg = apr_psprintf(p, "%s: the new key line is not one valid key",
+                            name);
+        return HSC_EINVAL;
+    }
+    st = hsc_keyring_parse(p, name, text, len, &kr, msg);
+    if (st != HSC_OK) {
+        *msg = apr_psprintf(p, "%s; not rotating a key file that does not "
+                            "load", *msg ? *msg : hsc_strerror(st));
+        return HSC_EINVAL;
+    }
+    kid = hsc_key_id(hsc_keyring_signer(nr));
+    if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
+        *msg = apr_psprintf(p, "%s: key id %s is already in the file", name,
+                            kid);
+        return HSC_EEXISTS;
+    }
+    old = hsc_keyring_count(kr);
+
+    at = first_key_line(text, len);
+    w = apr_palloc(p, sizeof(*w));
+    w->len = len + linelen + 2;
+    w->buf = apr_palloc(p, w->len);
+    apr_pool_cleanup_register(p, w, buf_wipe, apr_pool_cleanup_null);
+    memcpy(w->buf, text, at);
+    n = at;
+    if (at == len && len > 0 && text[len - 1] != '\n') {
+        w->buf[n++] = '\n'; /* only comments, the last without '\n' */
+    }
+    memcpy(w->buf + n, line, linelen);
+    n += linelen;
+    memcpy(w->buf + n, text + at, len - at);
+    n += len - at;
+    w->buf[n] = '\0';
+
+    /* The check: the result loads, starts with the new key, adds one. */
+    if (hsc_keyring_parse(p, name, w->buf, n, &kr, msg) != HSC_OK
+        || strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
+        || hsc_keyring_count(kr) != old + 1) {
+        *msg = apr_psprintf(p, "%s: the rewritten file does not start with "
+                            "the new key; left unchanged", name);
+        return HSC_EINVAL;
+    }
+    *msg = NULL;
+    *out = w->buf;
+    *outlen = n;
+    *count = old + 1;
+    return HSC_OK;
+}

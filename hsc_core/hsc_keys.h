@@ -24,7 +24,8 @@ typedef struct hsc_keyring hsc_keyring_t; /* opaque: keys in file order */
  * Returns HSC_OK, HSC_EIO (missing/unreadable) or HSC_EINVAL (content).
  */
 hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
-                              hsc_keyring_t **pkr, const char **pmsg);
+                              hsc_keyring_t **pkr, const char **pmsg)
+    HSC_MUST_CHECK;
 
 /**
  * The same, from text already in memory (len bytes); name is used in
@@ -32,7 +33,8 @@ hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
  */
 hsc_status_t hsc_keyring_parse(apr_pool_t *p, const char *name,
                                const char *text, size_t len,
-                               hsc_keyring_t **pkr, const char **pmsg);
+                               hsc_keyring_t **pkr, const char **pmsg)
+    HSC_MUST_CHECK;
 
 /** The signing key: the first in the file. Never NULL for a loaded ring. */
 const hsc_key_t *hsc_keyring_signer(const hsc_keyring_t *kr);
@@ -58,7 +60,7 @@ const char *hsc_key_id(const hsc_key_t *k);
 hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
                           size_t len1, const char *part2, size_t len2,
                           const char *part3, size_t len3,
-                          unsigned char out[HSC_MAC_LEN]);
+                          unsigned char out[HSC_MAC_LEN]) HSC_MUST_CHECK;
 
 /**
  * Make a new key line "<kid> <32 random bytes base64url>\n" into buf
@@ -66,7 +68,30 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
  * characters. Returns HSC_OK, HSC_EINVAL (bad kid) or HSC_ECRYPTO.
  * WARNING: buf holds a secret; wipe it after use.
  */
-hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen);
+hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen)
+    HSC_MUST_CHECK;
+
+/**
+ * The rotation of a key file, in memory (hsc-admin keygen on an existing
+ * file): text (len bytes, the current file) with line (one
+ * "<kid> <secret>\n", as hsc_key_generate_line makes) put first among its
+ * keys. Comments and blank lines above the first key stay above it; a last
+ * line without '\n' gets one; nothing else changes. text must load
+ * (hsc_keyring_parse) and line's key id must be new. The result is checked
+ * before it is returned: it loads, line's key signs, and it holds one key
+ * more than text.
+ * On HSC_OK: *out (NUL-terminated, *outlen bytes, from p, wiped by a
+ * cleanup on p) and *count, its number of keys; *msg NULL. Otherwise *out
+ * NULL, *outlen and *count 0, and *msg a one-line reason (naming name).
+ * Returns HSC_OK, HSC_EINVAL (text or line does not load, or the result
+ * fails its check) or HSC_EEXISTS (the key id is in text already).
+ * WARNING: *out holds every secret of the file.
+ */
+hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
+                                 const char *text, size_t len,
+                                 const char *line, char **out,
+                                 size_t *outlen, int *count,
+                                 const char **msg) HSC_MUST_CHECK;
 
 /** 1 when kid (len bytes) is 1..32 characters of [A-Za-z0-9_-]. */
 int hsc_kid_valid(const char *kid, size_t len);

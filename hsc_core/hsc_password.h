@@ -23,7 +23,8 @@
 hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
                                 size_t user_len, const char *password,
                                 size_t pwlen, const hsc_kdf_t *dummy_kdf,
-                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u);
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u)
+    HSC_MUST_CHECK;
 
 /**
  * Make the salt and authenticator for a new password: a fresh random salt,
@@ -32,6 +33,6 @@ hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
  * or HSC_ECRYPTO.
  */
 hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
-                               size_t pwlen, hsc_user_t *u);
+                               size_t pwlen, hsc_user_t *u) HSC_MUST_CHECK;
 
 #endif /* HSC_PASSWORD_H */

@@ -35,7 +35,7 @@ typedef struct {
  */
 hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
                               size_t value_len,
-                              char key[HSC_THROTTLE_KEY_LEN]);
+                              char key[HSC_THROTTLE_KEY_LEN]) HSC_MUST_CHECK;
 
 /**
  * A stored value (len bytes, no NUL needed) read at time now: HSC_OK and
@@ -46,7 +46,7 @@ hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
  */
 hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
                                 int64_t window, uint32_t max,
-                                hsc_counter_t *c);
+                                hsc_counter_t *c) HSC_MUST_CHECK;
 
 /** Writes "<start> <count>" and its NUL; returns its length without. */
 size_t hsc_counter_encode(const hsc_counter_t *c,

@@ -53,6 +53,36 @@ const char *hsc_strerror(hsc_status_t st)
     return "unknown status";
 }
 
+hsc_class_t hsc_status_class(hsc_status_t st)
+{
+    switch (st) {
+    case HSC_OK:
+        return HSC_CLASS_OK;
+    case HSC_EEXPIRED:
+    case HSC_EMAXAGE:
+    case HSC_ENOUSER:
+    case HSC_EDISABLED:
+    case HSC_EREVOKED:
+    case HSC_EAUTH:
+        return HSC_CLASS_REFUSAL;
+    case HSC_ESTORE:
+    case HSC_EREADONLY:
+    case HSC_ECRYPTO:
+    case HSC_EIO:
+    case HSC_ENOMEM:
+        return HSC_CLASS_FAULT;
+    case HSC_EMALFORMED:
+    case HSC_ETOOLONG:
+    case HSC_ENOKEY:
+    case HSC_EBADMAC:
+    case HSC_EFUTURE:
+    case HSC_EEXISTS:
+    case HSC_EINVAL:
+        break;
+    }
+    return HSC_CLASS_FORGERY; /* and any value outside the enum */
+}
+
 int hsc_ct_equal(const void *a, const void *b, size_t len)
 {
     /* CRYPTO_memcmp returns 0 when equal; this function returns 1. */

@@ -22,6 +22,18 @@
 #define HSC_COOKIE_MAX 4096      /* bytes of a cookie value */
 #define HSC_SECRET_MIN 32        /* bytes of a key file secret */
 
+/* A status-returning function whose result must be looked at (GCC, clang):
+ * an ignored refusal is an accepted forgery. The core, the module and
+ * hsc-admin build with it (-Werror); the tests, fuzz targets and benchmarks
+ * define it empty (Makefile.am), since they call for effects on purpose. */
+#ifndef HSC_MUST_CHECK
+#if defined(__GNUC__) || defined(__clang__)
+#define HSC_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define HSC_MUST_CHECK
+#endif
+#endif
+
 /**
  * Every status the core returns. HSC_OK is zero; everything else is a
  * refusal or a fault. The reason goes to the server log; the client sees
@@ -53,11 +65,33 @@ typedef enum {
 const char *hsc_strerror(hsc_status_t st);
 
 /**
+ * What a status means for the caller, in one place (a new status is one
+ * line in hsc_status_class):
+ *   HSC_CLASS_OK       HSC_OK
+ *   HSC_CLASS_REFUSAL  an ordinary end: expired, past its max age, no such
+ *                      or disabled or revoked user, wrong password
+ *   HSC_CLASS_FORGERY  input nobody honest sends: malformed, too long, an
+ *                      unknown key, a bad MAC, issued in the future
+ *   HSC_CLASS_FAULT    the server cannot answer: store, crypto, I/O,
+ *                      memory (fail closed; retry later)
+ * The glue maps a class to a log level and an HTTP status
+ * (hsc_status_outcome), hsc-admin to its exit code.
+ */
+typedef enum {
+    HSC_CLASS_OK = 0,
+    HSC_CLASS_REFUSAL,
+    HSC_CLASS_FORGERY,
+    HSC_CLASS_FAULT
+} hsc_class_t;
+
+hsc_class_t hsc_status_class(hsc_status_t st);
+
+/**
  * Compare two secrets of the same length in constant time.
  * Returns 1 when equal, 0 when different (note: the opposite sense of
  * memcmp and CRYPTO_memcmp).
  */
-int hsc_ct_equal(const void *a, const void *b, size_t len);
+int hsc_ct_equal(const void *a, const void *b, size_t len) HSC_MUST_CHECK;
 
 /** Overwrite a secret in memory so that the compiler cannot skip it. */
 void hsc_wipe(void *p, size_t len);
@@ -67,7 +101,8 @@ void hsc_wipe(void *p, size_t len);
  * zero (except "0" itself), no spaces, no overflow of int64_t.
  * Returns HSC_OK and sets *out, else HSC_EMALFORMED and *out = 0.
  */
-hsc_status_t hsc_parse_time(const char *s, size_t len, int64_t *out);
+hsc_status_t hsc_parse_time(const char *s, size_t len, int64_t *out)
+    HSC_MUST_CHECK;
 
 /**
  * Write t (>= 0) in canonical decimal into buf (at least 21 bytes);
@@ -93,6 +128,6 @@ int hsc_groupname_valid(const char *g, size_t len);
  * Fill buf with len bytes from the CSPRNG (OpenSSL RAND_bytes).
  * Returns HSC_OK or HSC_ECRYPTO.
  */
-hsc_status_t hsc_random(void *buf, size_t len);
+hsc_status_t hsc_random(void *buf, size_t len) HSC_MUST_CHECK;
 
 #endif /* HSC_UTIL_H */

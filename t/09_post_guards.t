@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST PUT);
 use HSCTest;
 
-plan tests => 16;
+plan tests => 21;
 
 ua_plain();
 my $hostport = Apache::TestRequest::hostport();
@@ -30,6 +30,28 @@ $res = login('judy', $PW{judy},
 is($res->code, 403, 'login POST with a look-alike Origin: 403');
 $res = post_form('/logout', '', Origin => 'http://evil.example');
 is($res->code, 403, 'logout POST with a foreign Origin: 403');
+
+# The scheme counts: an https page of this host is another site for this
+# http site, and an http page another site for an https one (issue 10).
+$res = login('judy', $PW{judy}, headers => [Origin => "https://$hostport"]);
+is($res->code, 403, 'login POST to an http site with an https Origin: 403');
+$res = login('judy', $PW{judy},
+             headers => [Origin => 'http://tls-origin.test',
+                         Host => 'tls-origin.test']);
+is($res->code, 403, 'login POST to an https site with an http Origin: 403');
+$res = login('judy', $PW{judy},
+             headers => [Origin => 'https://tls-origin.test',
+                         Host => 'tls-origin.test']);
+is($res->code, 303, 'login POST to an https site with its own Origin: 303');
+$res = login('judy', $PW{judy},
+             headers => [Origin => 'https://tls-origin.test:443',
+                         Host => 'tls-origin.test']);
+is($res->code, 303, 'the default port 443 is the same origin');
+$res = login('judy', $PW{judy},
+             headers => [Origin => "http://$hostport",
+                         'X-Forwarded-Proto' => 'https']);
+is($res->code, 303,
+   'X-Forwarded-Proto from a client no proxy vouches for is ignored');
 
 # Same site: accepted.
 $res = login('judy', $PW{judy},

@@ -65,7 +65,10 @@ is($writes_ok, 10, 'every hsc-admin write succeeded during the load');
 is(scalar @results, $clients, 'every client reported');
 is_deeply([grep { $_ ne "200=$each" } @results], [],
           "all ${\ ($clients * $each)} concurrent requests were 200");
-my @bad = grep { /\[(?:\w+:)?(?:error|crit|alert|emerg)\]|exit signal/ }
+# The worker MPM says at "error" level when its threads are all busy
+# (AH00286, AH00287): a capacity note about this loaded machine, not a fault.
+my @bad = grep { /\[(?:\w+:)?(?:error|crit|alert|emerg)\]|exit signal/
+                 && !/\[mpm_\w+:error\] .*AH0028[67]:/ }
     split /\n/, log_since($log_from);
 is_deeply(\@bad, [], 'and the error log has no error line from the load');
 

@@ -32,6 +32,8 @@
 #include "hsc_password.h"
 #include "hsc_store.h"
 #include "hsc_audit.h"
+#include "hsc_defaults.h"
+#include "hsc_parse.h"
 
 /* Exit codes (docs/hsc-admin.md). */
 #define EX_OK 0      /* done; for check and inspect: accepted */
@@ -45,30 +47,13 @@
 
 /* Key files are small; anything bigger is not one. */
 #define KEYFILE_MAX (1024 * 1024)
-/* Mirrors mod_hsc's defaults (HSCMaxAge 8h, HSCClockSkew 60s). */
-#define INSPECT_MAX_AGE (8 * 3600)
-#define INSPECT_SKEW 60
+/* inspect checks times as mod_hsc does by default (HSCMaxAge,
+ * HSCClockSkew). */
+#define INSPECT_MAX_AGE HSC_DEFAULT_MAX_AGE
+#define INSPECT_SKEW HSC_DEFAULT_CLOCK_SKEW
 
-static const char usage_text[] =
-    "usage:\n"
-    "  hsc-admin init DB\n"
-    "  hsc-admin add DB USER [--groups G1,G2] [--kdf SPEC] "
-    "[--password-stdin]\n"
-    "  hsc-admin passwd DB USER [--kdf SPEC] [--password-stdin]\n"
-    "  hsc-admin del|disable|enable|revoke DB USER\n"
-    "  hsc-admin groups DB USER [G1,G2,...]\n"
-    "  (add, passwd, del, disable, enable, revoke and groups also take\n"
-    "   --audit-log FILE and --audit-syslog: one JSON line per change)\n"
-    "  hsc-admin list DB\n"
-    "  hsc-admin check DB USER [--password-stdin]\n"
-    "  hsc-admin keygen KEYFILE [--kid ID]\n"
-    "  hsc-admin inspect --keys KEYFILE [--db DB] [--scope S] [--address A]\n"
-    "                    [--now T] [--skew S] [--max-age S] COOKIE|-\n"
-    "SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
-    HSC_KDF_DEFAULT_SPEC ").\n"
-    "Without --password-stdin the password is read twice from the terminal.\n"
-    "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
-    "4 database or file error. See docs/hsc-admin.md.\n";
+/* The usage, generated from the command table (bottom of this file). */
+static void print_usage(FILE *f);
 
 /* --- messages -------------------------------------------------------------- */
 
@@ -100,25 +85,26 @@ static int usage_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    fputs(usage_text, stderr);
+    print_usage(stderr);
     return EX_USAGE;
 }
 
-/* The exit code a store status deserves. */
+/* The exit code a status deserves: the core's classification
+ * (hsc_status_class), as the module's log level and HTTP status are. */
 static int store_exit(hsc_status_t st)
 {
-    switch (st) {
-    case HSC_ENOUSER:
-    case HSC_EEXISTS:
-    case HSC_EINVAL:
-    case HSC_ETOOLONG:
+    switch (hsc_status_class(st)) {
+    case HSC_CLASS_OK:
+        return EX_OK;
+    case HSC_CLASS_REFUSAL:
+        /* Naming a user who does not exist is bad input to this tool. */
+        return st == HSC_ENOUSER ? EX_INPUT : EX_REFUSED;
+    case HSC_CLASS_FORGERY:
         return EX_INPUT;
-    case HSC_EAUTH:
-    case HSC_EDISABLED:
-        return EX_REFUSED;
-    default:
-        return EX_FILE;
+    case HSC_CLASS_FAULT:
+        break;
     }
+    return EX_FILE;
 }
 
 /* Unix seconds as an ISO 8601 UTC date into buf (32 bytes). */
@@ -317,28 +303,11 @@ static int check_kdf(const char *spec, hsc_kdf_t *k)
     return EX_OK;
 }
 
-/* Parse seconds, with an optional s, m, h or d suffix. */
+/* A duration as the directives take it ("60", "90s", "8h"; 0 allowed):
+ * hsc_parse_duration. 1 when valid. */
 static int parse_seconds(const char *s, int64_t *out)
 {
-    int64_t mult = 1;
-    size_t len = strlen(s);
-
-    *out = 0;
-    if (len > 1) {
-        switch (s[len - 1]) {
-        case 's': mult = 1; len--; break;
-        case 'm': mult = 60; len--; break;
-        case 'h': mult = 3600; len--; break;
-        case 'd': mult = 86400; len--; break;
-        default: break;
-        }
-    }
-    if (hsc_parse_time(s, len, out) != HSC_OK || *out > INT64_MAX / mult) {
-        *out = 0;
-        return 0;
-    }
-    *out *= mult;
-    return 1;
+    return hsc_parse_duration(s, 1, out) == HSC_OK;
 }
 
 /* --- passwords ------------------------------------------------------------- */
@@ -819,7 +788,12 @@ static int cmd_check(const args_t *a)
     if (rc != EX_OK) {
         goto cleanup;
     }
-    hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy);
+    /* The work an unknown user costs, as in the module. */
+    if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &dummy) != HSC_OK) {
+        rc = fail(EX_FILE, "the default KDF %s does not parse",
+                  HSC_KDF_DEFAULT_SPEC);
+        goto cleanup;
+    }
     st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn,
                             &u);
     switch (st) {
@@ -935,9 +909,9 @@ static int keygen_create(apr_pool_t *pool, const char *path,
 }
 
 /*
- * Put line first among the keys of an existing file: read it, check it,
- * write "comments before the first key, the new line, the rest" to a
- * temporary file beside it (0600), check that, rename it over.
+ * Put line first among the keys of an existing file: read it, let
+ * hsc_keyfile_prepend rewrite and check the text, write that to a
+ * temporary file beside it (0600), load that back, rename it over.
  */
 static int keygen_rotate(apr_pool_t *pool, const char *path,
                          const char *line, const char *kid)
@@ -947,8 +921,9 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     struct stat sb;
     hsc_keyring_t *kr = NULL;
     const char *msg = NULL;
-    size_t len = 0, at, linelen = strlen(line);
-    int fd = -1, tfd = -1, rc = EX_FILE, old_count;
+    char *out = NULL;
+    size_t len = 0, outlen = 0;
+    int fd = -1, tfd = -1, rc = EX_FILE, new_count = 0;
     hsc_status_t st;
 
     tmp[0] = '\0';
@@ -985,37 +960,13 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         }
         len += (size_t)n;
     }
-    st = hsc_keyring_parse(pool, path, text, len, &kr, &msg);
+    /* The rewrite itself, checked, is the library's. */
+    st = hsc_keyfile_prepend(pool, path, text, len, line, &out, &outlen,
+                             &new_count, &msg);
     if (st != HSC_OK) {
-        rc = fail(EX_FILE, "%s; not rotating a key file that does not load",
+        rc = fail(st == HSC_EEXISTS ? EX_INPUT : EX_FILE, "%s",
                   msg ? msg : hsc_strerror(st));
         goto cleanup;
-    }
-    if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
-        rc = fail(EX_INPUT, "%s: key id %s is already in the file", path,
-                  kid);
-        goto cleanup;
-    }
-    old_count = hsc_keyring_count(kr);
-
-    /* The new key goes before the first key line; comments above stay. */
-    for (at = 0; at < len;) {
-        size_t end = at, i = at;
-
-        while (end < len && text[end] != '\n') {
-            end++;
-        }
-        while (i < end && (text[i] == ' ' || text[i] == '\t'
-                           || text[i] == '\r')) {
-            i++;
-        }
-        if (i < end && text[i] != '#') {
-            break;
-        }
-        at = end < len ? end + 1 : end;
-    }
-    if (at == len && len > 0 && text[len - 1] != '\n') {
-        text[len++] = '\n';
     }
 
     if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
@@ -1038,8 +989,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     if (fchown(tfd, sb.st_uid, sb.st_gid) != 0) {
         /* not permitted: the file becomes ours, which is what we can do */
     }
-    if (write_all(tfd, text, at) != 0 || write_all(tfd, line, linelen) != 0
-        || write_all(tfd, text + at, len - at) != 0 || fsync(tfd) != 0) {
+    if (write_all(tfd, out, outlen) != 0 || fsync(tfd) != 0) {
         rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
         goto cleanup;
     }
@@ -1049,7 +999,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         goto cleanup;
     }
     if (strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
-        || hsc_keyring_count(kr) != old_count + 1) {
+        || hsc_keyring_count(kr) != new_count) {
         rc = fail(EX_FILE, "%s: the rewritten file does not start with the "
                   "new key; left unchanged", path);
         goto cleanup;
@@ -1061,7 +1011,7 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     tmp[0] = '\0';
     sync_dir_of(path);
     printf("%s: new signing key %s; %d keys (the older ones still verify)\n",
-           path, kid, old_count + 1);
+           path, kid, new_count);
     rc = EX_OK;
 
 cleanup:
@@ -1127,6 +1077,113 @@ static void step(int n, const char *name, const char *verdict,
            why[0] ? ")" : "");
 }
 
+static const char *const step_names[] = {"", "syntax", "key", "mac",
+                                          "time", "user", "auth"};
+
+/* Why a step ended as it did, for the steps that say more than pass. */
+static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
+                     const char *scope, const char *address, int64_t now,
+                     int64_t skew, int64_t max_age, hsc_store_t *s,
+                     char *why, size_t len)
+{
+    const hsc_cookie_t *c = &ex->cookie;
+    int pass = ex->verdict[n] == HSC_STEP_PASS;
+    char d[32];
+
+    why[0] = '\0';
+    switch (n) {
+    case HSC_STEP_SYNTAX:
+        if (ex->why[n] == HSC_ETOOLONG) {
+            snprintf(why, len, "over %d bytes", HSC_COOKIE_MAX);
+        }
+        else if (!pass && ex->fields != 7) {
+            snprintf(why, len, "%d fields, expected 7", ex->fields);
+        }
+        else if (!pass) {
+            snprintf(why, len, "a field has a wrong alphabet, length or "
+                     "non-canonical form, or exp <= iat");
+        }
+        break;
+    case HSC_STEP_KEY:
+        snprintf(why, len, pass ? "%s is in %s" : "no key %s in %s", c->kid,
+                 keyfile);
+        break;
+    case HSC_STEP_MAC:
+        snprintf(why, len, "scope \"%s\", address \"%s\"%s", scope, address,
+                 pass ? "" : ": wrong key, scope or address, or the value "
+                 "was altered");
+        break;
+    case HSC_STEP_TIME:
+        if (ex->why[n] == HSC_EEXPIRED) {
+            snprintf(why, len, "expired at %s", utc(c->exp, d, sizeof(d)));
+        }
+        else if (ex->why[n] == HSC_EFUTURE) {
+            snprintf(why, len, "issued in the future, beyond the %llds skew",
+                     (long long)skew);
+        }
+        else if (ex->why[n] == HSC_EMAXAGE) {
+            snprintf(why, len, "login older than the maximum age %llds",
+                     (long long)max_age);
+        }
+        else {
+            snprintf(why, len, "expires in %llds, max age %llds",
+                     (long long)(c->exp - now), (long long)max_age);
+        }
+        break;
+    case HSC_STEP_USER:
+        snprintf(why, len, "%s",
+                 pass ? "exists, enabled, not revoked"
+                 : ex->why[n] == HSC_ENOUSER   ? "no such user"
+                 : ex->why[n] == HSC_EDISABLED ? "user disabled"
+                                               : "");
+        if (ex->why[n] == HSC_EREVOKED) {
+            snprintf(why, len, "revoked: logins before %s",
+                     utc(ex->user.revoked_before, d, sizeof(d)));
+        }
+        else if (!pass && why[0] == '\0') {
+            snprintf(why, len, "store: %s", hsc_store_errmsg(s));
+        }
+        break;
+    default:
+        snprintf(why, len, "%s", pass ? "SHA-256(auth) = v"
+                 : "SHA-256(auth) != v: password changed since login, or a "
+                   "forged cookie");
+        break;
+    }
+}
+
+/* Read the cookie: the argument, or "-" for one line of stdin. */
+static size_t inspect_input(const char *in, char *value, size_t cap)
+{
+    size_t len;
+
+    if (strcmp(in, "-") == 0) {
+        size_t got = 0;
+        char ch;
+
+        while (got < cap - 1 && read(STDIN_FILENO, &ch, 1) == 1
+               && ch != '\n') {
+            value[got++] = ch;
+        }
+        if (got > 0 && value[got - 1] == '\r') {
+            got--;
+        }
+        value[got] = '\0';
+        return got;
+    }
+    len = strlen(in);
+    if (len > cap - 1) {
+        len = cap - 1; /* still over HSC_COOKIE_MAX */
+    }
+    memcpy(value, in, len);
+    value[len] = '\0';
+    return len;
+}
+
+/*
+ * Explain a cookie: the library's hsc_cookie_explain checks every step it
+ * can and records each verdict; this prints them and the verdict.
+ */
 static int cmd_inspect(apr_pool_t *pool, const args_t *a)
 {
     const char *keyfile = opt(a, OPT_KEYS), *db = opt(a, OPT_DB);
@@ -1134,20 +1191,15 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
     const char *address = (a->given & OPT_ADDRESS) ? opt(a, OPT_ADDRESS)
                                                    : "";
     char value[HSC_COOKIE_MAX + 2], why[256], d1[32], d2[32];
-    const char *in = a->pos[0];
     hsc_keyring_t *kr = NULL;
-    const hsc_key_t *key = NULL;
     hsc_store_t *s = NULL;
-    hsc_cookie_t c;
-    hsc_user_t u;
     hsc_verify_params_t vp;
-    unsigned char mac[HSC_MAC_LEN], v[HSC_AUTH_LEN];
+    hsc_explain_t ex;
+    hsc_status_t verdict;
     int64_t now, skew = INSPECT_SKEW, max_age = INSPECT_MAX_AGE;
     size_t len;
-    int rc, ok_mac, i, fields;
-    hsc_status_t st, verdict;
+    int rc, n;
 
-    memset(&c, 0, sizeof(c));
     if (!(a->given & OPT_KEYS)) {
         return usage_error("inspect needs --keys KEYFILE");
     }
@@ -1168,32 +1220,7 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         return fail(EX_INPUT, "--scope and --address cannot hold a line "
                     "feed");
     }
-
-    /* The cookie: an argument, or "-" for one line of stdin. */
-    if (strcmp(in, "-") == 0) {
-        long n = 0;
-        size_t got = 0;
-        char ch;
-
-        while (got < sizeof(value) - 1 && (n = read(STDIN_FILENO, &ch, 1))
-               == 1 && ch != '\n') {
-            value[got++] = ch;
-        }
-        if (got > 0 && value[got - 1] == '\r') {
-            got--;
-        }
-        value[got] = '\0';
-        len = got;
-    }
-    else {
-        len = strlen(in);
-        if (len > sizeof(value) - 1) {
-            len = sizeof(value) - 1; /* still over HSC_COOKIE_MAX */
-        }
-        memcpy(value, in, len);
-        value[len] = '\0';
-    }
-
+    len = inspect_input(a->pos[0], value, sizeof(value));
     if (load_keys(pool, keyfile, &kr) != HSC_OK) {
         return EX_FILE;
     }
@@ -1201,128 +1228,6 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         return rc;
     }
 
-    /* 1. Syntax. */
-    st = hsc_cookie_parse(value, len, &c);
-    if (st != HSC_OK) {
-        for (fields = 1, i = 0; (size_t)i < len; i++) {
-            fields += value[i] == '.';
-        }
-        if (st == HSC_ETOOLONG) {
-            snprintf(why, sizeof(why), "over %d bytes", HSC_COOKIE_MAX);
-        }
-        else if (fields != 7) {
-            snprintf(why, sizeof(why), "%d fields, expected 7", fields);
-        }
-        else {
-            snprintf(why, sizeof(why), "a field has a wrong alphabet, "
-                     "length or non-canonical form, or exp <= iat");
-        }
-        step(1, "syntax", "fail", why);
-        for (i = 2; i <= 6; i++) {
-            static const char *const names[] = {"", "", "key", "mac",
-                                                 "time", "user", "auth"};
-            step(i, names[i], "not checked", "");
-        }
-        printf("verdict: refused (%s)\n", hsc_strerror(st));
-        rc = EX_REFUSED;
-        goto cleanup;
-    }
-    printf("version 1\nkid     %s\nuser    %s\niat     %lld %s\n"
-           "exp     %lld %s\n", c.kid, c.user, (long long)c.iat,
-           utc(c.iat, d1, sizeof(d1)), (long long)c.exp,
-           utc(c.exp, d2, sizeof(d2)));
-    printf("now     %lld %s\n", (long long)now, utc(now, d1, sizeof(d1)));
-    step(1, "syntax", "pass", "");
-
-    /* 2. Key. */
-    key = hsc_keyring_find(kr, c.kid, c.kid_len);
-    if (key != NULL) {
-        snprintf(why, sizeof(why), "%s is in %s", c.kid, keyfile);
-        step(2, "key", "pass", why);
-    }
-    else {
-        snprintf(why, sizeof(why), "no key %s in %s", c.kid, keyfile);
-        step(2, "key", "fail", why);
-    }
-
-    /* 3. MAC. */
-    if (key == NULL) {
-        step(3, "mac", "not checked", "no key");
-    }
-    else {
-        ok_mac = hsc_key_mac3(key, value, c.signed_len, scope, strlen(scope),
-                              address, strlen(address), mac) == HSC_OK
-                 && hsc_ct_equal(mac, c.mac, HSC_MAC_LEN);
-        hsc_wipe(mac, sizeof(mac));
-        snprintf(why, sizeof(why), "scope \"%s\", address \"%s\"%s", scope,
-                 address, ok_mac ? "" : ": wrong key, scope or address, or "
-                 "the value was altered");
-        step(3, "mac", ok_mac ? "pass" : "fail", why);
-    }
-
-    /* 4. Time. */
-    if (c.exp <= now) {
-        snprintf(why, sizeof(why), "expired at %s", utc(c.exp, d1,
-                                                       sizeof(d1)));
-        step(4, "time", "fail", why);
-    }
-    else if (c.iat > now + skew) {
-        snprintf(why, sizeof(why), "issued in the future, beyond the %llds skew",
-                 (long long)skew);
-        step(4, "time", "fail", why);
-    }
-    else if (now >= c.iat + max_age) {
-        snprintf(why, sizeof(why), "login older than the maximum age %llds",
-                 (long long)max_age);
-        step(4, "time", "fail", why);
-    }
-    else {
-        snprintf(why, sizeof(why), "expires in %llds, max age %llds",
-                 (long long)(c.exp - now), (long long)max_age);
-        step(4, "time", "pass", why);
-    }
-
-    /* 5 and 6. User and hardening. */
-    if (s == NULL) {
-        step(5, "user", "not checked", "no --db");
-        step(6, "auth", "not checked", "no --db");
-    }
-    else {
-        st = hsc_store_get(s, c.user, c.user_len, &u);
-        if (st == HSC_ENOUSER) {
-            step(5, "user", "fail", "no such user");
-        }
-        else if (st != HSC_OK) {
-            snprintf(why, sizeof(why), "store: %s", hsc_store_errmsg(s));
-            step(5, "user", "fail", why);
-        }
-        else if (u.disabled) {
-            step(5, "user", "fail", "user disabled");
-        }
-        else if (c.iat < u.revoked_before) {
-            snprintf(why, sizeof(why), "revoked: logins before %s",
-                     utc(u.revoked_before, d1, sizeof(d1)));
-            step(5, "user", "fail", why);
-        }
-        else {
-            step(5, "user", "pass", "exists, enabled, not revoked");
-        }
-        if (st != HSC_OK) {
-            step(6, "auth", "not checked", "no user");
-        }
-        else {
-            int ok = hsc_authenticator(c.auth, v) == HSC_OK
-                     && hsc_ct_equal(v, u.authenticator, HSC_AUTH_LEN);
-
-            step(6, "auth", ok ? "pass" : "fail",
-                 ok ? "SHA-256(auth) = v"
-                    : "SHA-256(auth) != v: password changed since login, "
-                      "or a forged cookie");
-            hsc_wipe(v, sizeof(v));
-        }
-    }
-
-    /* The verdict is the library's, in the spec's order. */
     memset(&vp, 0, sizeof(vp));
     vp.keys = kr;
     vp.scope = scope;
@@ -1330,12 +1235,30 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
     vp.now = now;
     vp.skew = skew;
     vp.max_age = max_age;
-    hsc_wipe(&c, sizeof(c));
-    if (s != NULL) {
-        verdict = hsc_cookie_verify(&vp, s, value, len, &c, &u);
+    verdict = hsc_cookie_explain(&vp, s, value, len, &ex);
+    hsc_wipe(value, sizeof(value));
+
+    if (ex.verdict[HSC_STEP_SYNTAX] == HSC_STEP_PASS) {
+        printf("version 1\nkid     %s\nuser    %s\niat     %lld %s\n"
+               "exp     %lld %s\n", ex.cookie.kid, ex.cookie.user,
+               (long long)ex.cookie.iat,
+               utc(ex.cookie.iat, d1, sizeof(d1)), (long long)ex.cookie.exp,
+               utc(ex.cookie.exp, d2, sizeof(d2)));
+        printf("now     %lld %s\n", (long long)now, utc(now, d1, sizeof(d1)));
     }
-    else {
-        verdict = hsc_cookie_check(&vp, value, len, &c);
+    for (n = HSC_STEP_SYNTAX; n <= HSC_STEP_COUNT; n++) {
+        if (ex.verdict[n] == HSC_STEP_NOT_CHECKED) {
+            step(n, step_names[n], "not checked",
+                 ex.verdict[HSC_STEP_SYNTAX] != HSC_STEP_PASS ? ""
+                 : n == HSC_STEP_MAC                          ? "no key"
+                 : s == NULL                                  ? "no --db"
+                                                              : "no user");
+            continue;
+        }
+        step_why(&ex, n, keyfile, scope, address, now, skew, max_age, s, why,
+                 sizeof(why));
+        step(n, step_names[n],
+             ex.verdict[n] == HSC_STEP_PASS ? "pass" : "fail", why);
     }
     if (verdict == HSC_OK) {
         printf("verdict: valid%s\n", s ? "" : " (steps 1-4; no --db)");
@@ -1345,35 +1268,141 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         printf("verdict: refused (%s)\n", hsc_strerror(verdict));
         rc = EX_REFUSED;
     }
-
-cleanup:
-    hsc_wipe(&c, sizeof(c));
-    hsc_wipe(value, sizeof(value));
+    hsc_wipe(&ex, sizeof(ex));
     hsc_store_close(s);
     return rc;
 }
 
 /* --- main ------------------------------------------------------------------ */
 
+/* Handlers of the table's shape for the commands that need more. */
+static int run_init(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_init(a);
+}
+
+static int run_add(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_add(a);
+}
+
+static int run_passwd(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_passwd(a);
+}
+
+static int run_simple(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    return cmd_simple(n, a);
+}
+
+static int run_groups(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_groups(a);
+}
+
+static int run_list(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_list(a);
+}
+
+static int run_check(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)p;
+    (void)n;
+    return cmd_check(a);
+}
+
+static int run_keygen(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)n;
+    return cmd_keygen(p, a);
+}
+
+static int run_inspect(apr_pool_t *p, const char *n, const args_t *a)
+{
+    (void)n;
+    return cmd_inspect(p, a);
+}
+
+/* Every command: its name, handler, arguments, synopsis and help. Adding a
+ * command is a row here (the usage follows) and a section in
+ * docs/hsc-admin.md. */
 static const struct {
     const char *name;
+    int (*run)(apr_pool_t *pool, const char *name, const args_t *a);
     int min_pos, max_pos; /* positional arguments after the command */
     int options;          /* OPT_* allowed */
+    const char *synopsis; /* after "hsc-admin NAME " */
+    const char *help;     /* one line */
 } commands[] = {
-    {"init", 1, 1, 0},
-    {"add", 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_AUDIT},
-    {"passwd", 2, 2, OPT_KDF | OPT_STDIN | OPT_AUDIT},
-    {"del", 2, 2, OPT_AUDIT},
-    {"disable", 2, 2, OPT_AUDIT},
-    {"enable", 2, 2, OPT_AUDIT},
-    {"revoke", 2, 2, OPT_AUDIT},
-    {"groups", 2, 3, OPT_AUDIT},
-    {"list", 1, 1, 0},
-    {"check", 2, 2, OPT_STDIN},
-    {"keygen", 1, 1, OPT_KID},
-    {"inspect", 1, 1, OPT_KEYS | OPT_DB | OPT_SCOPE | OPT_ADDRESS | OPT_NOW
-                      | OPT_SKEW | OPT_MAX_AGE},
+    {"init", run_init, 1, 1, 0, "DB", "create an empty user database"},
+    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_AUDIT,
+     "DB USER [--groups G1,G2] [--kdf SPEC] [--password-stdin]",
+     "add a user (the password is asked for)"},
+    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_AUDIT,
+     "DB USER [--kdf SPEC] [--password-stdin]",
+     "set a user's password (a new salt; old cookies are refused)"},
+    {"del", run_simple, 2, 2, OPT_AUDIT, "DB USER", "delete a user"},
+    {"disable", run_simple, 2, 2, OPT_AUDIT, "DB USER",
+     "refuse a user's logins and cookies"},
+    {"enable", run_simple, 2, 2, OPT_AUDIT, "DB USER", "undo disable"},
+    {"revoke", run_simple, 2, 2, OPT_AUDIT, "DB USER",
+     "refuse every cookie the user holds now"},
+    {"groups", run_groups, 2, 3, OPT_AUDIT, "DB USER [G1,G2,...]",
+     "print or set a user's groups"},
+    {"list", run_list, 1, 1, 0, "DB", "list the users"},
+    {"check", run_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
+     "check a password as a login would"},
+    {"keygen", run_keygen, 1, 1, OPT_KID, "KEYFILE [--kid ID]",
+     "create a key file, or put a new signing key first in one"},
+    {"inspect", run_inspect, 1, 1,
+     OPT_KEYS | OPT_DB | OPT_SCOPE | OPT_ADDRESS | OPT_NOW | OPT_SKEW
+         | OPT_MAX_AGE,
+     "--keys KEYFILE [--db DB] [--scope S] [--address A]\n"
+     "                    [--now T] [--skew S] [--max-age S] COOKIE|-",
+     "explain, step by step, why a cookie is accepted or refused"},
 };
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *f)
+{
+    size_t c;
+
+    fputs("usage:\n", f);
+    for (c = 0; c < NCOMMANDS; c++) {
+        fprintf(f, "  hsc-admin %s %s\n      %s\n", commands[c].name,
+                commands[c].synopsis, commands[c].help);
+    }
+    fputs("SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
+          HSC_KDF_DEFAULT_SPEC ").\n"
+          "Without --password-stdin the password is read twice from the "
+          "terminal.\n", f);
+    /* The commands that change something: the table's OPT_AUDIT. */
+    fputs("--audit-log FILE and --audit-syslog (one JSON line per change) "
+          "go with:\n ", f);
+    for (c = 0; c < NCOMMANDS; c++) {
+        if (commands[c].options & OPT_AUDIT) {
+            fprintf(f, " %s", commands[c].name);
+        }
+    }
+    fputs("\n"
+          "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
+          "4 database or file error. See docs/hsc-admin.md.\n", f);
+}
+
 
 /*
  * The audit line of a change (docs/audit-log.md): event "admin", the
@@ -1418,8 +1447,6 @@ static int audit_change(int fd, int use_syslog, const char *action,
     return EX_OK;
 }
 
-/* Run one command; changes are audited when asked. */
-static int dispatch(apr_pool_t *pool, const char *cmd, const args_t *a);
 
 static int run(apr_pool_t *pool, int argc, char **argv)
 {
@@ -1437,17 +1464,17 @@ static int run(apr_pool_t *pool, int argc, char **argv)
             break;
         }
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(usage_text, stdout);
+            print_usage(stdout);
             return EX_OK;
         }
     }
     cmd = argv[1];
-    for (c = 0; c < sizeof(commands) / sizeof(commands[0]); c++) {
+    for (c = 0; c < NCOMMANDS; c++) {
         if (strcmp(commands[c].name, cmd) == 0) {
             break;
         }
     }
-    if (c == sizeof(commands) / sizeof(commands[0])) {
+    if (c == NCOMMANDS) {
         return usage_error("unknown command \"%s\"", cmd);
     }
     rc = parse_args(argc - 2, argv + 2, commands[c].options, &a);
@@ -1460,18 +1487,19 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     /* Only changes are audited ("groups DB USER" alone only prints). */
     if (!(a.given & OPT_AUDIT)
         || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
-        return dispatch(pool, cmd, &a);
+        return commands[c].run(pool, commands[c].name, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */
     if (a.given & OPT_AUDIT_LOG) {
         const char *path = opt(&a, OPT_AUDIT_LOG);
+
         fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
         if (fd < 0) {
             return fail(EX_FILE, "cannot open the audit log %s: %s", path,
                         strerror(errno));
         }
     }
-    rc = dispatch(pool, cmd, &a);
+    rc = commands[c].run(pool, commands[c].name, &a);
     arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, cmd, a.pos[1],
                        rc);
     if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
@@ -1479,35 +1507,6 @@ static int run(apr_pool_t *pool, int argc, char **argv)
                    strerror(errno));
     }
     return rc != EX_OK ? rc : arc;
-}
-
-static int dispatch(apr_pool_t *pool, const char *cmd, const args_t *a)
-{
-    if (strcmp(cmd, "init") == 0) {
-        return cmd_init(a);
-    }
-    if (strcmp(cmd, "add") == 0) {
-        return cmd_add(a);
-    }
-    if (strcmp(cmd, "passwd") == 0) {
-        return cmd_passwd(a);
-    }
-    if (strcmp(cmd, "groups") == 0) {
-        return cmd_groups(a);
-    }
-    if (strcmp(cmd, "list") == 0) {
-        return cmd_list(a);
-    }
-    if (strcmp(cmd, "check") == 0) {
-        return cmd_check(a);
-    }
-    if (strcmp(cmd, "keygen") == 0) {
-        return cmd_keygen(pool, a);
-    }
-    if (strcmp(cmd, "inspect") == 0) {
-        return cmd_inspect(pool, a);
-    }
-    return cmd_simple(cmd, a);
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,7 @@
  *   - a refused value leaves the parsed cookie zeroed (no x_n left behind);
  *   - anything hsc_cookie_parse() accepts re-encodes to the same bytes, field
  *     by field: one spelling per cookie (canonical base64url and decimals);
+ *   - hsc_cookie_explain() (no store) returns what hsc_cookie_check() does;
  *   - anything hsc_cookie_check() accepts was also accepted by parse, and
  *     re-mints (hsc_cookie_mint, same key, scope and address) to exactly the
  *     same value;
@@ -151,6 +152,11 @@ static void check_one(const char *v, size_t len, int parsed_ok, size_t b)
     vp.max_age = FUZZ_MAX_AGE;
 
     st = hsc_cookie_check(&vp, v, len, &c);
+    /* hsc-admin inspect's explanation reaches the same verdict. */
+    {
+        hsc_explain_t ex;
+        HSC_FUZZ_ASSERT(hsc_cookie_explain(&vp, NULL, v, len, &ex) == st);
+    }
     if (st != HSC_OK) {
         assert_zeroed(&c);
         return;

@@ -7,6 +7,15 @@
  *     appears in the text, and finds the signer again;
  *   - a refusal is HSC_EINVAL (content) with no ring and a message;
  *   - the signer MACs (the derived key works).
+ * And of hsc_keyfile_prepend() (hsc-admin keygen's rotation) with a fixed
+ * new key line:
+ *   - HSC_OK exactly when the text loads and lacks the new key id
+ *     (HSC_EEXISTS when it has it, HSC_EINVAL when it does not load);
+ *   - the result is the text with the line inserted at one place (a text
+ *     that loads has a key line, so no '\n' is ever added); it loads,
+ *     has the new key as its signer and one key more, and the old
+ *     signer is still found;
+ *   - a refusal leaves no output and says why.
  */
 #include <string.h>
 
@@ -32,6 +41,61 @@ static int contains(const char *hay, size_t len, const char *needle)
         }
     }
     return 0;
+}
+
+#define ROT_LINE "zzrotate AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n"
+
+/* The rotation properties for text, which loaded as kr (or did not). */
+static void check_prepend(apr_pool_t *p, const char *text, size_t size,
+                          const hsc_keyring_t *kr)
+{
+    char *out = (char *)&root;
+    size_t outlen = 7, ll = strlen(ROT_LINE), at;
+    int count = -1;
+    const char *msg = "unset";
+    hsc_keyring_t *nr = NULL;
+    hsc_status_t st;
+
+    st = hsc_keyfile_prepend(p, "fuzz.keys", text, size, ROT_LINE, &out,
+                             &outlen, &count, &msg);
+    if (kr == NULL) {
+        HSC_FUZZ_ASSERT(st == HSC_EINVAL);
+    }
+    else if (hsc_keyring_find(kr, "zzrotate", 8) != NULL) {
+        HSC_FUZZ_ASSERT(st == HSC_EEXISTS);
+    }
+    else {
+        HSC_FUZZ_ASSERT(st == HSC_OK);
+    }
+    if (st != HSC_OK) {
+        HSC_FUZZ_ASSERT(out == NULL && outlen == 0 && count == 0);
+        HSC_FUZZ_ASSERT(msg != NULL && msg[0] != '\0');
+        return;
+    }
+    HSC_FUZZ_ASSERT(msg == NULL && out != NULL);
+    HSC_FUZZ_ASSERT(outlen == size + ll);
+    HSC_FUZZ_ASSERT(out[outlen] == '\0');
+    /* The line sits at the start of a line (the same bytes may also
+     * stand in a comment); around it, the text is unchanged. */
+    for (at = 0; at + ll <= outlen; at++) {
+        if ((at == 0 || out[at - 1] == '\n')
+            && memcmp(out + at, ROT_LINE, ll) == 0 && at <= size
+            && memcmp(out, text, at) == 0
+            && memcmp(out + at + ll, text + at, size - at) == 0) {
+            break;
+        }
+    }
+    HSC_FUZZ_ASSERT(at + ll <= outlen);
+    HSC_FUZZ_ASSERT(hsc_keyring_parse(p, "rotated", out, outlen, &nr, &msg)
+                    == HSC_OK);
+    HSC_FUZZ_ASSERT(count == hsc_keyring_count(kr) + 1
+                    && count == hsc_keyring_count(nr));
+    HSC_FUZZ_ASSERT(strcmp(hsc_key_id(hsc_keyring_signer(nr)), "zzrotate")
+                    == 0);
+    HSC_FUZZ_ASSERT(hsc_keyring_find(nr, hsc_key_id(hsc_keyring_signer(kr)),
+                                     strlen(hsc_key_id(
+                                         hsc_keyring_signer(kr))))
+                    != NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -89,6 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(hsc_key_mac3(signer, "a", 1, "", 0, "b", 1, mac)
                         == HSC_OK);
     }
+    check_prepend(p, text, size, st == HSC_OK ? kr : NULL);
     free(text);
     apr_pool_destroy(p);
     return 0;

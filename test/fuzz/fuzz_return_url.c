@@ -13,6 +13,11 @@
  *     read as '.', is "." or ".." (browsers drop them: "/..//host");
  *   - the answer is the same when asked twice, and for a copy that is
  *     NUL-terminated (the length, not a terminator, bounds the read).
+ * And of hsc_query_escape(), which puts the URL a login page gets back in
+ * its query (the text up to the first NUL):
+ *   - the escaped text holds only unreserved bytes, '/' and "%XX" escapes
+ *     (so no '&', '#', '?', '=', '+' or space), at most 3 bytes a byte;
+ *   - decoding it gives the text back.
  */
 #include <string.h>
 
@@ -84,6 +89,42 @@ static int ref_dot_segment(const unsigned char *u, size_t len)
     return 0;
 }
 
+/* The query escaping of z (NUL-terminated) and back. */
+static void check_query_escape(const char *z)
+{
+    size_t zlen = strlen(z), n, i, j;
+    char *esc = malloc(3 * zlen + 1), *dec = malloc(zlen + 1);
+
+    if (esc == NULL || dec == NULL) {
+        free(esc);
+        free(dec);
+        return;
+    }
+    n = hsc_query_escape(z, esc);
+    HSC_FUZZ_ASSERT(n == strlen(esc) && n <= 3 * zlen);
+    for (i = 0, j = 0; i < n; j++) {
+        unsigned char c = (unsigned char)esc[i];
+        if (c == '%') {
+            HSC_FUZZ_ASSERT(i + 2 < n);
+            HSC_FUZZ_ASSERT(hexval((unsigned char)esc[i + 1]) >= 0
+                            && hexval((unsigned char)esc[i + 2]) >= 0);
+            dec[j] = (char)(hexval((unsigned char)esc[i + 1]) * 16
+                            + hexval((unsigned char)esc[i + 2]));
+            i += 3;
+        }
+        else {
+            HSC_FUZZ_ASSERT((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+                            || (c >= '0' && c <= '9')
+                            || strchr("-._~/", c) != NULL);
+            dec[j] = (char)c;
+            i++;
+        }
+    }
+    HSC_FUZZ_ASSERT(j == zlen && memcmp(dec, z, zlen) == 0);
+    free(esc);
+    free(dec);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* Exactly size bytes, so ASan sees any read past the length. */
@@ -124,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(c1 != '/' && c1 != '\\');
         HSC_FUZZ_ASSERT(!ref_dot_segment((const unsigned char *)url, size));
     }
+    check_query_escape(z);
     free(z);
     free(url);
     return 0;

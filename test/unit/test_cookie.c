@@ -919,6 +919,92 @@ static void verify_checks_in_the_spec_order(void)
     }
 }
 
+/* hsc_cookie_explain: its verdict is verify's, and each step is recorded. */
+static hsc_status_t explain_and_compare(const char *v, int64_t now,
+                                        hsc_store_t *st_store,
+                                        hsc_explain_t *ex)
+{
+    hsc_verify_params_t vp = params(now);
+    hsc_cookie_t c;
+    hsc_user_t u;
+    hsc_status_t want, got;
+
+    want = st_store ? hsc_cookie_verify(&vp, st_store, v, strlen(v), &c, &u)
+                    : hsc_cookie_check(&vp, v, strlen(v), &c);
+    hsc_wipe(&c, sizeof(c));
+    got = hsc_cookie_explain(&vp, st_store, v, strlen(v), ex);
+    CHECK_EQ(got, want, "the verdict is verify's (check's without a store)");
+    CHECK_EQ(ex->status, got, "and is recorded");
+    {
+        static const unsigned char zero[HSC_MAC_LEN];
+        CHECK(!memcmp(ex->cookie.auth, zero, sizeof(ex->cookie.auth))
+                  && !memcmp(ex->cookie.mac, zero, sizeof(ex->cookie.mac)),
+              "auth and mac are wiped");
+    }
+    return got;
+}
+
+static void explain_records_every_step(void)
+{
+    const char *v = login("alice", "correct horse battery staple", T0);
+    char *bad = apr_pstrdup(pool, v);
+    hsc_explain_t ex;
+    int i, all = 1;
+
+    explain_and_compare(v, T0 + 10, store, &ex);
+    for (i = HSC_STEP_SYNTAX; i <= HSC_STEP_COUNT; i++) {
+        all &= ex.verdict[i] == HSC_STEP_PASS;
+    }
+    CHECK(all, "a good cookie passes all six steps");
+    CHECK_STR(ex.cookie.user, "alice", "the user is recorded");
+
+    /* A bad MAC on an expired cookie: the rest is still explained. */
+    bad[strlen(bad) - 2] = bad[strlen(bad) - 2] == 'A' ? 'B' : 'A';
+    CHECK_EQ(explain_and_compare(bad, T0 + IDLE, store, &ex), HSC_EBADMAC,
+             "bad MAC first");
+    CHECK(ex.verdict[HSC_STEP_MAC] == HSC_STEP_FAIL
+              && ex.verdict[HSC_STEP_TIME] == HSC_STEP_FAIL
+              && ex.why[HSC_STEP_TIME] == HSC_EEXPIRED
+              && ex.verdict[HSC_STEP_USER] == HSC_STEP_PASS
+              && ex.verdict[HSC_STEP_AUTH] == HSC_STEP_PASS,
+          "mac fail, time fail (expired), user and auth pass");
+
+    /* An unknown key: the MAC cannot be checked, the time can. */
+    v = mint(hsc_keyring_signer(load_ring("zz " S_OTHER "\n")), "mallory",
+             T0, T0 + IDLE, xn0);
+    CHECK_EQ(explain_and_compare(v, T0 + 10, store, &ex), HSC_ENOKEY,
+             "unknown key");
+    CHECK(ex.verdict[HSC_STEP_KEY] == HSC_STEP_FAIL
+              && ex.verdict[HSC_STEP_MAC] == HSC_STEP_NOT_CHECKED
+              && ex.verdict[HSC_STEP_TIME] == HSC_STEP_PASS
+              && ex.why[HSC_STEP_USER] == HSC_ENOUSER
+              && ex.verdict[HSC_STEP_AUTH] == HSC_STEP_NOT_CHECKED,
+          "key fail, mac not checked, time pass, no user, auth not checked");
+
+    /* A wrong auth for a real user: only step 6 fails. */
+    v = mint(key_new, "bob", T0, T0 + IDLE, xn0);
+    CHECK_EQ(explain_and_compare(v, T0 + 10, store, &ex), HSC_EAUTH,
+             "wrong auth");
+    CHECK(ex.verdict[HSC_STEP_USER] == HSC_STEP_PASS
+              && ex.verdict[HSC_STEP_AUTH] == HSC_STEP_FAIL,
+          "user pass, auth fail");
+
+    /* Without a store, steps 5-6 are not checked. */
+    CHECK_EQ(explain_and_compare(v, T0 + 10, NULL, &ex), HSC_OK,
+             "steps 1-4 pass without a store");
+    CHECK(ex.verdict[HSC_STEP_USER] == HSC_STEP_NOT_CHECKED
+              && ex.verdict[HSC_STEP_AUTH] == HSC_STEP_NOT_CHECKED,
+          "user and auth not checked");
+
+    /* Syntax: nothing else is checked; the field count is recorded. */
+    CHECK_EQ(explain_and_compare("1.a.b", T0, store, &ex), HSC_EMALFORMED,
+             "malformed");
+    CHECK(ex.fields == 3 && ex.verdict[HSC_STEP_SYNTAX] == HSC_STEP_FAIL
+              && ex.verdict[HSC_STEP_KEY] == HSC_STEP_NOT_CHECKED
+              && ex.verdict[HSC_STEP_AUTH] == HSC_STEP_NOT_CHECKED,
+          "three fields, only syntax checked");
+}
+
 static void store_teardown(void)
 {
     hsc_store_close(store);
@@ -975,6 +1061,7 @@ int main(void)
     RUN(verify_refuses_forgeries_from_key_and_database);
     RUN(verify_password_change_kills_old_cookies);
     RUN(verify_checks_in_the_spec_order);
+    RUN(explain_records_every_step);
     RUN(store_teardown);
 
     apr_pool_destroy(pool);

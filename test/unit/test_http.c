@@ -1,6 +1,7 @@
 /*
  * test_http.c: the untrusted HTTP inputs (hsc_http.h): Cookie header scan,
- * login form parsing, and the return-URL check.
+ * login form parsing, the return-URL check, the same-origin check, the
+ * Content-Type match and the query escaping.
  */
 #include <stdio.h>
 #include <string.h>
@@ -390,6 +391,124 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
     CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
 }
 
+/* --- same origin ---------------------------------------------------------- */
+
+static const struct {
+    const char *origin; /* the Origin header */
+    const char *scheme; /* the request's scheme */
+    const char *host;   /* the Host header */
+    int same;           /* expected */
+} origin_cases[] = {
+    {"http://example.test", "http", "example.test", 1},
+    {"https://example.test", "https", "example.test", 1},
+    {"HTTP://Example.TEST", "http", "example.test", 1},
+    {"http://example.test:80", "http", "example.test", 1},
+    {"http://example.test", "http", "example.test:80", 1},
+    {"https://example.test:443", "https", "example.test", 1},
+    {"https://example.test", "https", "example.test:443", 1},
+    {"http://127.0.0.1:8529", "http", "127.0.0.1:8529", 1},
+    {"http://[::1]:8080", "http", "[::1]:8080", 1},
+    {"http://[::1]", "http", "[::1]:80", 1},
+    /* the scheme counts (issue 10): */
+    {"https://example.test", "http", "example.test", 0},
+    {"http://example.test", "https", "example.test", 0},
+    {"https://example.test:80", "http", "example.test", 0},
+    {"http://example.test:443", "https", "example.test", 0},
+    /* so do host and port: */
+    {"http://evil.test", "http", "example.test", 0},
+    {"http://example.test.evil.test", "http", "example.test", 0},
+    {"http://example.tes", "http", "example.test", 0},
+    {"http://example.test:8080", "http", "example.test", 0},
+    {"http://example.test", "http", "example.test:8080", 0},
+    {"http://example.test:8080", "http", "example.test:8081", 0},
+    {"http://[::1]:8080", "http", "[::2]:8080", 0},
+    /* and anything that is not a plain origin is another site: */
+    {"null", "http", "example.test", 0},
+    {"", "http", "example.test", 0},
+    {"http://", "http", "", 0},
+    {"http://example.test/", "http", "example.test", 0},
+    {"http://user@example.test", "http", "example.test", 0},
+    {"http://example.test:", "http", "example.test", 0},
+    {"http://example.test:0", "http", "example.test", 0},
+    {"http://example.test:65536", "http", "example.test", 0},
+    {"http://example.test:080x", "http", "example.test", 0},
+    {"http://example.test:123456", "http", "example.test", 0},
+    {"http://example.test:80:80", "http", "example.test", 0},
+    {"http://[::1", "http", "[::1", 0},
+    {"http://[]", "http", "[]", 0},
+    {"http:/example.test", "http", "example.test", 0},
+    {"ftp://example.test", "ftp", "example.test", 0},
+    {"http://exa mple.test", "http", "exa mple.test", 0},
+    {"http://example.test\x7f", "http", "example.test", 0},
+    {"http://example.test", "http", "example.test\t", 0},
+};
+
+static void same_origin_follows_the_table(void)
+{
+    size_t i;
+    char what[160];
+
+    for (i = 0; i < sizeof(origin_cases) / sizeof(origin_cases[0]); i++) {
+        snprintf(what, sizeof(what), "Origin \"%s\", %s, Host \"%s\"",
+                 origin_cases[i].origin, origin_cases[i].scheme,
+                 origin_cases[i].host);
+        CHECK_EQ(hsc_same_origin(origin_cases[i].origin,
+                                 origin_cases[i].scheme,
+                                 origin_cases[i].host),
+                 origin_cases[i].same, what);
+    }
+}
+
+static void same_origin_refuses_null_inputs(void)
+{
+    CHECK_EQ(hsc_same_origin(NULL, "http", "h"), 0, "no origin");
+    CHECK_EQ(hsc_same_origin("http://h", NULL, "h"), 0, "no scheme");
+    CHECK_EQ(hsc_same_origin("http://h", "http", NULL), 0, "no host");
+}
+
+/* --- Content-Type --------------------------------------------------------- */
+
+static void content_type_is_form_matches_the_media_type_only(void)
+{
+    CHECK(hsc_content_type_is_form("application/x-www-form-urlencoded"),
+          "exact");
+    CHECK(hsc_content_type_is_form("Application/X-WWW-Form-Urlencoded"),
+          "case-insensitive");
+    CHECK(hsc_content_type_is_form(
+              "application/x-www-form-urlencoded; charset=UTF-8"),
+          "with a parameter");
+    CHECK(hsc_content_type_is_form("application/x-www-form-urlencoded ;a"),
+          "a space before the parameter");
+    CHECK(!hsc_content_type_is_form("application/x-www-form-urlencodedx"),
+          "a longer type");
+    CHECK(!hsc_content_type_is_form("application/x-www-form"), "a prefix");
+    CHECK(!hsc_content_type_is_form("multipart/form-data; boundary=x"),
+          "multipart");
+    CHECK(!hsc_content_type_is_form("text/plain"), "text/plain");
+    CHECK(!hsc_content_type_is_form(""), "empty");
+    CHECK(!hsc_content_type_is_form(NULL), "absent");
+}
+
+/* --- query escaping ------------------------------------------------------- */
+
+static void query_escape_keeps_unreserved_and_slash_only(void)
+{
+    char out[3 * 64 + 1];
+    size_t n;
+
+    n = hsc_query_escape("/a/b-c.d_e~f/09AZaz", out);
+    CHECK_STR(out, "/a/b-c.d_e~f/09AZaz", "unreserved bytes and '/' stay");
+    CHECK_EQ(n, strlen(out), "the length is returned");
+    hsc_query_escape("/p?x=1&y=2#f", out);
+    CHECK_STR(out, "/p%3Fx%3D1%26y%3D2%23f", "query syntax is escaped");
+    hsc_query_escape("/%20 +", out);
+    CHECK_STR(out, "/%2520%20%2B", "percent, space and plus");
+    hsc_query_escape("/\xc3\xa9\x7f\x01", out);
+    CHECK_STR(out, "/%C3%A9%7F%01", "bytes over 0x7e and controls");
+    n = hsc_query_escape("", out);
+    CHECK(n == 0 && out[0] == '\0', "empty");
+}
+
 int main(void)
 {
     RUN(cookie_header_find_follows_the_table);
@@ -405,5 +524,9 @@ int main(void)
     RUN(form_parse_accepts_an_empty_body);
     RUN(return_url_safe_follows_the_table);
     RUN(return_url_safe_refuses_null_and_prefix_lengths);
+    RUN(same_origin_follows_the_table);
+    RUN(same_origin_refuses_null_inputs);
+    RUN(content_type_is_form_matches_the_media_type_only);
+    RUN(query_escape_keeps_unreserved_and_slash_only);
     return hsc_test_done();
 }

@@ -482,6 +482,108 @@ static void keyring_key_walks_keys_in_file_order(void)
           "out of range: NULL");
 }
 
+/* --- rotation: hsc_keyfile_prepend ---------------------------------------- */
+
+static const struct {
+    const char *text;   /* the key file before */
+    const char *line;   /* the new key line */
+    hsc_status_t st;    /* expected status */
+    const char *out;    /* expected text after (HSC_OK) */
+    const char *msg;    /* expected message (failure), exact */
+} prepend_cases[] = {
+    {"old " S0 "\n", "new " S1 "\n", HSC_OK, "new " S1 "\nold " S0 "\n",
+     NULL},
+    /* comments and blank lines above the first key stay above it */
+    {"# keys\n\n# more\nold " S0 "\n# tail\n", "new " S1 "\n", HSC_OK,
+     "# keys\n\n# more\nnew " S1 "\nold " S0 "\n# tail\n", NULL},
+    /* a file without a final line feed keeps its last line as it was */
+    {"a " S0 "\nb " S1, "new " S2 "\n", HSC_OK,
+     "new " S2 "\na " S0 "\nb " S1, NULL},
+    {"a " S0 "\r\n", "new " S1 "\n", HSC_OK, "new " S1 "\na " S0 "\r\n",
+     NULL},
+    /* refused */
+    {"old " S0 "\n", "old " S1 "\n", HSC_EEXISTS, NULL,
+     "keys.txt: key id old is already in the file"},
+    {"# no key\n", "new " S1 "\n", HSC_EINVAL, NULL,
+     "keys.txt: no key in key file; not rotating a key file that does not "
+     "load"},
+    {"k1 " S31 "\n", "new " S1 "\n", HSC_EINVAL, NULL,
+     "keys.txt:1: secret is 31 bytes, at least 32 are needed; not rotating "
+     "a key file that does not load"},
+    {"old " S0 "\n", "new " S1, HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "new " S1 "\nx " S2 "\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "# new\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+    {"old " S0 "\n", "new " S31 "\n", HSC_EINVAL, NULL,
+     "keys.txt: the new key line is not one valid key"},
+};
+
+static void keyfile_prepend_follows_the_table(void)
+{
+    size_t i;
+    char what[64];
+
+    for (i = 0; i < sizeof(prepend_cases) / sizeof(prepend_cases[0]); i++) {
+        char *out = (char *)"unset";
+        size_t outlen = 99;
+        int count = -1;
+        const char *msg = "unset";
+        hsc_status_t st;
+
+        snprintf(what, sizeof(what), "case %lu", (unsigned long)i);
+        st = hsc_keyfile_prepend(pool, "keys.txt", prepend_cases[i].text,
+                                 strlen(prepend_cases[i].text),
+                                 prepend_cases[i].line, &out, &outlen,
+                                 &count, &msg);
+        CHECK_EQ(st, prepend_cases[i].st, what);
+        if (prepend_cases[i].st == HSC_OK) {
+            hsc_keyring_t *kr = NULL, *nr = NULL;
+            const char *m;
+
+            CHECK_STR(out, prepend_cases[i].out, "the rewritten text");
+            CHECK_EQ(outlen, strlen(prepend_cases[i].out), "its length");
+            CHECK(msg == NULL, "no message");
+            CHECK(hsc_keyring_parse(pool, "a", prepend_cases[i].text,
+                                    strlen(prepend_cases[i].text), &kr, &m)
+                          == HSC_OK
+                      && hsc_keyring_parse(pool, "b", out, outlen, &nr, &m)
+                             == HSC_OK
+                      && count == hsc_keyring_count(kr) + 1
+                      && count == hsc_keyring_count(nr)
+                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)), "new")
+                             == 0,
+                  "one key more, and the new one signs");
+        }
+        else {
+            CHECK(out == NULL && outlen == 0 && count == 0,
+                  "no output on failure");
+            CHECK_STR(msg, prepend_cases[i].msg, "the reason");
+        }
+    }
+}
+
+static void keyfile_prepend_output_is_wiped_with_its_pool(void)
+{
+    apr_pool_t *p;
+    char *out;
+    size_t outlen, i;
+    int count, zero = 1;
+    const char *msg;
+
+    apr_pool_create(&p, pool);
+    CHECK_EQ(hsc_keyfile_prepend(p, "k", "old " S0 "\n", strlen("old " S0 "\n"),
+                                 "new " S1 "\n", &out, &outlen, &count, &msg),
+             HSC_OK, "rotated");
+    apr_pool_clear(p); /* runs the cleanups; the memory stays mapped */
+    for (i = 0; i < outlen; i++) {
+        zero &= out[i] == 0;
+    }
+    CHECK(zero, "the rewritten text (every secret) is wiped by the pool");
+    apr_pool_destroy(p);
+}
+
 int main(void)
 {
     apr_initialize();
@@ -497,6 +599,8 @@ int main(void)
     RUN(kid_valid_follows_the_table);
     RUN(key_generate_line_makes_loadable_keys);
     RUN(keyring_key_walks_keys_in_file_order);
+    RUN(keyfile_prepend_follows_the_table);
+    RUN(keyfile_prepend_output_is_wiped_with_its_pool);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();

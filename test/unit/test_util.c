@@ -34,6 +34,42 @@ static void strerror_names_every_status_distinctly(void)
               "out of range");
 }
 
+/* --- hsc_status_class ----------------------------------------------------- */
+
+static void status_class_puts_every_status_in_one_class(void)
+{
+    static const struct {
+        hsc_status_t st; /* a status */
+        hsc_class_t cl;  /* its class */
+    } cases[] = {
+        {HSC_OK, HSC_CLASS_OK},
+        {HSC_EEXPIRED, HSC_CLASS_REFUSAL},   {HSC_EMAXAGE, HSC_CLASS_REFUSAL},
+        {HSC_ENOUSER, HSC_CLASS_REFUSAL},    {HSC_EDISABLED, HSC_CLASS_REFUSAL},
+        {HSC_EREVOKED, HSC_CLASS_REFUSAL},   {HSC_EAUTH, HSC_CLASS_REFUSAL},
+        {HSC_EMALFORMED, HSC_CLASS_FORGERY}, {HSC_ETOOLONG, HSC_CLASS_FORGERY},
+        {HSC_ENOKEY, HSC_CLASS_FORGERY},     {HSC_EBADMAC, HSC_CLASS_FORGERY},
+        {HSC_EFUTURE, HSC_CLASS_FORGERY},    {HSC_EEXISTS, HSC_CLASS_FORGERY},
+        {HSC_EINVAL, HSC_CLASS_FORGERY},
+        {HSC_ESTORE, HSC_CLASS_FAULT},       {HSC_EREADONLY, HSC_CLASS_FAULT},
+        {HSC_ECRYPTO, HSC_CLASS_FAULT},      {HSC_EIO, HSC_CLASS_FAULT},
+        {HSC_ENOMEM, HSC_CLASS_FAULT},
+    };
+    size_t i;
+    int seen[HSC_ENOMEM + 1] = {0}, all = 1;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_EQ(hsc_status_class(cases[i].st), cases[i].cl,
+                 hsc_strerror(cases[i].st));
+        seen[cases[i].st] = 1;
+    }
+    for (i = 0; i <= HSC_ENOMEM; i++) {
+        all &= seen[i];
+    }
+    CHECK(all, "the table names every status");
+    CHECK_EQ(hsc_status_class((hsc_status_t)999), HSC_CLASS_FORGERY,
+             "an unknown status is never taken for success or a refusal");
+}
+
 /* --- hsc_ct_equal -------------------------------------------------------- */
 
 static void ct_equal_returns_one_only_when_equal(void)
@@ -268,6 +304,7 @@ static void random_fills_and_differs(void)
 
 int main(void)
 {
+    RUN(status_class_puts_every_status_in_one_class);
     RUN(strerror_names_every_status_distinctly);
     RUN(ct_equal_returns_one_only_when_equal);
     RUN(wipe_zeroes_the_buffer);

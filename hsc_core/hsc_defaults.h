@@ -1,0 +1,48 @@
+/*
+ * hsc_defaults.h: the one place every directive's default lives.
+ *
+ * The module's create functions use the values, its help strings the
+ * _TEXT spellings (as an admin writes them), hsc-admin the same values
+ * (inspect's --skew and --max-age), and test/unit/test_defaults.c checks
+ * that conf/hsc.conf and docs/directives.md show the _TEXT spellings and
+ * that each _TEXT parses to its value. A directive without a default (a
+ * path, a URL) has no entry.
+ */
+#ifndef HSC_DEFAULTS_H
+#define HSC_DEFAULTS_H
+
+/* Per directory (mod_hsc_config.c, hsc_dir_conf_t). */
+#define HSC_DEFAULT_COOKIE_NAME "hsc"
+#define HSC_DEFAULT_COOKIE_PATH "/"
+#define HSC_DEFAULT_COOKIE_SECURE 1
+#define HSC_DEFAULT_COOKIE_SECURE_TEXT "On"
+#define HSC_DEFAULT_SAMESITE_TEXT "Lax"
+#define HSC_DEFAULT_IDLE_TIMEOUT (30 * 60)
+#define HSC_DEFAULT_IDLE_TIMEOUT_TEXT "30m"
+#define HSC_DEFAULT_MAX_AGE (8 * 3600)
+#define HSC_DEFAULT_MAX_AGE_TEXT "8h"
+#define HSC_DEFAULT_CLOCK_SKEW 60
+#define HSC_DEFAULT_CLOCK_SKEW_TEXT "60s"
+#define HSC_DEFAULT_REFRESH 1
+#define HSC_DEFAULT_REFRESH_TEXT "On"
+#define HSC_DEFAULT_SCOPE ""
+#define HSC_DEFAULT_BIND_ADDRESS 0
+#define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
+#define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"
+#define HSC_DEFAULT_LOGIN_SUCCESS_URL "/"
+#define HSC_DEFAULT_LOGOUT_URL "/"
+
+/* Per server (hsc_srv_conf_t; throttling: hsc_throttle_conf_t). */
+#define HSC_DEFAULT_USERDB_CACHE 1
+#define HSC_DEFAULT_USERDB_CACHE_TEXT "On"
+#define HSC_DEFAULT_THROTTLE_CACHE_TEXT "shmcb"
+#define HSC_DEFAULT_THROTTLE_ADDRESS 20
+#define HSC_DEFAULT_THROTTLE_ADDRESS_TEXT "20"
+#define HSC_DEFAULT_THROTTLE_USER 10
+#define HSC_DEFAULT_THROTTLE_USER_TEXT "10"
+#define HSC_DEFAULT_THROTTLE_WINDOW (5 * 60)
+#define HSC_DEFAULT_THROTTLE_WINDOW_TEXT "5m"
+#define HSC_DEFAULT_MAX_LOGIN_KDF 2
+#define HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "2"
+
+#endif /* HSC_DEFAULTS_H */

@@ -1,0 +1,764 @@
+/*
+ * mod_hsc_config.c: every directive of the module.
+ *
+ * Each directive has one small setter named after it (set_<field>), one
+ * row in hsc_cmds[], and one merge line; values are parsed here, once,
+ * into enums and checked integers (the parsers are in hsc_core/), and an
+ * error names the directive. Defaults come from hsc_core/hsc_defaults.h.
+ * The startup checks of cross-field rules (hsc_check_config) are here too.
+ * Adding a directive: README.md, "Layout".
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+#include "apr_lib.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "util_cfgtree.h"
+
+#include "mod_hsc.h"
+#include "mod_hsc_ops.h"
+#include "hsc_parse.h"
+#include "hsc_store.h"
+
+APLOG_USE_MODULE(hsc);
+
+/* --- create and merge ----------------------------------------------------- */
+
+void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
+{
+    hsc_srv_conf_t *sc = apr_pcalloc(p, sizeof(*sc));
+
+    (void)s;
+    sc->userdb_cache = HSC_DEFAULT_USERDB_CACHE;
+    sc->throttle.addr = HSC_DEFAULT_THROTTLE_ADDRESS;
+    sc->throttle.user = HSC_DEFAULT_THROTTLE_USER;
+    sc->throttle.window = HSC_DEFAULT_THROTTLE_WINDOW;
+    sc->throttle.max_kdf = HSC_DEFAULT_MAX_LOGIN_KDF;
+    sc->db_index = -1;
+    /* The dummy KDF an unknown user costs: the default for new users. */
+    if (hsc_kdf_parse(HSC_KDF_DEFAULT_SPEC, &sc->dummy_kdf) != HSC_OK) {
+        sc->dummy_kdf.alg = HSC_KDF_SHA256_CHAIN;
+        sc->dummy_kdf.iterations = 600000;
+    }
+    return sc;
+}
+
+/* The one merge rule: add's value when add set it, else base's. */
+#define HSC_MERGE(to, base, add, f)                                           \
+    do {                                                                      \
+        (to)->f = (add)->f##_set ? (add)->f : (base)->f;                      \
+        (to)->f##_set = (add)->f##_set | (base)->f##_set;                     \
+    } while (0)
+
+void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
+{
+    const hsc_srv_conf_t *base = basev, *add = addv;
+    hsc_srv_conf_t *sc = apr_pcalloc(p, sizeof(*sc));
+    const hsc_srv_conf_t *keys = add->keyfile_set ? add : base;
+
+    HSC_MERGE(sc, base, add, keyfile);
+    sc->keys = keys->keys; /* the key file's contents travel with it */
+    sc->key_warning = keys->key_warning;
+    HSC_MERGE(sc, base, add, userdb);
+    HSC_MERGE(sc, base, add, userdb_cache);
+    HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, addr);
+    HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, user);
+    HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, window);
+    HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, max_kdf);
+    sc->db_index = -1;
+    sc->dummy_kdf = add->dummy_kdf;
+    return sc;
+}
+
+void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
+{
+    hsc_dir_conf_t *d = apr_pcalloc(p, sizeof(*d));
+
+    (void)dir;
+    d->cookie_name = HSC_DEFAULT_COOKIE_NAME;
+    d->cookie_domain = NULL;
+    d->cookie_path = HSC_DEFAULT_COOKIE_PATH;
+    d->secure = HSC_DEFAULT_COOKIE_SECURE;
+    d->samesite = HSC_SAMESITE_LAX;  /* HSC_DEFAULT_SAMESITE_TEXT */
+    d->idle = HSC_DEFAULT_IDLE_TIMEOUT;
+    d->max_age = HSC_DEFAULT_MAX_AGE;
+    d->skew = HSC_DEFAULT_CLOCK_SKEW;
+    d->refresh = HSC_DEFAULT_REFRESH;
+    d->scope = HSC_DEFAULT_SCOPE;
+    d->bind_address = HSC_DEFAULT_BIND_ADDRESS;
+    d->login_url = NULL;
+    d->unauth = HSC_UNAUTH_AUTO;     /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
+    d->success_url = HSC_DEFAULT_LOGIN_SUCCESS_URL;
+    d->logout_url = HSC_DEFAULT_LOGOUT_URL;
+    return d;
+}
+
+void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
+{
+    const hsc_dir_conf_t *base = basev, *add = addv;
+    hsc_dir_conf_t *d = apr_pcalloc(p, sizeof(*d));
+
+    HSC_MERGE(d, base, add, cookie_name);
+    HSC_MERGE(d, base, add, cookie_domain);
+    HSC_MERGE(d, base, add, cookie_path);
+    HSC_MERGE(d, base, add, secure);
+    HSC_MERGE(d, base, add, samesite);
+    HSC_MERGE(d, base, add, idle);
+    HSC_MERGE(d, base, add, max_age);
+    HSC_MERGE(d, base, add, skew);
+    HSC_MERGE(d, base, add, refresh);
+    HSC_MERGE(d, base, add, scope);
+    HSC_MERGE(d, base, add, bind_address);
+    HSC_MERGE(d, base, add, login_url);
+    HSC_MERGE(d, base, add, unauth);
+    HSC_MERGE(d, base, add, success_url);
+    HSC_MERGE(d, base, add, logout_url);
+    return d;
+}
+
+/* --- helpers of the setters ----------------------------------------------- */
+
+/* The server config a per-server directive sets. */
+static hsc_srv_conf_t *srv_conf(cmd_parms *cmd)
+{
+    return ap_get_module_config(cmd->server->module_config, &hsc_module);
+}
+
+/* NULL, or the error for a per-server directive inside a section
+ * (RSRC_CONF lets <Limit> through). */
+static const char *not_in_section(cmd_parms *cmd)
+{
+    return ap_check_cmd_context(cmd, NOT_IN_DIR_LOC_FILE);
+}
+
+/* NULL or an error naming the directive, for a duration (hsc_parse.h). */
+static const char *duration(cmd_parms *cmd, const char *arg, int allow_zero,
+                            apr_int64_t *out)
+{
+    int64_t v;
+
+    if (hsc_parse_duration(arg, allow_zero, &v) != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "%s: '%s' is not a duration (a number with an "
+                            "optional unit s, m, h or d, %s10 years)",
+                            cmd->cmd->name, arg,
+                            allow_zero ? "0 to " : "more than 0, at most ");
+    }
+    *out = (apr_int64_t)v;
+    return NULL;
+}
+
+/* NULL or an error naming the directive, for a count 0..HSC_COUNT_MAX. */
+static const char *count(cmd_parms *cmd, const char *arg, int *out)
+{
+    if (hsc_parse_count(arg, HSC_COUNT_MAX, out) != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "%s: '%s' is not a count (a whole number from 0, "
+                            "which turns it off, to %d)",
+                            cmd->cmd->name, arg, HSC_COUNT_MAX);
+    }
+    return NULL;
+}
+
+/* 1 when s has only printable ASCII without space (URLs, paths). */
+static int printable_nospace(const char *s)
+{
+    for (; *s; ++s) {
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* NULL, or the error for a URL directive's argument. */
+static const char *url_problem(cmd_parms *cmd, const char *arg)
+{
+    if (*arg == '\0' || !printable_nospace(arg)) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": the URL must be non-empty, without space "
+                           "or control characters",
+                           NULL);
+    }
+    return NULL;
+}
+
+/* An On|Off per-directory directive: no check needed beyond httpd's. */
+#define HSC_DIR_FLAG_SETTER(field)                                            \
+    static const char *set_##field(cmd_parms *cmd, void *dv, int on)          \
+    {                                                                         \
+        hsc_dir_conf_t *d = dv;                                               \
+        (void)cmd;                                                            \
+        d->field = on;                                                        \
+        d->field##_set = 1;                                                   \
+        return NULL;                                                          \
+    }
+
+/* --- per-server setters --------------------------------------------------- */
+
+/*
+ * HSCKeyFile: loaded here, in the parent, as the user httpd starts as (the
+ * file may be readable by root only), into pconf; children inherit it.
+ * A graceful restart reads it again, so a rotated file takes effect then.
+ */
+static const char *set_keyfile(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *path, *msg = NULL;
+    hsc_keyring_t *kr = NULL;
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    path = ap_server_root_relative(cmd->pool, arg);
+    if (path == NULL) {
+        return apr_pstrcat(cmd->pool, "HSCKeyFile: invalid path '", arg, "'",
+                           NULL);
+    }
+    if (hsc_keyring_load(cmd->pool, path, &kr, &msg) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, "HSCKeyFile: ",
+                           msg ? msg : "cannot load the key file ",
+                           msg ? "" : path, NULL);
+    }
+    sc->keyfile = path;
+    sc->keys = kr;
+    sc->key_warning = msg;
+    sc->keyfile_set = 1;
+    return NULL;
+}
+
+/*
+ * HSCUserDB: opened once here, read-only, to fail the configuration early
+ * (missing file, not a user database); the children open their own
+ * handles lazily, one per thread (hsc_thread_store).
+ */
+static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *path;
+    hsc_store_t *s = NULL;
+    char errbuf[256];
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    path = ap_server_root_relative(cmd->pool, arg);
+    if (path == NULL) {
+        return apr_pstrcat(cmd->pool, "HSCUserDB: invalid path '", arg, "'",
+                           NULL);
+    }
+    errbuf[0] = '\0';
+    if (hsc_store_sqlite_open(path, HSC_STORE_READONLY, &s, errbuf,
+                              sizeof(errbuf)) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, "HSCUserDB: cannot open user database ",
+                           path, ": ", errbuf[0] ? errbuf : "unknown error",
+                           NULL);
+    }
+    hsc_store_close(s);
+    sc->userdb = path;
+    sc->userdb_set = 1;
+    return NULL;
+}
+
+/*
+ * HSCUserDBCache: main server only (the table row says GLOBAL_ONLY is
+ * checked here), because the children share one handle per database path
+ * and thread, whatever virtual host asks.
+ */
+static const char *set_userdb_cache(cmd_parms *cmd, void *dv, int on)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    sc->userdb_cache = on;
+    sc->userdb_cache_set = 1;
+    return NULL;
+}
+
+static const char *set_throttle_addr(cmd_parms *cmd, void *dv,
+                                     const char *arg)
+{
+    hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
+
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    tc->addr_set = 1;
+    return count(cmd, arg, &tc->addr);
+}
+
+static const char *set_throttle_user(cmd_parms *cmd, void *dv,
+                                     const char *arg)
+{
+    hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
+
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    tc->user_set = 1;
+    return count(cmd, arg, &tc->user);
+}
+
+static const char *set_throttle_window(cmd_parms *cmd, void *dv,
+                                       const char *arg)
+{
+    hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
+
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    tc->window_set = 1;
+    return duration(cmd, arg, 0, &tc->window);
+}
+
+static const char *set_max_kdf(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
+
+    const char *err = not_in_section(cmd);
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    tc->max_kdf_set = 1;
+    return count(cmd, arg, &tc->max_kdf);
+}
+
+/* --- per-directory setters ------------------------------------------------ */
+
+/* HSCCookieName: an RFC 6265 cookie-name (an RFC 7230 token). */
+static const char *set_cookie_name(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    const char *s = arg;
+
+    for (; *s; ++s) {
+        if (!apr_isalnum(*s) && !strchr("!#$%&'*+-.^_`|~", *s)) {
+            break;
+        }
+    }
+    if (*arg == '\0' || *s != '\0') {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, ": '", arg,
+                           "' is not a valid cookie name", NULL);
+    }
+    d->cookie_name = arg;
+    d->cookie_name_set = 1;
+    return NULL;
+}
+
+static const char *set_cookie_domain(cmd_parms *cmd, void *dv,
+                                     const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                    "0123456789.-") != strlen(arg)) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, ": '", arg,
+                           "' is not a host or domain name", NULL);
+    }
+    d->cookie_domain = arg;
+    d->cookie_domain_set = 1;
+    return NULL;
+}
+
+static const char *set_cookie_path(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (arg[0] != '/' || !printable_nospace(arg) || strchr(arg, ';')) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": the path must start with '/' and hold no "
+                           "';', space or control character", NULL);
+    }
+    d->cookie_path = arg;
+    d->cookie_path_set = 1;
+    return NULL;
+}
+
+HSC_DIR_FLAG_SETTER(secure)
+
+static const char *set_samesite(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!strcasecmp(arg, "Strict")) {
+        d->samesite = HSC_SAMESITE_STRICT;
+    }
+    else if (!strcasecmp(arg, "Lax")) {
+        d->samesite = HSC_SAMESITE_LAX;
+    }
+    else if (!strcasecmp(arg, "None")) {
+        d->samesite = HSC_SAMESITE_NONE;
+    }
+    else {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": must be Strict, Lax or None", NULL);
+    }
+    d->samesite_set = 1;
+    return NULL;
+}
+
+static const char *set_idle(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->idle_set = 1;
+    return duration(cmd, arg, 0, &d->idle);
+}
+
+static const char *set_max_age(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->max_age_set = 1;
+    return duration(cmd, arg, 0, &d->max_age);
+}
+
+static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->skew_set = 1;
+    return duration(cmd, arg, 1, &d->skew);
+}
+
+HSC_DIR_FLAG_SETTER(refresh)
+
+/* HSCScope is part of the MAC input: printable ASCII, never a line feed. */
+static const char *set_scope(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    const char *s;
+
+    for (s = arg; *s; ++s) {
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e) {
+            return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                               ": only printable ASCII is allowed", NULL);
+        }
+    }
+    d->scope = arg;
+    d->scope_set = 1;
+    return NULL;
+}
+
+HSC_DIR_FLAG_SETTER(bind_address)
+
+static const char *set_login_url(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->login_url = arg;
+    d->login_url_set = 1;
+    return url_problem(cmd, arg);
+}
+
+static const char *set_unauth(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!strcasecmp(arg, "auto")) {
+        d->unauth = HSC_UNAUTH_AUTO;
+    }
+    else if (!strcasecmp(arg, "redirect")) {
+        d->unauth = HSC_UNAUTH_REDIRECT;
+    }
+    else if (!strcmp(arg, "401")) {
+        d->unauth = HSC_UNAUTH_401;
+    }
+    else {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": must be auto, redirect or 401", NULL);
+    }
+    d->unauth_set = 1;
+    return NULL;
+}
+
+static const char *set_success_url(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->success_url = arg;
+    d->success_url_set = 1;
+    return url_problem(cmd, arg);
+}
+
+static const char *set_logout_url(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->logout_url = arg;
+    d->logout_url_set = 1;
+    return url_problem(cmd, arg);
+}
+
+/* --- cross-field rules, checked at startup ------------------------------- */
+
+/* NULL, or why these cookie attributes are not allowed together. */
+const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d)
+{
+    if (!strncmp(d->cookie_name, "__Host-", 7)
+        && (!d->secure || strcmp(d->cookie_path, "/") != 0
+            || d->cookie_domain != NULL)) {
+        return "a __Host- cookie needs HSCCookieSecure On, HSCCookiePath / "
+               "and no HSCCookieDomain";
+    }
+    if (!strncmp(d->cookie_name, "__Secure-", 9) && !d->secure) {
+        return "a __Secure- cookie needs HSCCookieSecure On";
+    }
+    if (d->samesite == HSC_SAMESITE_NONE && !d->secure) {
+        return "HSCCookieSameSite None needs HSCCookieSecure On";
+    }
+    return NULL;
+}
+
+/* --- startup checks ------------------------------------------------------- */
+
+/*
+ * Check one section's cookie attributes, as merged over the server's
+ * defaults (deeper nesting is checked again when a cookie is set); 0 or -1
+ * (logged).
+ */
+static int check_section(apr_pool_t *p, server_rec *s,
+                         const hsc_dir_conf_t *base, ap_conf_vector_t *sec,
+                         const char *what)
+{
+    const hsc_dir_conf_t *d = ap_get_module_config(sec, &hsc_module);
+    const char *problem;
+
+    if (d == NULL) {
+        return 0;
+    }
+    if (base != NULL) {
+        d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
+    }
+    if ((problem = hsc_cookie_attrs_problem(d)) == NULL) {
+        return 0;
+    }
+    if (s->is_virtual) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     HSCLOGNO(007) "%s (in %s of the virtual host at %s:%d)",
+                     problem, what, s->defn_name ? s->defn_name : "?",
+                     s->defn_line_number);
+    }
+    else {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     HSCLOGNO(001) "%s (in %s of the main server)", problem,
+                     what);
+    }
+    return -1;
+}
+
+/* Check the server context and every Directory, Location, Files section. */
+static int check_sections(apr_pool_t *p, server_rec *s)
+{
+    core_server_config *core = ap_get_core_module_config(s->module_config);
+    const hsc_dir_conf_t *base =
+        ap_get_module_config(s->lookup_defaults, &hsc_module);
+    int i, j, bad = 0;
+    apr_array_header_t *arrs[2];
+
+    bad |= check_section(p, s, NULL, s->lookup_defaults, "the server context");
+    arrs[0] = core->sec_dir;
+    arrs[1] = core->sec_url;
+    for (i = 0; i < 2; ++i) {
+        ap_conf_vector_t **secs = (ap_conf_vector_t **)arrs[i]->elts;
+        for (j = 0; j < arrs[i]->nelts; ++j) {
+            core_dir_config *cd;
+            bad |= check_section(p, s, base, secs[j],
+                                 i ? "a Location section"
+                                   : "a Directory section");
+            cd = ap_get_core_module_config(secs[j]);
+            if (cd != NULL && cd->sec_file != NULL) {
+                ap_conf_vector_t **f = (ap_conf_vector_t **)cd->sec_file->elts;
+                int k;
+                for (k = 0; k < cd->sec_file->nelts; ++k) {
+                    bad |= check_section(p, s, base, f[k], "a Files section");
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+/* The server a <VirtualHost> directive node defined, or NULL. */
+static server_rec *vhost_of(server_rec *main_s, const ap_directive_t *d)
+{
+    server_rec *s;
+
+    for (s = main_s->next; s != NULL; s = s->next) {
+        if ((int)s->defn_line_number == d->line_num && s->defn_name != NULL
+            && d->filename != NULL && !strcmp(s->defn_name, d->filename)) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Walk the configuration tree for "AuthType HSC" and fail when the server
+ * it belongs to has no key file or no user database: a protected location
+ * that could only answer 500 is a configuration error.
+ */
+static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
+                               server_rec *cur)
+{
+    int bad = 0;
+
+    for (; d != NULL; d = d->next) {
+        if (!strcasecmp(d->directive, "AuthType") && d->args != NULL) {
+            const char *a = d->args;
+            size_t n;
+            if (*a == '"' || *a == '\'') {
+                ++a;
+            }
+            n = strcspn(a, "\"' \t");
+            if (n == 3 && !strncasecmp(a, HSC_AUTH_TYPE, 3)) {
+                const hsc_srv_conf_t *sc =
+                    ap_get_module_config(cur->module_config, &hsc_module);
+                if (sc->keys == NULL || sc->userdb == NULL) {
+                    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
+                                 cur,
+                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but "
+                                 "%s is not set for this server",
+                                 d->filename, d->line_num,
+                                 sc->keys == NULL ? "HSCKeyFile"
+                                                  : "HSCUserDB");
+                    bad = -1;
+                }
+            }
+        }
+        if (d->first_child != NULL) {
+            server_rec *next = cur;
+            if (!strcasecmp(d->directive, "<VirtualHost")) {
+                next = vhost_of(main_s, d);
+                if (next == NULL) {
+                    next = cur;
+                }
+            }
+            bad |= check_authtype_uses(d->first_child, main_s, next);
+        }
+    }
+    return bad;
+}
+
+/* Runs for `httpd -t` as well as at startup, before test_config. */
+int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                            apr_pool_t *ptemp, server_rec *main_s)
+{
+    server_rec *s;
+    int bad = 0;
+
+    (void)pconf;
+    (void)plog;
+    for (s = main_s; s != NULL; s = s->next) {
+        bad |= check_sections(ptemp, s);
+    }
+    bad |= check_authtype_uses(ap_conftree, main_s, main_s);
+    return bad ? !OK : OK;
+}
+
+/* --- the command table ---------------------------------------------------- */
+
+/* Secrets, stores and throttling: main server or virtual host only. */
+#define HSC_SRV_TAKE1(name, fn, help)                                         \
+    AP_INIT_TAKE1(name, fn, NULL, RSRC_CONF, help)
+/* Per-directory directives are also allowed at server and vhost level,
+ * where they set the defaults of every section (HSCScope per vhost). */
+#define HSC_DIR_TAKE1(name, fn, help)                                         \
+    AP_INIT_TAKE1(name, fn, NULL, RSRC_CONF | OR_AUTHCFG, help)
+#define HSC_DIR_FLAG(name, fn, help)                                          \
+    AP_INIT_FLAG(name, fn, NULL, RSRC_CONF | OR_AUTHCFG, help)
+
+const command_rec hsc_cmds[] = {
+    HSC_SRV_TAKE1("HSCUserDB", set_userdb,
+                  "Path of the SQLite user database (made with hsc-admin)"),
+    AP_INIT_FLAG("HSCUserDBCache", set_userdb_cache, NULL, RSRC_CONF,
+                 "On|Off: keep user records between requests, validated "
+                 "against every commit (default "
+                 HSC_DEFAULT_USERDB_CACHE_TEXT ")"),
+    HSC_SRV_TAKE1("HSCKeyFile", set_keyfile,
+                  "Path of the key file; the first key signs, all verify"),
+    HSC_DIR_TAKE1("HSCCookieName", set_cookie_name,
+                  "Name of the session cookie (default "
+                  HSC_DEFAULT_COOKIE_NAME ")"),
+    HSC_DIR_TAKE1("HSCCookieDomain", set_cookie_domain,
+                  "Domain attribute of the cookie (default: none)"),
+    HSC_DIR_TAKE1("HSCCookiePath", set_cookie_path,
+                  "Path attribute of the cookie (default "
+                  HSC_DEFAULT_COOKIE_PATH ")"),
+    HSC_DIR_FLAG("HSCCookieSecure", set_secure,
+                 "On|Off: send the cookie over HTTPS only (default "
+                 HSC_DEFAULT_COOKIE_SECURE_TEXT ")"),
+    HSC_DIR_TAKE1("HSCCookieSameSite", set_samesite,
+                  "Strict|Lax|None (default " HSC_DEFAULT_SAMESITE_TEXT ")"),
+    HSC_DIR_TAKE1("HSCIdleTimeout", set_idle,
+                  "Idle timeout of a session, e.g. 30m (default "
+                  HSC_DEFAULT_IDLE_TIMEOUT_TEXT ")"),
+    HSC_DIR_TAKE1("HSCMaxAge", set_max_age,
+                  "Absolute lifetime of a login, e.g. 8h (default "
+                  HSC_DEFAULT_MAX_AGE_TEXT ")"),
+    HSC_DIR_TAKE1("HSCClockSkew", set_skew,
+                  "How far a login time may lie in the future (default "
+                  HSC_DEFAULT_CLOCK_SKEW_TEXT ")"),
+    HSC_DIR_FLAG("HSCRefresh", set_refresh,
+                 "On|Off: re-issue the cookie past half the idle timeout "
+                 "(default " HSC_DEFAULT_REFRESH_TEXT ")"),
+    HSC_DIR_TAKE1("HSCScope", set_scope,
+                  "Scope string bound into the MAC (default empty)"),
+    HSC_DIR_FLAG("HSCBindAddress", set_bind_address,
+                 "On|Off: bind cookies to the client address (default "
+                 HSC_DEFAULT_BIND_ADDRESS_TEXT ")"),
+    HSC_DIR_TAKE1("HSCLoginURL", set_login_url,
+                  "Where browsers without a valid cookie are sent"),
+    HSC_DIR_TAKE1("HSCUnauthenticated", set_unauth,
+                  "auto|redirect|401: answer to a request without a cookie "
+                  "(default " HSC_DEFAULT_UNAUTHENTICATED_TEXT ")"),
+    HSC_DIR_TAKE1("HSCLoginSuccessURL", set_success_url,
+                  "Where a login goes without a safe return (default "
+                  HSC_DEFAULT_LOGIN_SUCCESS_URL ")"),
+    HSC_DIR_TAKE1("HSCLogoutURL", set_logout_url,
+                  "Where a logout goes (default " HSC_DEFAULT_LOGOUT_URL ")"),
+    AP_INIT_TAKE1("HSCAuditLog", hsc_audit_set_log, NULL, RSRC_CONF,
+                  "File or |program that receives one JSON line per "
+                  "security event (default: none)"),
+    AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL,
+                  RSRC_CONF,
+                  "none|provider[:args]: socache of the failed-login "
+                  "counts (default " HSC_DEFAULT_THROTTLE_CACHE_TEXT ")"),
+    HSC_SRV_TAKE1("HSCThrottleAddress", set_throttle_addr,
+                  "Failed logins per window from one address (default "
+                  HSC_DEFAULT_THROTTLE_ADDRESS_TEXT "; 0: off)"),
+    HSC_SRV_TAKE1("HSCThrottleUser", set_throttle_user,
+                  "Failed logins per window for one username (default "
+                  HSC_DEFAULT_THROTTLE_USER_TEXT "; 0: off)"),
+    HSC_SRV_TAKE1("HSCThrottleWindow", set_throttle_window,
+                  "Window of the failed-login counts (default "
+                  HSC_DEFAULT_THROTTLE_WINDOW_TEXT ")"),
+    HSC_SRV_TAKE1("HSCMaxLoginKDF", set_max_kdf,
+                  "Password checks at once in one child (default "
+                  HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "; 0: no cap)"),
+    {NULL, {NULL}, NULL, 0, RAW_ARGS, NULL}
+};

@@ -1,0 +1,93 @@
+/*
+ * mod_hsc_config.h: every setting of the module, as parsed at config time
+ * (mod_hsc_config.c: one setter per directive, one command table, the
+ * create and merge functions). Defaults: hsc_core/hsc_defaults.h.
+ *
+ * One "unset" convention: every directive's field has a `_set` bit; create
+ * puts the default in the field, merge takes add's value when add set it
+ * (HSC_MERGE). Adding a directive: README.md, "Layout".
+ */
+#ifndef MOD_HSC_CONFIG_H
+#define MOD_HSC_CONFIG_H
+
+#include "httpd.h"
+#include "http_config.h"
+
+#include "hsc_util.h"
+#include "hsc_defaults.h"
+#include "hsc_keys.h"
+#include "hsc_kdf.h"
+#include "mod_hsc_throttle.h"
+
+typedef enum {
+    HSC_SAMESITE_STRICT,
+    HSC_SAMESITE_LAX,
+    HSC_SAMESITE_NONE
+} hsc_samesite_t;
+
+typedef enum {
+    HSC_UNAUTH_AUTO,     /* browser navigation: redirect; else 401 */
+    HSC_UNAUTH_REDIRECT, /* always redirect to HSCLoginURL */
+    HSC_UNAUTH_401       /* always 401 */
+} hsc_unauth_t;
+
+/* Per server (RSRC_CONF): the secrets, the user store, throttling. */
+typedef struct {
+    const char *keyfile;         /* HSCKeyFile: resolved path, or NULL */
+    hsc_keyring_t *keys;         /*   loaded in the parent, in pconf */
+    const char *key_warning;     /*   e.g. mode too open; logged at startup */
+    const char *userdb;          /* HSCUserDB: resolved path, or NULL */
+    int userdb_cache;            /* HSCUserDBCache: 1 or 0 */
+    hsc_throttle_conf_t throttle; /* HSCThrottle*, HSCMaxLoginKDF */
+    unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1;
+
+    /* Not directives: set by create and post_config. */
+    int db_index;                /* slot in each thread's store cache */
+    hsc_kdf_t dummy_kdf;         /* KDF work an unknown user costs */
+} hsc_srv_conf_t;
+
+/* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
+typedef struct {
+    const char *cookie_name;     /* HSCCookieName */
+    const char *cookie_domain;   /* HSCCookieDomain; NULL: no Domain */
+    const char *cookie_path;     /* HSCCookiePath */
+    int secure;                  /* HSCCookieSecure */
+    hsc_samesite_t samesite;     /* HSCCookieSameSite */
+    apr_int64_t idle;            /* HSCIdleTimeout, seconds */
+    apr_int64_t max_age;         /* HSCMaxAge, seconds */
+    apr_int64_t skew;            /* HSCClockSkew, seconds */
+    int refresh;                 /* HSCRefresh */
+    const char *scope;           /* HSCScope */
+    int bind_address;            /* HSCBindAddress */
+    const char *login_url;       /* HSCLoginURL; NULL: never redirect */
+    hsc_unauth_t unauth;         /* HSCUnauthenticated */
+    const char *success_url;     /* HSCLoginSuccessURL */
+    const char *logout_url;      /* HSCLogoutURL */
+
+    unsigned int cookie_name_set : 1, cookie_domain_set : 1,
+        cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
+        max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
+        bind_address_set : 1, login_url_set : 1, unauth_set : 1,
+        success_url_set : 1, logout_url_set : 1;
+} hsc_dir_conf_t;
+
+/* The auth type this module answers (AuthType HSC). */
+#define HSC_AUTH_TYPE "HSC"
+
+/* The module record's configuration functions and command table. */
+void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s);
+void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv);
+void *hsc_create_dir_conf(apr_pool_t *p, char *dir);
+void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv);
+extern const command_rec hsc_cmds[];
+
+/* NULL, or why these cookie attributes are not allowed together. */
+const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
+
+/* Checks at startup and `httpd -t`: cross-field cookie rules in every
+ * section, AuthType HSC only where a key file and user database are set
+ * (logged; OK or !OK). */
+int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                     server_rec *main_s);
+
+#endif /* MOD_HSC_CONFIG_H */

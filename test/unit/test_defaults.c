@@ -1,0 +1,163 @@
+/*
+ * test_defaults.c: every directive's default is written once, in
+ * hsc_core/hsc_defaults.h, and conf/hsc.conf and docs/directives.md show
+ * that value: each _TEXT spelling is on the directive's commented line in
+ * conf/hsc.conf and in the "| Default |" row of its docs section, and
+ * parses (as the directive would) to the value the module uses.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hsc_test.h"
+#include "hsc_defaults.h"
+#include "hsc_parse.h"
+
+#ifndef HSC_SRCDIR
+#define HSC_SRCDIR "."
+#endif
+
+enum kind { TEXT, FLAG, DURATION, COUNT };
+
+static const struct {
+    const char *directive; /* as in the command table */
+    const char *text;      /* the _TEXT default, as an admin writes it */
+    enum kind kind;        /* how the module parses it */
+    long long value;       /* the value create() uses (FLAG, DURATION,
+                            * COUNT) */
+} defaults[] = {
+    {"HSCUserDBCache", HSC_DEFAULT_USERDB_CACHE_TEXT, FLAG,
+     HSC_DEFAULT_USERDB_CACHE},
+    {"HSCCookieName", HSC_DEFAULT_COOKIE_NAME, TEXT, 0},
+    {"HSCCookiePath", HSC_DEFAULT_COOKIE_PATH, TEXT, 0},
+    {"HSCCookieSecure", HSC_DEFAULT_COOKIE_SECURE_TEXT, FLAG,
+     HSC_DEFAULT_COOKIE_SECURE},
+    {"HSCCookieSameSite", HSC_DEFAULT_SAMESITE_TEXT, TEXT, 0},
+    {"HSCIdleTimeout", HSC_DEFAULT_IDLE_TIMEOUT_TEXT, DURATION,
+     HSC_DEFAULT_IDLE_TIMEOUT},
+    {"HSCMaxAge", HSC_DEFAULT_MAX_AGE_TEXT, DURATION, HSC_DEFAULT_MAX_AGE},
+    {"HSCClockSkew", HSC_DEFAULT_CLOCK_SKEW_TEXT, DURATION,
+     HSC_DEFAULT_CLOCK_SKEW},
+    {"HSCRefresh", HSC_DEFAULT_REFRESH_TEXT, FLAG, HSC_DEFAULT_REFRESH},
+    {"HSCBindAddress", HSC_DEFAULT_BIND_ADDRESS_TEXT, FLAG,
+     HSC_DEFAULT_BIND_ADDRESS},
+    {"HSCUnauthenticated", HSC_DEFAULT_UNAUTHENTICATED_TEXT, TEXT, 0},
+    {"HSCLoginSuccessURL", HSC_DEFAULT_LOGIN_SUCCESS_URL, TEXT, 0},
+    {"HSCLogoutURL", HSC_DEFAULT_LOGOUT_URL, TEXT, 0},
+    {"HSCThrottleCache", HSC_DEFAULT_THROTTLE_CACHE_TEXT, TEXT, 0},
+    {"HSCThrottleAddress", HSC_DEFAULT_THROTTLE_ADDRESS_TEXT, COUNT,
+     HSC_DEFAULT_THROTTLE_ADDRESS},
+    {"HSCThrottleUser", HSC_DEFAULT_THROTTLE_USER_TEXT, COUNT,
+     HSC_DEFAULT_THROTTLE_USER},
+    {"HSCThrottleWindow", HSC_DEFAULT_THROTTLE_WINDOW_TEXT, DURATION,
+     HSC_DEFAULT_THROTTLE_WINDOW},
+    {"HSCMaxLoginKDF", HSC_DEFAULT_MAX_LOGIN_KDF_TEXT, COUNT,
+     HSC_DEFAULT_MAX_LOGIN_KDF},
+};
+
+static char *slurp(const char *rel)
+{
+    char path[1024];
+    FILE *f;
+    char *buf;
+    long n;
+
+    snprintf(path, sizeof(path), "%s/%s", HSC_SRCDIR, rel);
+    if ((f = fopen(path, "rb")) == NULL) {
+        return NULL;
+    }
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    if (buf != NULL && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf != NULL) {
+        buf[n] = '\0';
+    }
+    fclose(f);
+    return buf;
+}
+
+static void defaults_parse_to_the_values_the_module_uses(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+        long long got = -1;
+
+        if (defaults[i].kind == FLAG) {
+            got = !strcmp(defaults[i].text, "On")    ? 1
+                  : !strcmp(defaults[i].text, "Off") ? 0
+                                                     : -1;
+        }
+        else if (defaults[i].kind == DURATION) {
+            int64_t v;
+            got = hsc_parse_duration(defaults[i].text, 0, &v) == HSC_OK
+                      ? (long long)v : -1;
+        }
+        else if (defaults[i].kind == COUNT) {
+            int v;
+            got = hsc_parse_count(defaults[i].text, HSC_COUNT_MAX, &v)
+                          == HSC_OK ? v : -1;
+        }
+        else {
+            continue;
+        }
+        CHECK_EQ(got, defaults[i].value, defaults[i].directive);
+    }
+}
+
+static void conf_hsc_conf_shows_each_default(void)
+{
+    char *conf = slurp("conf/hsc.conf");
+    size_t i;
+
+    CHECK(conf != NULL, "conf/hsc.conf is readable");
+    if (conf == NULL) {
+        return;
+    }
+    for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+        char line[256];
+
+        /* "    #HSCIdleTimeout 30m" followed by the end of the line */
+        snprintf(line, sizeof(line), "#%s %s\n", defaults[i].directive,
+                 defaults[i].text);
+        CHECK(strstr(conf, line) != NULL, defaults[i].directive);
+    }
+    free(conf);
+}
+
+static void docs_show_each_default(void)
+{
+    char *doc = slurp("docs/directives.md");
+    size_t i;
+
+    CHECK(doc != NULL, "docs/directives.md is readable");
+    if (doc == NULL) {
+        return;
+    }
+    for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+        char head[128], row[256];
+        const char *sec, *next, *hit;
+
+        snprintf(head, sizeof(head), "\n## %s\n", defaults[i].directive);
+        snprintf(row, sizeof(row), "| Default | `%s`", defaults[i].text);
+        sec = strstr(doc, head);
+        next = sec ? strstr(sec + 1, "\n## ") : NULL;
+        hit = sec ? strstr(sec, row) : NULL;
+        CHECK(sec != NULL && hit != NULL && (next == NULL || hit < next),
+              defaults[i].directive);
+    }
+    free(doc);
+}
+
+int main(void)
+{
+    RUN(defaults_parse_to_the_values_the_module_uses);
+    RUN(conf_hsc_conf_shows_each_default);
+    RUN(docs_show_each_default);
+    return hsc_test_done();
+}
