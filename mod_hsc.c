@@ -25,6 +25,7 @@
 #include "mod_auth.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_ops.h"
 #include "hsc_http.h"
 #include "hsc_cache.h"
 
@@ -290,6 +291,7 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
                           HSCLOGNO(006) "cannot open user database %s: %s (%s)",
                           hsc_userdb_shown(r->pool, sc->userdb), errbuf,
                           hsc_strerror(st));
+            hsc_ops_store_error(r);
             ts->s[sc->db_index] = NULL;
             return NULL;
         }
@@ -412,10 +414,12 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
                       HSCLOGNO(011) "refused: %d cookies named %s in the "
                       "request",
                       count, d->cookie_name);
+        hsc_ops_cookie(r, NULL, NULL, 0, HSC_EMALFORMED, NULL);
         return HSC_EMALFORMED;
     }
     hsc_verify_params(r, sc, d, &vp);
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
+    hsc_ops_cookie(r, &vp, val, vallen, st, c);
     if (st != HSC_OK) {
         int level;
 
@@ -758,6 +762,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     ap_hook_handler(hsc_login_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    hsc_ops_register_hooks(p);
     ap_hook_handler(hsc_logout_handler, NULL, NULL, APR_HOOK_MIDDLE);
     hsc_throttle_register_hooks(p);
     hsc_private_register_hooks(p);

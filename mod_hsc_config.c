@@ -20,6 +20,7 @@
 #include "util_cfgtree.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_ops.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
 #include "hsc_store.h"
@@ -910,6 +911,9 @@ const command_rec hsc_cmds[] = {
                   "URL|none: send failed logins there with ?hsc_error= "
                   "(a custom login page; default "
                   HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT ")"),
+    AP_INIT_TAKE1("HSCAuditLog", hsc_audit_set_log, NULL, RSRC_CONF,
+                  "File or |program that receives one JSON line per "
+                  "security event (default: none)"),
     AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL,
                   RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "

@@ -24,6 +24,7 @@
 #include "util_script.h"
 
 #include "mod_hsc.h"
+#include "mod_hsc_ops.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 #include "hsc_pages.h"
@@ -275,7 +276,7 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
 static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                           const hsc_dir_conf_t *d, const hsc_user_t *u,
                           unsigned char xn[HSC_XN_LEN], const char *target,
-                          const char *user)
+                          const char *user, const hsc_login_form_t *f)
 {
     char value[HSC_COOKIE_VALUE_MAX];
     hsc_verify_params_t vp;
@@ -299,6 +300,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(033) "cannot mint a cookie for user \"%s\": %s",
                       user, hsc_strerror(st));
+        hsc_ops_login(r, f, HSC_LOGIN_ERROR, NULL);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     st = hsc_set_cookie(r, d, value, exp - vp.now) == 0 ? HSC_OK : HSC_EINVAL;
@@ -308,6 +310,8 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(034) "user \"%s\" logged in", user);
+    hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
+                  hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */
     apr_table_set(r->headers_out, "Location",
                   target ? target : d->success_url);
@@ -409,6 +413,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(030) "login refused: missing or invalid "
                       "username or password field");
+        hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
         return login_failed(r, d, target, f);
     }
     user = ap_escape_logitem(r->pool, f->username.value);
@@ -418,12 +423,14 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if ((store = hsc_thread_store(r, sc)) == NULL) {
+        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
         return hsc_store_unavailable(r); /* logged (HSC006) */
     }
     switch (hsc_login_attempt(r, sc, store, f->username.value,
                               f->username.len, f->password.value,
                               f->password.len, xn, &u, &st, &wait)) {
     case HSC_ATTEMPT_BUSY:
+        hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
         return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);
     case HSC_ATTEMPT_THROTTLED:
         return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
@@ -433,7 +440,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         break;
     }
     if (st == HSC_OK) {
-        return login_succeeded(r, sc, d, &u, xn, target, user);
+        return login_succeeded(r, sc, d, &u, xn, target, user, f);
     }
     http = hsc_status_outcome(st, &level);
     if (st == HSC_EKDFLIMIT) {
@@ -455,6 +462,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       user, hsc_strerror(st), st == HSC_ESTORE ? ": " : "",
                       st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
     }
+    hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
     if (http == HTTP_SERVICE_UNAVAILABLE) {
         return hsc_store_unavailable(r);
     }
@@ -492,6 +500,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
+                hsc_ops_logout(r, sc, d, user, 1, HSC_OK);
             }
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -499,6 +508,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                               "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
+                hsc_ops_logout(r, sc, d, user, 1, st);
                 message = st == HSC_EREADONLY
                               ? "You are logged out on this device, but "
                                 "your other sessions could not be ended: "
@@ -514,7 +524,11 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                           HSCLOGNO(042) "logout everywhere without a valid "
                           "cookie: only this browser's cookie is cleared");
+            hsc_ops_logout(r, sc, d, NULL, 1, st);
         }
+    }
+    if (!everywhere) {
+        hsc_ops_logout(r, sc, d, NULL, 0, HSC_OK);
     }
     if (hsc_set_cookie(r, d, "", 0) != 0) {
         return HTTP_INTERNAL_SERVER_ERROR;

@@ -26,6 +26,7 @@
 #include "mod_hsc.h"
 #include "mod_hsc_throttle.h"
 #include "hsc_throttle.h"
+#include "mod_hsc_ops.h"
 #include "hsc_password.h"
 #include "hsc_parse.h"
 
@@ -529,6 +530,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
         unlock();
         t->akey[0] = t->ukey[0] = '\0';
         log_throttled(r, tc, user, k, wait);
+        hsc_ops_lockout(r, user, user_len, k[0].wait <= 0, now + wait);
         return wait;
     }
     /* Counted now; a success gives it back (hsc_throttle_end). */
@@ -651,8 +653,8 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
         return HSC_ATTEMPT_BUSY;
     }
     /* The check. */
-    *st = hsc_password_check(store, user, user_len, password, password_len,
-                             &sc->dummy_kdf, xn, u);
+    *st = hsc_ops_password_check(r, store, user, user_len, password,
+                                 password_len, &sc->dummy_kdf, xn, u);
     hsc_kdf_slot_give(tc);
     /* Settle: a fault says nothing about the password: not an attempt. */
     switch (hsc_status_class(*st)) {

@@ -383,6 +383,11 @@ int hsc_keyring_count(const hsc_keyring_t *kr)
     return kr != NULL ? kr->nkeys : 0;
 }
 
+const hsc_key_t *hsc_keyring_key(const hsc_keyring_t *kr, int i)
+{
+    return (kr != NULL && i >= 0 && i < kr->nkeys) ? &kr->keys[i] : NULL;
+}
+
 const char *hsc_key_id(const hsc_key_t *k)
 {
     return k != NULL ? k->kid : "";

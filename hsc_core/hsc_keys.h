@@ -46,6 +46,9 @@ const hsc_key_t *hsc_keyring_find(const hsc_keyring_t *kr, const char *kid,
 /** Number of keys in the ring. */
 int hsc_keyring_count(const hsc_keyring_t *kr);
 
+/** The i-th key in file order (0 signs), or NULL when out of range. */
+const hsc_key_t *hsc_keyring_key(const hsc_keyring_t *kr, int i);
+
 /** The key's id, NUL-terminated. */
 const char *hsc_key_id(const hsc_key_t *k);
 

@@ -178,10 +178,12 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
         if (hsc_cache_get(s->cache, user, len, out, s->text)) {
             s->hits++;
             s->lagging = v.lags;
+            hsc_store_cache_note(1);
             return HSC_OK;
         }
     }
     s->queries++;
+    hsc_store_cache_note(0); /* the cache was asked and could not answer */
     st = s->vt->get(s, user, len, out);
     if (st != HSC_OK || !use) {
         return st;
@@ -437,4 +439,19 @@ int hsc_groups_contain(const char *groups, const char *group, size_t len)
         return 0;
     }
     return groups_contain_n(groups, strlen(groups), group, len);
+}
+
+/* Set once at startup (httpd's post_config), read by every thread. */
+static hsc_store_cache_note_fn *cache_observer;
+
+void hsc_store_set_cache_observer(hsc_store_cache_note_fn *fn)
+{
+    cache_observer = fn;
+}
+
+void hsc_store_cache_note(int hit)
+{
+    if (cache_observer != NULL) {
+        cache_observer(hit);
+    }
 }

@@ -161,6 +161,18 @@ hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
 hsc_status_t hsc_store_del(hsc_store_t *s, const char *user) HSC_MUST_CHECK;
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
                             void *baton) HSC_MUST_CHECK;
+/**
+ * Record cache statistics (hsc_user_cache_hits_total / _misses_total in
+ * mod_hsc's metrics): a record cache calls hsc_store_cache_note(1) when it
+ * answers a get() and hsc_store_cache_note(0) when it was asked and the
+ * query had to run; that is its one call site per outcome. The observer is
+ * process-wide, set once before any thread uses a store (NULL: none); it
+ * must be cheap and thread-safe (an atomic add).
+ */
+typedef void hsc_store_cache_note_fn(int hit);
+void hsc_store_set_cache_observer(hsc_store_cache_note_fn *fn);
+void hsc_store_cache_note(int hit);
+
 /** The backend's last error message ("" when none). */
 const char *hsc_store_errmsg(const hsc_store_t *s);
 /** 1 when the last failure continues an outage this process already

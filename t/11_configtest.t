@@ -163,6 +163,12 @@ push @cases,
     ['HSCUserCacheSize not a number', $ok . "HSCUserCacheSize 10k\n", qr{HSCUserCacheSize: '10k' is not a number of records}],
     ['HSCUserCacheSize too large', $ok . "HSCUserCacheSize 16777217\n", qr{HSCUserCacheSize: '16777217' is not a number of records}],
     ['HSCUserCacheSize in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCUserCacheSize 10\n</VirtualHost>\n", qr{HSCUserCacheSize cannot occur within <VirtualHost> section}];
+# The audit log (t/17_audit.t): main server only, a file or a program.
+push @cases,
+    ['HSCAuditLog to a file', $ok . "HSCAuditLog logs/hsc-audit.log\n", undef],
+    ['HSCAuditLog to a program', $ok . "HSCAuditLog \"|/usr/bin/rotatelogs /tmp/a.%Y 86400\"\n", undef],
+    ['HSCAuditLog without a program', $ok . "HSCAuditLog \"| \"\n", qr{HSCAuditLog: name a file or a "\|program"}],
+    ['HSCAuditLog in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCAuditLog /tmp/x\n</VirtualHost>\n", qr{HSCAuditLog cannot occur within <VirtualHost> section}];
 
 # The annotated sample, with this tree's module, database and key file.
 {

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pwd.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +32,7 @@
 #include "hsc_password.h"
 #include "hsc_version.h"
 #include "hsc_store.h"
+#include "hsc_audit.h"
 #include "hsc_defaults.h"
 #include "hsc_parse.h"
 
@@ -135,8 +138,12 @@ enum {
     OPT_FORCE = 1 << 11,
     OPT_VERIFY_ONLY = 1 << 12,
     OPT_SIGN = 1 << 13,
-    OPT_RETIRE = 1 << 14
+    OPT_RETIRE = 1 << 14,
+    OPT_AUDIT_LOG = 1 << 15,
+    OPT_AUDIT_SYSLOG = 1 << 16
 };
+/* The commands that change a user through the store are audited. */
+#define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
 
 static const struct {
     const char *name; /* without the leading "--" */
@@ -158,6 +165,8 @@ static const struct {
     {"verify-only", OPT_VERIFY_ONLY, 0},
     {"sign", OPT_SIGN, 1},
     {"retire", OPT_RETIRE, 1},
+    {"audit-log", OPT_AUDIT_LOG, 1},
+    {"audit-syslog", OPT_AUDIT_SYSLOG, 0},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 
@@ -518,8 +527,15 @@ static int open_store(const char *db, int flags, hsc_store_t **ps)
 }
 
 /* Report a failed store call on user. */
+/* Why the last store call failed, for the audit line. */
+static const char *audit_reason;
+
 static int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
 {
+    audit_reason = st == HSC_ENOUSER     ? "no_such_user"
+                   : st == HSC_EEXISTS   ? "user_exists"
+                   : st == HSC_EREADONLY ? "read_only"
+                                         : "store_fault";
     switch (st) {
     case HSC_ENOUSER:
         return fail(EX_INPUT, "%s: no such user", user);
@@ -1439,19 +1455,21 @@ static const struct {
     const char *help;     /* one line */
 } commands[] = {
     {"init", run_init, 1, 1, 0, "DB", "create an empty user database"},
-    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE,
+    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE
+         | OPT_AUDIT,
      "DB USER [--groups G1,G2] [--kdf SPEC [--force]] [--password-stdin]",
      "add a user (the password is asked for)"},
-    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE,
+    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE
+         | OPT_AUDIT,
      "DB USER [--kdf SPEC [--force]] [--password-stdin]",
      "set a user's password (a new salt; old cookies are refused)"},
-    {"del", run_simple, 2, 2, 0, "DB USER", "delete a user"},
-    {"disable", run_simple, 2, 2, 0, "DB USER",
+    {"del", run_simple, 2, 2, OPT_AUDIT, "DB USER", "delete a user"},
+    {"disable", run_simple, 2, 2, OPT_AUDIT, "DB USER",
      "refuse a user's logins and cookies"},
-    {"enable", run_simple, 2, 2, 0, "DB USER", "undo disable"},
-    {"revoke", run_simple, 2, 2, 0, "DB USER",
+    {"enable", run_simple, 2, 2, OPT_AUDIT, "DB USER", "undo disable"},
+    {"revoke", run_simple, 2, 2, OPT_AUDIT, "DB USER",
      "refuse every cookie the user holds now"},
-    {"groups", run_groups, 2, 3, 0, "DB USER [G1,G2,...]",
+    {"groups", run_groups, 2, 3, OPT_AUDIT, "DB USER [G1,G2,...]",
      "print or set a user's groups"},
     {"list", run_list, 1, 1, 0, "DB", "list the users"},
     {"check", run_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
@@ -1483,13 +1501,68 @@ static void print_usage(FILE *f)
     fputs("SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
           HSC_KDF_DEFAULT_SPEC ").\n"
           "Without --password-stdin the password is read twice from the "
-          "terminal.\n"
+          "terminal.\n", f);
+    /* The commands that change something: the table's OPT_AUDIT. */
+    fputs("--audit-log FILE and --audit-syslog (one JSON line per change) "
+          "go with:\n ", f);
+    for (c = 0; c < NCOMMANDS; c++) {
+        if (commands[c].options & OPT_AUDIT) {
+            fprintf(f, " %s", commands[c].name);
+        }
+    }
+    fputs("\n"
           "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
           "4 database or file error. See docs/hsc-admin.md.\n", f);
 }
 
+
+/*
+ * The audit line of a change (docs/audit-log.md): event "admin", the
+ * action, the user, who ran the tool, and how it ended. Appended with one
+ * write() to the file httpd's HSCAuditLog names (fd, opened before the
+ * change), and/or sent to syslog (authpriv.notice).
+ */
+static int audit_change(int fd, int use_syslog, const char *action,
+                        const char *user, int rc)
+{
+    char line[HSC_AUDIT_LINE_MAX];
+    struct passwd *pw = getpwuid(getuid());
+    struct timespec ts;
+    hsc_audit_event_t e;
+    size_t n;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    hsc_audit_event_init(&e);
+    e.time_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    e.event = "admin";
+    e.action = action;
+    e.outcome = rc == EX_OK ? "success" : "failure";
+    if (rc != EX_OK) {
+        e.reason = audit_reason     ? audit_reason
+                   : rc == EX_INPUT ? "bad_input"
+                   : rc == EX_FILE  ? "store_fault"
+                                    : "refused";
+    }
+    e.user = user;
+    e.user_len = strlen(user);
+    e.actor = pw != NULL ? pw->pw_name : "?";
+    n = hsc_audit_format(&e, line, sizeof(line));
+    if (use_syslog) {
+        openlog("hsc-admin", LOG_PID, LOG_AUTHPRIV);
+        syslog(LOG_NOTICE, "%.*s", (int)(n > 0 ? n - 1 : 0), line);
+        closelog();
+    }
+    if (fd >= 0 && write_all(fd, line, n) != 0) {
+        return fail(EX_FILE, "cannot write the audit log: %s",
+                    strerror(errno));
+    }
+    return EX_OK;
+}
+
+
 static int run(apr_pool_t *pool, int argc, char **argv)
 {
+    int fd = -1, arc;
     const char *cmd;
     args_t a;
     size_t c;
@@ -1527,7 +1600,29 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
         return usage_error("%s: wrong number of arguments", cmd);
     }
-    return commands[c].run(pool, commands[c].name, &a);
+    /* Only changes are audited ("groups DB USER" alone only prints). */
+    if (!(a.given & OPT_AUDIT)
+        || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
+        return commands[c].run(pool, commands[c].name, &a);
+    }
+    /* Opened first: a change that cannot be audited is not made. */
+    if (a.given & OPT_AUDIT_LOG) {
+        const char *path = opt(&a, OPT_AUDIT_LOG);
+
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+        if (fd < 0) {
+            return fail(EX_FILE, "cannot open the audit log %s: %s", path,
+                        strerror(errno));
+        }
+    }
+    rc = commands[c].run(pool, commands[c].name, &a);
+    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, cmd, a.pos[1],
+                       rc);
+    if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
+        arc = fail(EX_FILE, "cannot write the audit log: %s",
+                   strerror(errno));
+    }
+    return rc != EX_OK ? rc : arc;
 }
 
 int main(int argc, char **argv)

@@ -23,10 +23,14 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # Chromium, its driver and Selenium for the browser test of the pages
 # (test/browser/); postgresql and memcached for the PostgreSQL store's
 # tests and the two-node test (each starts its own server in a temporary
-# directory, never the system's service).
+# directory, never the system's service); fail2ban, whose fail2ban-regex
+# runs the shipped filter over the audit log (t/17_audit.t);
+# python3-prometheus-client, whose text parser reads the metrics page
+# (t/18_metrics.t); apache2-utils for rotatelogs (a piped audit log).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
-      chromium chromium-driver python3-selenium postgresql memcached"
+      chromium chromium-driver python3-selenium postgresql memcached
+      fail2ban python3-prometheus-client apache2-utils"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

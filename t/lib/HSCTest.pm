@@ -89,6 +89,9 @@ sub make_fixtures
     my ($var) = @_;
     remove_tree($var);
     make_path($var);
+    # The audit log (HSCAuditLog in extra.conf.in) starts empty with the
+    # server, as its error_log does: t/17 compares the two.
+    unlink t_dir() . '/logs/hsc-audit.log';
     chmod 0755, $var;
     my $db = "$var/users.db";
 
@@ -102,6 +105,8 @@ sub make_fixtures
     spew("$var/keys-k2only", $k2);
     # Readable by others: the server must warn about it at startup.
     spew("$var/keys-open", $k1);
+    # k1 again, for t/19_health.t to delete and put back.
+    spew("$var/keys-ops", $k1);
     chmod 0644, "$var/keys-open";
 
     admin_ok(undef, 'init', $db);
@@ -280,7 +285,7 @@ sub html_field
 # The faults of t/15_faults.t each break their own copy of the user
 # database (var/faults/NAME/users.db, one virtual host each); good.db is
 # the copy a test puts back.
-my @FAULTS = qw(gone garbage lock xlock perm);
+my @FAULTS = qw(gone garbage lock xlock perm opsgone);
 
 sub fault_good_db { return var_dir() . '/faults/good.db' }
 sub fault_db { return var_dir() . "/faults/$_[0]/users.db" }

@@ -465,6 +465,23 @@ static void key_generate_line_makes_loadable_keys(void)
              HSC_EINVAL, "small buffer refused");
 }
 
+/* The metrics list every key id from startup: keys by position. */
+static void keyring_key_walks_keys_in_file_order(void)
+{
+    static const char text[] = "new " S1 "\nold " S0 "\n";
+    hsc_keyring_t *kr = NULL;
+    const char *msg = NULL;
+
+    hsc_keyring_parse(pool, "keys.txt", text, sizeof(text) - 1, &kr, &msg);
+    CHECK_STR(hsc_key_id(hsc_keyring_key(kr, 0)), "new", "0: the signer");
+    CHECK(hsc_keyring_key(kr, 0) == hsc_keyring_signer(kr),
+          "the same key as hsc_keyring_signer");
+    CHECK_STR(hsc_key_id(hsc_keyring_key(kr, 1)), "old", "1: the next line");
+    CHECK(hsc_keyring_key(kr, 2) == NULL && hsc_keyring_key(kr, -1) == NULL
+              && hsc_keyring_key(NULL, 0) == NULL,
+          "out of range: NULL");
+}
+
 /* --- rotation: hsc_keyfile_prepend ---------------------------------------- */
 
 static const struct {
@@ -658,6 +675,7 @@ int main(void)
     RUN(keyring_load_reports_file_faults);
     RUN(kid_valid_follows_the_table);
     RUN(key_generate_line_makes_loadable_keys);
+    RUN(keyring_key_walks_keys_in_file_order);
     RUN(keyfile_prepend_follows_the_table);
     RUN(keyfile_prepend_output_is_wiped_with_its_pool);
     RUN(keyfile_rotate_follows_the_table);

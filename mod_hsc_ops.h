@@ -1,0 +1,129 @@
+/*
+ * mod_hsc_ops.h: what operators see of mod_hsc, apart from the error log.
+ *
+ *   mod_hsc_audit.c    HSCAuditLog: one JSON line per security event
+ *                      (docs/audit-log.md); the events below also count
+ *                      in the metrics
+ *   mod_hsc_metrics.c  SetHandler hsc-metrics: Prometheus counters in a
+ *                      shared memory segment, summed over every child
+ *   mod_hsc_health.c   SetHandler hsc-health: 200 or 503 for a load
+ *                      balancer
+ *
+ * The rest of the glue reports each event with one call; these files
+ * decide what is logged and counted. Private to the module.
+ */
+#ifndef MOD_HSC_OPS_H
+#define MOD_HSC_OPS_H
+
+#include "httpd.h"
+#include "http_config.h"
+
+#include "mod_hsc.h"
+#include "hsc_http.h"
+
+/* How a login ended (label "outcome" of hsc_login_attempts_total, and
+ * "reason" of a failed login in the audit log). An unknown user and a
+ * wrong password are one outcome, there as on the wire. */
+typedef enum {
+    HSC_LOGIN_SUCCESS,
+    HSC_LOGIN_BAD_CREDENTIALS, /* unknown user, wrong password, bad form */
+    HSC_LOGIN_DISABLED,
+    HSC_LOGIN_THROTTLED,       /* 429: a failed-login counter is full */
+    HSC_LOGIN_KDF_CAP,         /* 503: HSCMaxLoginKDF checks running */
+    HSC_LOGIN_STORE_FAULT,     /* 503: the user database cannot answer */
+    HSC_LOGIN_ERROR,           /* 500: OpenSSL or a cookie rule failed */
+    HSC_LOGIN_OUTCOMES
+} hsc_login_outcome_t;
+
+/* Refused cookies, by class (label "outcome" of hsc_cookie_checks_total,
+ * "reason" in the audit log); HSC_COOKIE_OK is a verified cookie. */
+typedef enum {
+    HSC_COOKIE_OK,
+    HSC_COOKIE_MALFORMED,
+    HSC_COOKIE_DUPLICATE,
+    HSC_COOKIE_UNKNOWN_KID,
+    HSC_COOKIE_BAD_MAC,        /* forged, or altered */
+    HSC_COOKIE_WRONG_SCOPE,    /* a good MAC for another HSCScope */
+    HSC_COOKIE_IDLE,           /* expired by the idle timeout */
+    HSC_COOKIE_EXPIRED,        /* the login is older than HSCMaxAge */
+    HSC_COOKIE_FUTURE,
+    HSC_COOKIE_UNKNOWN_USER,
+    HSC_COOKIE_DISABLED,
+    HSC_COOKIE_REVOKED,
+    HSC_COOKIE_BAD_AUTH,       /* x_n no longer matches: new password */
+    HSC_COOKIE_STORE_FAULT,
+    HSC_COOKIE_ERROR,
+    HSC_COOKIE_OUTCOMES
+} hsc_cookie_outcome_t;
+
+/* The label of an outcome: the audit log's "reason" and the metrics'
+ * "outcome" (one list each, in mod_hsc_audit.c). */
+const char *hsc_login_outcome_name(hsc_login_outcome_t o);
+const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o);
+
+/* Registers the hooks of audit, metrics and health (hsc_register_hooks). */
+void hsc_ops_register_hooks(apr_pool_t *p);
+
+/* HSCAuditLog file | "|program" (main server only; a row of hsc_cmds in
+ * mod_hsc_config.c, as HSCThrottleCache is: the log belongs to this
+ * part, opened by its open_logs hook). */
+const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg);
+
+/* --- events: one call at each site ---------------------------------------- */
+
+/* The outcome a failed password check means. */
+hsc_login_outcome_t hsc_login_outcome_of(hsc_status_t st);
+
+/* A login attempt of form f ended with o; kid: the key that signed the
+ * new cookie (success only). */
+void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
+                   hsc_login_outcome_t o, const char *kid);
+
+/* A login refused by the throttle: by_user 0 for the address's counter,
+ * 1 for the username's; until: Unix seconds when it frees. */
+void hsc_ops_lockout(request_rec *r, const char *user, size_t len,
+                     int by_user, apr_int64_t until);
+
+/* hsc_password_check, timed into hsc_kdf_seconds and counted in
+ * hsc_kdf_slots_in_use while it runs. */
+hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
+                                    const char *user, size_t user_len,
+                                    const char *pw, size_t pw_len,
+                                    const hsc_kdf_t *dummy,
+                                    unsigned char xn[HSC_XN_LEN],
+                                    hsc_user_t *u);
+
+/* A logout: user NULL when no verified cookie named one (it is read from
+ * the request's cookie when its MAC is good); everywhere 1 when the
+ * revocation was asked for, st its result (HSC_OK, or why not). */
+void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
+                    const hsc_dir_conf_t *d, const char *user,
+                    int everywhere, hsc_status_t st);
+
+/* A cookie was verified (st HSC_OK, c its fields) or refused (st, the
+ * value val of len bytes); vp NULL: refused for being sent twice. */
+void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
+                    const char *val, size_t len, hsc_status_t st,
+                    const hsc_cookie_t *c);
+
+/* The user database could not be opened or failed a call. */
+void hsc_ops_store_error(request_rec *r);
+
+/* --- mod_hsc_metrics.c ---------------------------------------------------- */
+
+void hsc_metrics_login(hsc_login_outcome_t o);
+void hsc_metrics_cookie(hsc_cookie_outcome_t o);
+void hsc_metrics_logout(int everywhere);
+void hsc_metrics_lockout(int by_user);
+void hsc_metrics_kdf_begin(void);
+void hsc_metrics_kdf_end(apr_interval_time_t took);
+void hsc_metrics_store_error(void);
+void hsc_metrics_key_use(const char *kid);
+int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s);
+int hsc_metrics_handler(request_rec *r);
+
+/* --- mod_hsc_health.c ----------------------------------------------------- */
+
+int hsc_health_handler(request_rec *r);
+
+#endif /* MOD_HSC_OPS_H */
