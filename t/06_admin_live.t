@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 23;
+plan tests => 24;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
