@@ -198,7 +198,11 @@ int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s)
     for (s = main_s; s != NULL; s = s->next) {
         const hsc_srv_conf_t *sc =
             ap_get_module_config(s->module_config, &hsc_module);
+        /* A pgsql: store is no file: its reachability is the child's
+         * business (HSC180), not a permission of the server's User. */
         if (sc->userdb == NULL
+            || !strncmp(sc->userdb, HSC_STORE_PGSQL_PREFIX,
+                        sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
             || apr_hash_get(seen, sc->userdb, APR_HASH_KEY_STRING)) {
             continue;
         }
