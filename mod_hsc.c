@@ -133,12 +133,13 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         sc->db_index = i;
     }
     if (hsc_db_count > 0) {
-        ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, main_s,
-                     HSCLOGNO(009) "%s", hsc_sqlite_tuned
-                     ? "SQLite's memory statistics are off (no process-wide "
-                       "mutex per allocation)"
-                     : "SQLite was in use before this configuration pass; "
-                       "its process-wide settings are left as they were");
+        ap_log_error(
+            APLOG_MARK, APLOG_DEBUG, 0, main_s, HSCLOGNO(009) "%s",
+            hsc_sqlite_tuned
+                ? "SQLite's memory statistics are off (no process-wide mutex "
+                  "per allocation)"
+                : "SQLite was in use before this configuration pass; its "
+                  "process-wide settings are left as they were");
     }
     /* As mod_ssl and mod_md do: the version once per (re)start. */
     if (ap_state_query(AP_SQ_MAIN_STATE) != AP_SQ_MS_CREATE_PRE_CONFIG) {
@@ -211,18 +212,20 @@ static void hsc_child_caches(apr_pool_t *pchild, server_rec *s)
         if (st != HSC_OK) {
             /* Slower, never wrong: every request asks the database. */
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s,
-                         HSCLOGNO(101) "cannot reserve the user record cache of "
-                         "%" APR_INT64_T_FMT " records for %s: %s; "
-                         "every request reads the database",
+                         HSCLOGNO(101) "cannot reserve the user record cache "
+                                       "of %" APR_INT64_T_FMT
+                                       " records for %s: %s; every request "
+                                       "reads the database",
                          size, hsc_userdb_shown(pchild, hsc_db_paths[i]),
                          hsc_strerror(st));
             hsc_db_caches[i] = NULL;
             continue;
         }
         ap_log_error(APLOG_MARK, APLOG_DEBUG, 0, s,
-                     HSCLOGNO(102) "user record cache for %s: %" APR_SIZE_T_FMT
-                     " records shared by this child's threads, at most %.1f "
-                     "MiB (%d bytes a record)",
+                     HSCLOGNO(102) "user record cache for %s: "
+                                   "%" APR_SIZE_T_FMT " records shared by this "
+                                   "child's threads, at most %.1f MiB (%d "
+                                   "bytes a record)",
                      hsc_userdb_shown(pchild, hsc_db_paths[i]),
                      hsc_cache_entries(hsc_db_caches[i]),
                      (double)hsc_cache_bytes(hsc_db_caches[i])
@@ -233,15 +236,16 @@ static void hsc_child_caches(apr_pool_t *pchild, server_rec *s)
 
 static void hsc_child_init(apr_pool_t *pchild, server_rec *s)
 {
-    apr_status_t rv = apr_threadkey_private_create(
-        &hsc_store_key, hsc_thread_stores_free, pchild);
+    apr_status_t rv = apr_threadkey_private_create(&hsc_store_key,
+                                                   hsc_thread_stores_free,
+                                                   pchild);
 
     hsc_child_caches(pchild, s);
 
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
                      HSCLOGNO(004) "cannot create the thread key for store "
-                     "handles");
+                                   "handles");
         hsc_store_key = NULL;
     }
     hsc_userdb_child_init(pchild, s);
@@ -265,12 +269,12 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     ts = v;
     if (ts == NULL) {
-        ts = calloc(1, sizeof(*ts)
-                           + sizeof(ts->s[0]) * (apr_size_t)hsc_db_count);
+        ts = calloc(1,
+                    sizeof(*ts) + sizeof(ts->s[0]) * (apr_size_t)hsc_db_count);
         if (ts == NULL) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           HSCLOGNO(065) "out of memory for this thread's store "
-                          "handles");
+                                        "handles");
             return NULL;
         }
         ts->n = hsc_db_count;
@@ -278,7 +282,7 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
             free(ts);
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                           HSCLOGNO(066) "cannot keep this thread's store "
-                          "handles (thread key)");
+                                        "handles (thread key)");
             return NULL;
         }
     }
@@ -301,11 +305,12 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
         }
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       HSCLOGNO(008) "user database %s opened for this thread "
-                      "(record cache %s)",
+                                    "(record cache %s)",
                       hsc_userdb_shown(r->pool, sc->userdb),
                       hsc_db_caches != NULL
                               && hsc_db_caches[sc->db_index] != NULL
-                          ? "shared by the child's threads" : "off");
+                          ? "shared by the child's threads"
+                          : "off");
     }
     return ts->s[sc->db_index];
 }
@@ -342,15 +347,16 @@ static int hsc_cache_status_handler(request_rec *r)
             continue;
         }
         hsc_cache_stats(c, &st);
-        ap_rprintf(r, "db=%s pid=%" APR_PID_T_FMT " entries=%" APR_SIZE_T_FMT
+        ap_rprintf(r,
+                   "db=%s pid=%" APR_PID_T_FMT " entries=%" APR_SIZE_T_FMT
                    " bytes=%" APR_SIZE_T_FMT " live=%" APR_SIZE_T_FMT
                    " hits=%" APR_UINT64_T_FMT " misses=%" APR_UINT64_T_FMT
                    " puts=%" APR_UINT64_T_FMT " evictions=%" APR_UINT64_T_FMT
                    " refused=%" APR_UINT64_T_FMT " clears=%" APR_UINT64_T_FMT
-                   "\n", hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid(),
-                   st.entries, st.bytes,
-                   hsc_cache_count(c), st.hits, st.misses, st.puts,
-                   st.evictions, st.refused, st.clears);
+                   "\n",
+                   hsc_userdb_shown(r->pool, hsc_db_paths[i]), getpid(),
+                   st.entries, st.bytes, hsc_cache_count(c), st.hits, st.misses,
+                   st.puts, st.evictions, st.refused, st.clears);
     }
     return OK;
 }
@@ -360,17 +366,14 @@ static int hsc_cache_status_handler(request_rec *r)
 int hsc_status_outcome(hsc_status_t st, int *level)
 {
     switch (hsc_status_class(st)) {
-    case HSC_CLASS_OK:
-        *level = APLOG_DEBUG;
-        return OK;
-    case HSC_CLASS_REFUSAL:     /* ordinary ends: quietly */
+    case HSC_CLASS_OK: *level = APLOG_DEBUG; return OK;
+    case HSC_CLASS_REFUSAL: /* ordinary ends: quietly */
         *level = APLOG_INFO;
         return HTTP_UNAUTHORIZED;
-    case HSC_CLASS_FORGERY:     /* nobody honest sends these: loudly */
+    case HSC_CLASS_FORGERY: /* nobody honest sends these: loudly */
         *level = APLOG_WARNING;
         return HTTP_UNAUTHORIZED;
-    case HSC_CLASS_FAULT:
-        break;
+    case HSC_CLASS_FAULT: break;
     }
     *level = APLOG_ERR;
     /* Fail closed; a store or memory fault may pass, so come back. */
@@ -412,7 +415,7 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(011) "refused: %d cookies named %s in the "
-                      "request",
+                                    "request",
                       count, d->cookie_name);
         hsc_ops_cookie(r, NULL, NULL, 0, HSC_EMALFORMED, NULL);
         return HSC_EMALFORMED;
@@ -477,11 +480,10 @@ static void set_verdict(request_rec *r, const hsc_cookie_t *c,
 static int same_verification(const hsc_dir_conf_t *a, const hsc_dir_conf_t *b)
 {
     return a == b
-           || (a != NULL && b != NULL
-               && !strcmp(a->cookie_name, b->cookie_name)
+           || (a != NULL && b != NULL && !strcmp(a->cookie_name, b->cookie_name)
                && !strcmp(a->scope, b->scope)
-               && a->bind_address == b->bind_address
-               && a->max_age == b->max_age && a->skew == b->skew);
+               && a->bind_address == b->bind_address && a->max_age == b->max_age
+               && a->skew == b->skew);
 }
 
 /* The verdict of the main or an earlier request of this one, when it was
@@ -496,10 +498,10 @@ static const hsc_req_t *inherited_verdict(const request_rec *r)
                                                    &hsc_module);
         if (rq != NULL && o->user != NULL) {
             if (o->server != r->server
-                || !same_verification(
-                       ap_get_module_config(r->per_dir_config, &hsc_module),
-                       ap_get_module_config(o->per_dir_config,
-                                            &hsc_module))) {
+                || !same_verification(ap_get_module_config(r->per_dir_config,
+                                                           &hsc_module),
+                                      ap_get_module_config(o->per_dir_config,
+                                                           &hsc_module))) {
                 return NULL;
             }
             return rq;
@@ -515,12 +517,8 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
 
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     switch (d->unauth) {
-    case HSC_UNAUTH_REDIRECT:
-        redirect = 1;
-        break;
-    case HSC_UNAUTH_401:
-        redirect = 0;
-        break;
+    case HSC_UNAUTH_REDIRECT: redirect = 1; break;
+    case HSC_UNAUTH_401: redirect = 0; break;
     default: {
         /* A browser navigation: GET or HEAD that accepts HTML. */
         const char *accept = apr_table_get(r->headers_in, "Accept");
@@ -533,8 +531,7 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
         const char *loc = d->login_url;
         /* Only origin-form targets can come back: never "http://x/..." */
         if (r->unparsed_uri != NULL && r->unparsed_uri[0] == '/') {
-            char *ret = apr_palloc(r->pool,
-                                   3 * strlen(r->unparsed_uri) + 1);
+            char *ret = apr_palloc(r->pool, 3 * strlen(r->unparsed_uri) + 1);
             hsc_query_escape(r->unparsed_uri, ret);
             loc = apr_pstrcat(r->pool, loc, strchr(loc, '?') ? "&" : "?",
                               "return=", ret, NULL);
@@ -560,8 +557,7 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
     size_t len;
     hsc_status_t st;
 
-    if (!d->refresh
-        || !hsc_cookie_needs_refresh(c, now, d->idle, d->max_age)) {
+    if (!d->refresh || !hsc_cookie_needs_refresh(c, now, d->idle, d->max_age)) {
         return c->exp;
     }
     hsc_verify_params(r, sc, d, &vp);
@@ -638,12 +634,9 @@ static int hsc_check_authn(request_rec *r)
         int level; /* logged by hsc_verify_request */
 
         switch (hsc_status_outcome(st, &level)) {
-        case HTTP_SERVICE_UNAVAILABLE:
-            return hsc_store_unavailable(r);
-        case HTTP_UNAUTHORIZED:
-            return unauthenticated(r, d);
-        default:
-            return HTTP_INTERNAL_SERVER_ERROR;
+        case HTTP_SERVICE_UNAVAILABLE: return hsc_store_unavailable(r);
+        case HTTP_UNAUTHORIZED: return unauthenticated(r, d);
+        default: return HTTP_INTERNAL_SERVER_ERROR;
         }
     }
 
@@ -658,8 +651,8 @@ static int hsc_check_authn(request_rec *r)
 
 static const char *const samesite_names[] = {"Strict", "Lax", "None"};
 
-int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
-                   const char *value, apr_int64_t lifetime)
+int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d, const char *value,
+                   apr_int64_t lifetime)
 {
     const char *problem = hsc_cookie_attrs_problem(d);
     char date[APR_RFC822_DATE_LEN];
@@ -677,16 +670,15 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
     when = lifetime ? r->request_time + apr_time_from_sec(lifetime) : 0;
     apr_rfc822_date(date, when);
     hsc_private_mark(r, 1); /* never stored by a shared cache */
-    apr_table_addn(
-        r->err_headers_out, "Set-Cookie",
-        apr_psprintf(r->pool,
-                     "%s=%s; Path=%s%s%s; Max-Age=%" APR_INT64_T_FMT
-                     "; Expires=%s; HttpOnly%s; SameSite=%s",
-                     d->cookie_name, value, d->cookie_path,
-                     d->cookie_domain ? "; Domain=" : "",
-                     d->cookie_domain ? d->cookie_domain : "", lifetime,
-                     date, d->secure ? "; Secure" : "",
-                     samesite_names[d->samesite]));
+    apr_table_addn(r->err_headers_out, "Set-Cookie",
+                   apr_psprintf(r->pool,
+                                "%s=%s; Path=%s%s%s; Max-Age=%" APR_INT64_T_FMT
+                                "; Expires=%s; HttpOnly%s; SameSite=%s",
+                                d->cookie_name, value, d->cookie_path,
+                                d->cookie_domain ? "; Domain=" : "",
+                                d->cookie_domain ? d->cookie_domain : "",
+                                lifetime, date, d->secure ? "; Secure" : "",
+                                samesite_names[d->samesite]));
     return 0;
 }
 
@@ -772,13 +764,8 @@ static void hsc_register_hooks(apr_pool_t *p)
                               AP_AUTH_INTERNAL_PER_CONF);
 }
 
-module AP_MODULE_DECLARE_DATA hsc_module = {
-    STANDARD20_MODULE_STUFF,
-    hsc_create_dir_conf,
-    hsc_merge_dir_conf,
-    hsc_create_srv_conf,
-    hsc_merge_srv_conf,
-    hsc_cmds,
-    hsc_register_hooks,
-    AP_MODULE_FLAG_NONE
-};
+module AP_MODULE_DECLARE_DATA
+    hsc_module = {STANDARD20_MODULE_STUFF, hsc_create_dir_conf,
+                  hsc_merge_dir_conf,      hsc_create_srv_conf,
+                  hsc_merge_srv_conf,      hsc_cmds,
+                  hsc_register_hooks,      AP_MODULE_FLAG_NONE};

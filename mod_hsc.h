@@ -33,8 +33,8 @@
 /* What a verified request carries, in r->request_config. */
 typedef struct {
     const char *user;
-    const char *groups;          /* "g1,g2" or "" */
-    char iat[24], exp[24];       /* canonical decimal, for the environment */
+    const char *groups;    /* "g1,g2" or "" */
+    char iat[24], exp[24]; /* canonical decimal, for the environment */
 } hsc_req_t;
 
 extern module AP_MODULE_DECLARE_DATA hsc_module;
@@ -42,13 +42,10 @@ extern module AP_MODULE_DECLARE_DATA hsc_module;
 /* mod_hsc_pgsql.c: what HSCUserDB names (an SQLite path or "pgsql:"), the
  * PostgreSQL pool directives, one pool per child and database. */
 void hsc_userdb_pre_config(void);
-const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv,
-                                    const char *arg);
-const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv,
-                                    const char *arg);
+const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv, const char *arg);
+const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv, const char *arg);
 const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg);
-const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv,
-                                    const char *arg);
+const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv, const char *arg);
 /* HSCUserDB pgsql:...: checked (parsed; a build without libpq refuses). */
 const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
                              const char **spec);
@@ -92,8 +89,8 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
  * Returns 0, or -1 when the merged attributes break a cookie rule
  * (logged; nothing is set: the caller answers 500).
  */
-int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
-                   const char *value, apr_int64_t lifetime);
+int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d, const char *value,
+                   apr_int64_t lifetime);
 
 /* NULL, or why these cookie attributes are not allowed together. */
 const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
@@ -111,9 +108,9 @@ int hsc_status_outcome(hsc_status_t st, int *level);
 
 /* How a login attempt went (hsc_login_attempt). */
 typedef enum {
-    HSC_ATTEMPT_CHECKED,   /* the password was checked: *st says how */
-    HSC_ATTEMPT_BUSY,      /* HSCMaxLoginKDF checks run already: 503 */
-    HSC_ATTEMPT_THROTTLED, /* over a failed-login limit: 429 */
+    HSC_ATTEMPT_CHECKED,    /* the password was checked: *st says how */
+    HSC_ATTEMPT_BUSY,       /* HSCMaxLoginKDF checks run already: 503 */
+    HSC_ATTEMPT_THROTTLED,  /* over a failed-login limit: 429 */
     HSC_ATTEMPT_UNAVAILABLE /* throttling cache down and
                              * HSCThrottleUnavailable refuse: 503 */
 } hsc_attempt_t;

@@ -62,16 +62,16 @@ const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg)
         return "HSCAuditLog: name a file or a \"|program\"";
     }
     if (*arg != '|' && ap_server_root_relative(cmd->temp_pool, arg) == NULL) {
-        return apr_pstrcat(cmd->pool, "HSCAuditLog: invalid path '", arg,
-                           "'", NULL);
+        return apr_pstrcat(cmd->pool, "HSCAuditLog: invalid path '", arg, "'",
+                           NULL);
     }
     audit_target = arg;
     return NULL;
 }
 
 /* As mod_log_config does for CustomLog: in the parent, in pconf. */
-static int ops_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
-                         apr_pool_t *ptemp, server_rec *s)
+static int ops_open_logs(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                         server_rec *s)
 {
     apr_status_t rv;
     const char *path;
@@ -87,8 +87,9 @@ static int ops_open_logs(apr_pool_t *pconf, apr_pool_t *plog,
         piped_log *pl = ap_open_piped_log(pconf, audit_target + 1);
         if (pl == NULL) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, 0, s,
-                         HSCLOGNO(160) "HSCAuditLog: cannot start the "
-                         "piped log %s", audit_target + 1);
+                         HSCLOGNO(160) "HSCAuditLog: cannot start the piped "
+                                       "log %s",
+                         audit_target + 1);
             return !OK;
         }
         audit_file = ap_piped_log_write_fd(pl);
@@ -198,13 +199,14 @@ static void audit_write(request_rec *r, const hsc_audit_event_t *e)
     if (rv != APR_SUCCESS) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, rv, r,
                       HSCLOGNO(161) "cannot write to the audit log "
-                      "(HSCAuditLog %s)", audit_target ? audit_target : "?");
+                                    "(HSCAuditLog %s)",
+                      audit_target ? audit_target : "?");
     }
 }
 
-static const char *const login_reasons[HSC_LOGIN_OUTCOMES] = {
-    "success", "bad_credentials", "disabled", "throttled", "kdf_cap",
-    "store_fault", "error"};
+static const char *const login_reasons[HSC_LOGIN_OUTCOMES] =
+    {"success", "bad_credentials", "disabled", "throttled",
+     "kdf_cap", "store_fault",     "error"};
 
 const char *hsc_login_outcome_name(hsc_login_outcome_t o)
 {
@@ -214,17 +216,12 @@ const char *hsc_login_outcome_name(hsc_login_outcome_t o)
 hsc_login_outcome_t hsc_login_outcome_of(hsc_status_t st)
 {
     switch (st) {
-    case HSC_OK:
-        return HSC_LOGIN_SUCCESS;
-    case HSC_EDISABLED:
-        return HSC_LOGIN_DISABLED;
+    case HSC_OK: return HSC_LOGIN_SUCCESS;
+    case HSC_EDISABLED: return HSC_LOGIN_DISABLED;
     case HSC_ESTORE:
-    case HSC_ENOMEM:
-        return HSC_LOGIN_STORE_FAULT;
-    case HSC_ECRYPTO:
-        return HSC_LOGIN_ERROR;
-    default:
-        return HSC_LOGIN_BAD_CREDENTIALS; /* ENOUSER, EAUTH, EINVAL, ... */
+    case HSC_ENOMEM: return HSC_LOGIN_STORE_FAULT;
+    case HSC_ECRYPTO: return HSC_LOGIN_ERROR;
+    default: return HSC_LOGIN_BAD_CREDENTIALS; /* ENOUSER, EAUTH, EINVAL, ... */
     }
 }
 
@@ -251,8 +248,8 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
     audit_write(r, &e);
 }
 
-void hsc_ops_lockout(request_rec *r, const char *user, size_t len,
-                     int by_user, apr_int64_t until)
+void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
+                     apr_int64_t until)
 {
     hsc_audit_event_t e;
 
@@ -271,8 +268,7 @@ hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
                                     const char *user, size_t user_len,
                                     const char *pw, size_t pw_len,
                                     const hsc_kdf_t *dummy,
-                                    unsigned char xn[HSC_XN_LEN],
-                                    hsc_user_t *u)
+                                    unsigned char xn[HSC_XN_LEN], hsc_user_t *u)
 {
     apr_time_t t0 = apr_time_now();
     hsc_status_t st;
@@ -287,8 +283,8 @@ hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
 }
 
 void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
-                    const hsc_dir_conf_t *d, const char *user,
-                    int everywhere, hsc_status_t st)
+                    const hsc_dir_conf_t *d, const char *user, int everywhere,
+                    hsc_status_t st)
 {
     hsc_audit_event_t e;
     hsc_cookie_t c;
@@ -302,7 +298,7 @@ void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
     e.everywhere = everywhere;
     if (st != HSC_OK) {
         e.reason = st == HSC_ESTORE || st == HSC_EREADONLY ? "store_fault"
-                                                            : "no_valid_cookie";
+                                                           : "no_valid_cookie";
     }
     if (user != NULL) {
         e.user = user;
@@ -317,7 +313,7 @@ void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_verify_params_t vp;
         if (hsc_cookie_header_find(apr_table_get(r->headers_in, "Cookie"),
                                    d->cookie_name, &val, &len, &count)
-                == HSC_OK) {
+            == HSC_OK) {
             hsc_verify_params(r, sc, d, &vp);
             if (hsc_cookie_check(&vp, val, len, &c) == HSC_OK) {
                 e.user = c.user;
@@ -333,10 +329,10 @@ void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
-static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] = {
-    "ok", "malformed", "duplicate", "unknown_kid", "bad_mac", "wrong_scope",
-    "idle", "expired", "future", "unknown_user", "disabled", "revoked",
-    "bad_auth", "store_fault", "error"};
+static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
+    {"ok",          "malformed", "duplicate", "unknown_kid", "bad_mac",
+     "wrong_scope", "idle",      "expired",   "future",      "unknown_user",
+     "disabled",    "revoked",   "bad_auth",  "store_fault", "error"};
 
 const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o)
 {
@@ -368,40 +364,29 @@ static int other_scope(const hsc_verify_params_t *vp, const char *val,
 /* The class of a refusal; p is the parsed cookie (or zeroed). */
 static hsc_cookie_outcome_t cookie_class(const hsc_verify_params_t *vp,
                                          const char *val, size_t len,
-                                         hsc_status_t st,
-                                         const hsc_cookie_t *p)
+                                         hsc_status_t st, const hsc_cookie_t *p)
 {
     switch (st) {
-    case HSC_OK:
-        return HSC_COOKIE_OK;
-    case HSC_ENOKEY:
-        return HSC_COOKIE_UNKNOWN_KID;
+    case HSC_OK: return HSC_COOKIE_OK;
+    case HSC_ENOKEY: return HSC_COOKIE_UNKNOWN_KID;
     case HSC_EBADMAC:
         return other_scope(vp, val, len) ? HSC_COOKIE_WRONG_SCOPE
                                          : HSC_COOKIE_BAD_MAC;
     case HSC_EEXPIRED:
         /* exp reached iat + HSCMaxAge: the login's end, not idleness. */
         return p->exp != 0 && p->exp - p->iat >= vp->max_age
-                   ? HSC_COOKIE_EXPIRED : HSC_COOKIE_IDLE;
-    case HSC_EMAXAGE:
-        return HSC_COOKIE_EXPIRED;
-    case HSC_EFUTURE:
-        return HSC_COOKIE_FUTURE;
-    case HSC_ENOUSER:
-        return HSC_COOKIE_UNKNOWN_USER;
-    case HSC_EDISABLED:
-        return HSC_COOKIE_DISABLED;
-    case HSC_EREVOKED:
-        return HSC_COOKIE_REVOKED;
-    case HSC_EAUTH:
-        return HSC_COOKIE_BAD_AUTH;
+                   ? HSC_COOKIE_EXPIRED
+                   : HSC_COOKIE_IDLE;
+    case HSC_EMAXAGE: return HSC_COOKIE_EXPIRED;
+    case HSC_EFUTURE: return HSC_COOKIE_FUTURE;
+    case HSC_ENOUSER: return HSC_COOKIE_UNKNOWN_USER;
+    case HSC_EDISABLED: return HSC_COOKIE_DISABLED;
+    case HSC_EREVOKED: return HSC_COOKIE_REVOKED;
+    case HSC_EAUTH: return HSC_COOKIE_BAD_AUTH;
     case HSC_ESTORE:
-    case HSC_ENOMEM:
-        return HSC_COOKIE_STORE_FAULT;
-    case HSC_ECRYPTO:
-        return HSC_COOKIE_ERROR;
-    default:
-        return HSC_COOKIE_MALFORMED;
+    case HSC_ENOMEM: return HSC_COOKIE_STORE_FAULT;
+    case HSC_ECRYPTO: return HSC_COOKIE_ERROR;
+    default: return HSC_COOKIE_MALFORMED;
     }
 }
 

@@ -51,10 +51,10 @@ void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
 }
 
 /* The one merge rule: add's value when add set it, else base's. */
-#define HSC_MERGE(to, base, add, f)                                           \
-    do {                                                                      \
-        (to)->f = (add)->f##_set ? (add)->f : (base)->f;                      \
-        (to)->f##_set = (add)->f##_set | (base)->f##_set;                     \
+#define HSC_MERGE(to, base, add, f)                                            \
+    do {                                                                       \
+        (to)->f = (add)->f##_set ? (add)->f : (base)->f;                       \
+        (to)->f##_set = (add)->f##_set | (base)->f##_set;                      \
     } while (0)
 
 void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
@@ -87,7 +87,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->cookie_domain = NULL;
     d->cookie_path = HSC_DEFAULT_COOKIE_PATH;
     d->secure = HSC_DEFAULT_COOKIE_SECURE;
-    d->samesite = HSC_SAMESITE_LAX;  /* HSC_DEFAULT_SAMESITE_TEXT */
+    d->samesite = HSC_SAMESITE_LAX; /* HSC_DEFAULT_SAMESITE_TEXT */
     d->idle = HSC_DEFAULT_IDLE_TIMEOUT;
     d->max_age = HSC_DEFAULT_MAX_AGE;
     d->skew = HSC_DEFAULT_CLOCK_SKEW;
@@ -95,7 +95,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->scope = HSC_DEFAULT_SCOPE;
     d->bind_address = HSC_DEFAULT_BIND_ADDRESS;
     d->login_url = NULL;
-    d->unauth = HSC_UNAUTH_AUTO;     /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
+    d->unauth = HSC_UNAUTH_AUTO; /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
     d->success_url = HSC_DEFAULT_LOGIN_SUCCESS_URL;
     d->logout_url = HSC_DEFAULT_LOGOUT_URL;
     d->site_name = NULL;
@@ -190,22 +190,22 @@ static const char *url_problem(cmd_parms *cmd, const char *arg)
 {
     if (*arg == '\0' || !printable_nospace(arg)) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name,
-                           ": the URL must be non-empty, without space "
-                           "or control characters",
+                           ": the URL must be non-empty, without space or "
+                           "control characters",
                            NULL);
     }
     return NULL;
 }
 
 /* An On|Off per-directory directive: no check needed beyond httpd's. */
-#define HSC_DIR_FLAG_SETTER(field)                                            \
-    static const char *set_##field(cmd_parms *cmd, void *dv, int on)          \
-    {                                                                         \
-        hsc_dir_conf_t *d = dv;                                               \
-        (void)cmd;                                                            \
-        d->field = on;                                                        \
-        d->field##_set = 1;                                                   \
-        return NULL;                                                          \
+#define HSC_DIR_FLAG_SETTER(field)                                             \
+    static const char *set_##field(cmd_parms *cmd, void *dv, int on)           \
+    {                                                                          \
+        hsc_dir_conf_t *d = dv;                                                \
+        (void)cmd;                                                             \
+        d->field = on;                                                         \
+        d->field##_set = 1;                                                    \
+        return NULL;                                                           \
     }
 
 /* --- per-server setters --------------------------------------------------- */
@@ -260,8 +260,8 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
-    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX,
-                sizeof(HSC_STORE_PGSQL_PREFIX) - 1) == 0) {
+    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX, sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
+        == 0) {
         /* Parsed here, connected in the children (mod_hsc_pgsql.c). */
         if ((err = hsc_userdb_check(cmd, arg, &path)) != NULL) {
             return err;
@@ -277,7 +277,8 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     }
     errbuf[0] = '\0';
     if (hsc_store_sqlite_open(path, HSC_STORE_READONLY, &s, errbuf,
-                              sizeof(errbuf)) != HSC_OK) {
+                              sizeof(errbuf))
+        != HSC_OK) {
         return apr_pstrcat(cmd->pool, "HSCUserDB: cannot open user database ",
                            path, ": ", errbuf[0] ? errbuf : "unknown error",
                            NULL);
@@ -331,17 +332,17 @@ static const char *set_user_cache_size(cmd_parms *cmd, void *dv,
         v = v * 10 + (*p - '0');
     }
     if (*arg == '\0' || *p != '\0' || v > HSC_CACHE_MAX_ENTRIES) {
-        return apr_psprintf(cmd->pool, "HSCUserCacheSize: '%s' is not a "
-                            "number of records from 0 (off) to %u", arg,
-                            (unsigned)HSC_CACHE_MAX_ENTRIES);
+        return apr_psprintf(cmd->pool,
+                            "HSCUserCacheSize: '%s' is not a number of records "
+                            "from 0 (off) to %u",
+                            arg, (unsigned)HSC_CACHE_MAX_ENTRIES);
     }
     sc->user_cache_size = v;
     sc->user_cache_size_set = 1;
     return NULL;
 }
 
-static const char *set_throttle_addr(cmd_parms *cmd, void *dv,
-                                     const char *arg)
+static const char *set_throttle_addr(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
 
@@ -355,8 +356,7 @@ static const char *set_throttle_addr(cmd_parms *cmd, void *dv,
     return count(cmd, arg, &tc->addr);
 }
 
-static const char *set_throttle_user(cmd_parms *cmd, void *dv,
-                                     const char *arg)
+static const char *set_throttle_user(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_throttle_conf_t *tc = &srv_conf(cmd)->throttle;
 
@@ -416,12 +416,14 @@ static const char *set_dummy_kdf(cmd_parms *cmd, void *dv, const char *arg)
         return err;
     }
     if (hsc_kdf_parse(arg, &k) != HSC_OK) {
-        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is not a "
-                           "KDF (sha256-chain:N or scrypt:N:r:p)", NULL);
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg,
+                           "' is not a KDF (sha256-chain:N or scrypt:N:r:p)",
+                           NULL);
     }
     if (!hsc_kdf_within_ceiling(&k)) {
-        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg, "' is above "
-                           "the KDF ceilings (docs/security.md)", NULL);
+        return apr_pstrcat(cmd->pool, "HSCDummyKDF: '", arg,
+                           "' is above the KDF ceilings (docs/security.md)",
+                           NULL);
     }
     sc->dummy_kdf = k;
     sc->dummy_kdf_set = 1;
@@ -450,14 +452,15 @@ static const char *set_cookie_name(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
-static const char *set_cookie_domain(cmd_parms *cmd, void *dv,
-                                     const char *arg)
+static const char *set_cookie_domain(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
 
-    if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
-                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                    "0123456789.-") != strlen(arg)) {
+    if (*arg == '\0'
+        || strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                       "0123456789.-")
+               != strlen(arg)) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name, ": '", arg,
                            "' is not a host or domain name", NULL);
     }
@@ -472,8 +475,9 @@ static const char *set_cookie_path(cmd_parms *cmd, void *dv, const char *arg)
 
     if (arg[0] != '/' || !printable_nospace(arg) || strchr(arg, ';')) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name,
-                           ": the path must start with '/' and hold no "
-                           "';', space or control character", NULL);
+                           ": the path must start with '/' and hold no ';', "
+                           "space or control character",
+                           NULL);
     }
     d->cookie_path = arg;
     d->cookie_path_set = 1;
@@ -625,9 +629,8 @@ static const char *set_login_stylesheet(cmd_parms *cmd, void *dv,
     }
     else if (!hsc_page_stylesheet_valid(arg)) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name, ": '", arg,
-                           "' must be a local path (/...) or an "
-                           "http(s):// URL, without space, quote, ';' "
-                           "or ','",
+                           "' must be a local path (/...) or an http(s):// "
+                           "URL, without space, quote, ';' or ','",
                            NULL);
     }
     else {
@@ -660,8 +663,8 @@ const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d)
     if (!strncmp(d->cookie_name, "__Host-", 7)
         && (!d->secure || strcmp(d->cookie_path, "/") != 0
             || d->cookie_domain != NULL)) {
-        return "a __Host- cookie needs HSCCookieSecure On, HSCCookiePath / "
-               "and no HSCCookieDomain";
+        return "a __Host- cookie needs HSCCookieSecure On, HSCCookiePath / and "
+               "no HSCCookieDomain";
     }
     if (!strncmp(d->cookie_name, "__Secure-", 9) && !d->secure) {
         return "a __Secure- cookie needs HSCCookieSecure On";
@@ -713,8 +716,8 @@ static int check_section(apr_pool_t *p, server_rec *s,
 static int check_sections(apr_pool_t *p, server_rec *s)
 {
     core_server_config *core = ap_get_core_module_config(s->module_config);
-    const hsc_dir_conf_t *base =
-        ap_get_module_config(s->lookup_defaults, &hsc_module);
+    const hsc_dir_conf_t *base = ap_get_module_config(s->lookup_defaults,
+                                                      &hsc_module);
     int i, j, bad = 0;
     apr_array_header_t *arrs[2];
 
@@ -774,16 +777,15 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
             }
             n = strcspn(a, "\"' \t");
             if (n == 3 && !strncasecmp(a, HSC_AUTH_TYPE, 3)) {
-                const hsc_srv_conf_t *sc =
-                    ap_get_module_config(cur->module_config, &hsc_module);
+                const hsc_srv_conf_t
+                    *sc = ap_get_module_config(cur->module_config, &hsc_module);
                 if (sc->keys == NULL || sc->userdb == NULL) {
                     ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
                                  cur,
-                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but "
-                                 "%s is not set for this server",
+                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
+                                               "is not set for this server",
                                  d->filename, d->line_num,
-                                 sc->keys == NULL ? "HSCKeyFile"
-                                                  : "HSCUserDB");
+                                 sc->keys == NULL ? "HSCKeyFile" : "HSCUserDB");
                     bad = -1;
                 }
             }
@@ -803,8 +805,8 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
 }
 
 /* Runs for `httpd -t` as well as at startup, before test_config. */
-int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
-                            apr_pool_t *ptemp, server_rec *main_s)
+int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
+                     server_rec *main_s)
 {
     server_rec *s;
     int bad = 0;
@@ -822,39 +824,37 @@ int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* --- the command table ---------------------------------------------------- */
 
 /* Secrets, stores and throttling: main server or virtual host only. */
-#define HSC_SRV_TAKE1(name, fn, help)                                         \
+#define HSC_SRV_TAKE1(name, fn, help)                                          \
     AP_INIT_TAKE1(name, fn, NULL, RSRC_CONF, help)
 /* Per-directory directives are also allowed at server and vhost level,
  * where they set the defaults of every section (HSCScope per vhost). */
-#define HSC_DIR_TAKE1(name, fn, help)                                         \
+#define HSC_DIR_TAKE1(name, fn, help)                                          \
     AP_INIT_TAKE1(name, fn, NULL, RSRC_CONF | OR_AUTHCFG, help)
-#define HSC_DIR_FLAG(name, fn, help)                                          \
+#define HSC_DIR_FLAG(name, fn, help)                                           \
     AP_INIT_FLAG(name, fn, NULL, RSRC_CONF | OR_AUTHCFG, help)
 
 const command_rec hsc_cmds[] = {
     HSC_SRV_TAKE1("HSCUserDB", set_userdb,
-                  "Path of the SQLite user database, or pgsql:<conninfo> "
-                  "(made with hsc-admin init)"),
-    AP_INIT_TAKE1("HSCUserDBPoolSize", hsc_pgsql_set_pool_size, NULL,
-                  RSRC_CONF,
-                  "PostgreSQL connections per child process (default "
-                  HSC_DEFAULT_USERDB_POOL_SIZE_TEXT ")"),
-    AP_INIT_TAKE1("HSCUserDBPoolWait", hsc_pgsql_set_pool_wait, NULL,
-                  RSRC_CONF,
+                  "Path of the SQLite user database, or pgsql:<conninfo> (made "
+                  "with hsc-admin init)"),
+    AP_INIT_TAKE1("HSCUserDBPoolSize", hsc_pgsql_set_pool_size, NULL, RSRC_CONF,
+                  "PostgreSQL connections per child process "
+                  "(default " HSC_DEFAULT_USERDB_POOL_SIZE_TEXT ")"),
+    AP_INIT_TAKE1("HSCUserDBPoolWait", hsc_pgsql_set_pool_wait, NULL, RSRC_CONF,
                   "Longest wait for a free PostgreSQL connection before a "
                   "503 (default " HSC_DEFAULT_USERDB_POOL_WAIT_TEXT ")"),
-    AP_INIT_TAKE1("HSCUserDBTimeout", hsc_pgsql_set_timeout, NULL, RSRC_CONF,
-                  "PostgreSQL statement timeout (default "
-                  HSC_DEFAULT_USERDB_TIMEOUT_TEXT ")"),
-    AP_INIT_TAKE1("HSCUserDBMaxStale", hsc_pgsql_set_max_stale, NULL,
-                  RSRC_CONF,
+    AP_INIT_TAKE1(
+        "HSCUserDBTimeout", hsc_pgsql_set_timeout, NULL, RSRC_CONF,
+        "PostgreSQL statement timeout (default " HSC_DEFAULT_USERDB_TIMEOUT_TEXT
+        ")"),
+    AP_INIT_TAKE1("HSCUserDBMaxStale", hsc_pgsql_set_max_stale, NULL, RSRC_CONF,
                   "How long a cached PostgreSQL user record may lag the "
                   "database (default " HSC_DEFAULT_USERDB_MAX_STALE_TEXT
                   "; 0 turns the cache off)"),
     AP_INIT_FLAG("HSCUserDBCache", set_userdb_cache, NULL, RSRC_CONF,
                  "On|Off: keep user records between requests, validated "
-                 "against every commit (default "
-                 HSC_DEFAULT_USERDB_CACHE_TEXT ")"),
+                 "against every commit (default " HSC_DEFAULT_USERDB_CACHE_TEXT
+                 ")"),
     AP_INIT_TAKE1("HSCUserCacheSize", set_user_cache_size, NULL, RSRC_CONF,
                   "Records in each child's user record cache, shared by its "
                   "threads (default " HSC_DEFAULT_USER_CACHE_SIZE_TEXT
@@ -862,80 +862,78 @@ const command_rec hsc_cmds[] = {
     HSC_SRV_TAKE1("HSCKeyFile", set_keyfile,
                   "Path of the key file; the first key signs, all verify"),
     HSC_DIR_TAKE1("HSCCookieName", set_cookie_name,
-                  "Name of the session cookie (default "
-                  HSC_DEFAULT_COOKIE_NAME ")"),
+                  "Name of the session cookie (default " HSC_DEFAULT_COOKIE_NAME
+                  ")"),
     HSC_DIR_TAKE1("HSCCookieDomain", set_cookie_domain,
                   "Domain attribute of the cookie (default: none)"),
-    HSC_DIR_TAKE1("HSCCookiePath", set_cookie_path,
-                  "Path attribute of the cookie (default "
-                  HSC_DEFAULT_COOKIE_PATH ")"),
+    HSC_DIR_TAKE1(
+        "HSCCookiePath", set_cookie_path,
+        "Path attribute of the cookie (default " HSC_DEFAULT_COOKIE_PATH ")"),
     HSC_DIR_FLAG("HSCCookieSecure", set_secure,
-                 "On|Off: send the cookie over HTTPS only (default "
-                 HSC_DEFAULT_COOKIE_SECURE_TEXT ")"),
+                 "On|Off: send the cookie over HTTPS only "
+                 "(default " HSC_DEFAULT_COOKIE_SECURE_TEXT ")"),
     HSC_DIR_TAKE1("HSCCookieSameSite", set_samesite,
                   "Strict|Lax|None (default " HSC_DEFAULT_SAMESITE_TEXT ")"),
     HSC_DIR_TAKE1("HSCIdleTimeout", set_idle,
-                  "Idle timeout of a session, e.g. 30m (default "
-                  HSC_DEFAULT_IDLE_TIMEOUT_TEXT ")"),
+                  "Idle timeout of a session, e.g. 30m "
+                  "(default " HSC_DEFAULT_IDLE_TIMEOUT_TEXT ")"),
     HSC_DIR_TAKE1("HSCMaxAge", set_max_age,
-                  "Absolute lifetime of a login, e.g. 8h (default "
-                  HSC_DEFAULT_MAX_AGE_TEXT ")"),
+                  "Absolute lifetime of a login, e.g. 8h "
+                  "(default " HSC_DEFAULT_MAX_AGE_TEXT ")"),
     HSC_DIR_TAKE1("HSCClockSkew", set_skew,
-                  "How far a login time may lie in the future (default "
-                  HSC_DEFAULT_CLOCK_SKEW_TEXT ")"),
+                  "How far a login time may lie in the future "
+                  "(default " HSC_DEFAULT_CLOCK_SKEW_TEXT ")"),
     HSC_DIR_FLAG("HSCRefresh", set_refresh,
                  "On|Off: re-issue the cookie past half the idle timeout "
                  "(default " HSC_DEFAULT_REFRESH_TEXT ")"),
     HSC_DIR_TAKE1("HSCScope", set_scope,
                   "Scope string bound into the MAC (default empty)"),
     HSC_DIR_FLAG("HSCBindAddress", set_bind_address,
-                 "On|Off: bind cookies to the client address (default "
-                 HSC_DEFAULT_BIND_ADDRESS_TEXT ")"),
+                 "On|Off: bind cookies to the client address "
+                 "(default " HSC_DEFAULT_BIND_ADDRESS_TEXT ")"),
     HSC_DIR_TAKE1("HSCLoginURL", set_login_url,
                   "Where browsers without a valid cookie are sent"),
     HSC_DIR_TAKE1("HSCUnauthenticated", set_unauth,
                   "auto|redirect|401: answer to a request without a cookie "
                   "(default " HSC_DEFAULT_UNAUTHENTICATED_TEXT ")"),
     HSC_DIR_TAKE1("HSCLoginSuccessURL", set_success_url,
-                  "Where a login goes without a safe return (default "
-                  HSC_DEFAULT_LOGIN_SUCCESS_URL ")"),
+                  "Where a login goes without a safe return "
+                  "(default " HSC_DEFAULT_LOGIN_SUCCESS_URL ")"),
     HSC_DIR_TAKE1("HSCLogoutURL", set_logout_url,
                   "Where a logout goes (default: the logged-out page)"),
     HSC_DIR_TAKE1("HSCSiteName", set_site_name,
                   "Site name in the title and heading of the login pages"),
-    HSC_DIR_TAKE1("HSCLoginStylesheet", set_login_stylesheet,
-                  "URL|none: the site's stylesheet, linked after the "
-                  "built-in one and allowed by the CSP (default "
-                  HSC_DEFAULT_LOGIN_STYLESHEET_TEXT ")"),
-    HSC_DIR_TAKE1("HSCLoginFailureURL", set_login_failure_url,
-                  "URL|none: send failed logins there with ?hsc_error= "
-                  "(a custom login page; default "
-                  HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT ")"),
+    HSC_DIR_TAKE1(
+        "HSCLoginStylesheet", set_login_stylesheet,
+        "URL|none: the site's stylesheet, linked after the built-in one and "
+        "allowed by the CSP (default " HSC_DEFAULT_LOGIN_STYLESHEET_TEXT ")"),
+    HSC_DIR_TAKE1(
+        "HSCLoginFailureURL", set_login_failure_url,
+        "URL|none: send failed logins there with ?hsc_error= (a custom login "
+        "page; default " HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT ")"),
     AP_INIT_TAKE1("HSCAuditLog", hsc_audit_set_log, NULL, RSRC_CONF,
-                  "File or |program that receives one JSON line per "
-                  "security event (default: none)"),
-    AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL,
-                  RSRC_CONF,
+                  "File or |program that receives one JSON line per security "
+                  "event (default: none)"),
+    AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL, RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "
                   "counts (default " HSC_DEFAULT_THROTTLE_CACHE_TEXT ")"),
-    AP_INIT_TAKE1("HSCThrottleUnavailable", hsc_throttle_set_unavailable,
-                  NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCThrottleUnavailable", hsc_throttle_set_unavailable, NULL,
+                  RSRC_CONF,
                   "allow|refuse: logins while the throttling cache fails "
                   "(default " HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT ")"),
     HSC_SRV_TAKE1("HSCThrottleAddress", set_throttle_addr,
-                  "Failed logins per window from one address (default "
-                  HSC_DEFAULT_THROTTLE_ADDRESS_TEXT "; 0: off)"),
+                  "Failed logins per window from one address "
+                  "(default " HSC_DEFAULT_THROTTLE_ADDRESS_TEXT "; 0: off)"),
     HSC_SRV_TAKE1("HSCThrottleUser", set_throttle_user,
-                  "Failed logins per window for one username (default "
-                  HSC_DEFAULT_THROTTLE_USER_TEXT "; 0: off)"),
+                  "Failed logins per window for one username "
+                  "(default " HSC_DEFAULT_THROTTLE_USER_TEXT "; 0: off)"),
     HSC_SRV_TAKE1("HSCThrottleWindow", set_throttle_window,
-                  "Window of the failed-login counts (default "
-                  HSC_DEFAULT_THROTTLE_WINDOW_TEXT ")"),
+                  "Window of the failed-login counts "
+                  "(default " HSC_DEFAULT_THROTTLE_WINDOW_TEXT ")"),
     HSC_SRV_TAKE1("HSCMaxLoginKDF", set_max_kdf,
-                  "Password checks at once in one child (default "
-                  HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "; 0: no cap)"),
+                  "Password checks at once in one child "
+                  "(default " HSC_DEFAULT_MAX_LOGIN_KDF_TEXT "; 0: no cap)"),
     HSC_SRV_TAKE1("HSCDummyKDF", set_dummy_kdf,
                   "KDF every failed login costs, e.g. scrypt:65536:8:2 "
                   "(default " HSC_DEFAULT_DUMMY_KDF_TEXT ")"),
-    {NULL, {NULL}, NULL, 0, RAW_ARGS, NULL}
-};
+    {NULL, {NULL}, NULL, 0, RAW_ARGS, NULL}};

@@ -33,42 +33,42 @@ typedef enum {
 
 /* Per server (RSRC_CONF): the secrets, the user store, throttling. */
 typedef struct {
-    const char *keyfile;         /* HSCKeyFile: resolved path, or NULL */
-    hsc_keyring_t *keys;         /*   loaded in the parent, in pconf */
-    const char *key_warning;     /*   e.g. mode too open; logged at startup */
-    const char *userdb;          /* HSCUserDB: resolved path, or NULL */
-    int userdb_cache;            /* HSCUserDBCache: 1 or 0 */
-    apr_int64_t user_cache_size; /* HSCUserCacheSize: records; 0 off */
+    const char *keyfile;          /* HSCKeyFile: resolved path, or NULL */
+    hsc_keyring_t *keys;          /*   loaded in the parent, in pconf */
+    const char *key_warning;      /*   e.g. mode too open; logged at startup */
+    const char *userdb;           /* HSCUserDB: resolved path, or NULL */
+    int userdb_cache;             /* HSCUserDBCache: 1 or 0 */
+    apr_int64_t user_cache_size;  /* HSCUserCacheSize: records; 0 off */
     hsc_throttle_conf_t throttle; /* HSCThrottle*, HSCMaxLoginKDF */
-    hsc_kdf_t dummy_kdf;         /* HSCDummyKDF: what a failed login costs */
+    hsc_kdf_t dummy_kdf;          /* HSCDummyKDF: what a failed login costs */
     unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1,
         dummy_kdf_set : 1, user_cache_size_set : 1;
 
     /* Not directives: set by create and post_config. */
-    int db_index;                /* slot in each thread's store cache */
+    int db_index; /* slot in each thread's store cache */
 } hsc_srv_conf_t;
 
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
 typedef struct {
-    const char *cookie_name;     /* HSCCookieName */
-    const char *cookie_domain;   /* HSCCookieDomain; NULL: no Domain */
-    const char *cookie_path;     /* HSCCookiePath */
-    int secure;                  /* HSCCookieSecure */
-    hsc_samesite_t samesite;     /* HSCCookieSameSite */
-    apr_int64_t idle;            /* HSCIdleTimeout, seconds */
-    apr_int64_t max_age;         /* HSCMaxAge, seconds */
-    apr_int64_t skew;            /* HSCClockSkew, seconds */
-    int refresh;                 /* HSCRefresh */
-    const char *scope;           /* HSCScope */
-    int bind_address;            /* HSCBindAddress */
-    const char *login_url;       /* HSCLoginURL; NULL: never redirect */
-    hsc_unauth_t unauth;         /* HSCUnauthenticated */
-    const char *success_url;     /* HSCLoginSuccessURL */
-    const char *logout_url;      /* HSCLogoutURL; NULL: the logged-out
-                                  * page (hsc_core/hsc_pages.h) */
-    const char *site_name;       /* HSCSiteName; NULL: none */
-    const char *stylesheet;      /* HSCLoginStylesheet; NULL: none */
-    const char *failure_url;     /* HSCLoginFailureURL; NULL: the form */
+    const char *cookie_name;   /* HSCCookieName */
+    const char *cookie_domain; /* HSCCookieDomain; NULL: no Domain */
+    const char *cookie_path;   /* HSCCookiePath */
+    int secure;                /* HSCCookieSecure */
+    hsc_samesite_t samesite;   /* HSCCookieSameSite */
+    apr_int64_t idle;          /* HSCIdleTimeout, seconds */
+    apr_int64_t max_age;       /* HSCMaxAge, seconds */
+    apr_int64_t skew;          /* HSCClockSkew, seconds */
+    int refresh;               /* HSCRefresh */
+    const char *scope;         /* HSCScope */
+    int bind_address;          /* HSCBindAddress */
+    const char *login_url;     /* HSCLoginURL; NULL: never redirect */
+    hsc_unauth_t unauth;       /* HSCUnauthenticated */
+    const char *success_url;   /* HSCLoginSuccessURL */
+    const char *logout_url;    /* HSCLogoutURL; NULL: the logged-out
+                                * page (hsc_core/hsc_pages.h) */
+    const char *site_name;     /* HSCSiteName; NULL: none */
+    const char *stylesheet;    /* HSCLoginStylesheet; NULL: none */
+    const char *failure_url;   /* HSCLoginFailureURL; NULL: the form */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,

@@ -71,15 +71,14 @@ static const char *login_again_url(request_rec *r, const char *ret)
     if (ret == NULL) {
         return r->uri;
     }
-    return apr_pstrcat(r->pool, r->uri, "?return=",
-                       ap_escape_urlencoded(r->pool, ret), NULL);
+    return apr_pstrcat(r->pool, r->uri,
+                       "?return=", ap_escape_urlencoded(r->pool, ret), NULL);
 }
 
 /* The built-in login page; ret (already safe) is carried in the form,
  * username (after a failure) is kept in its field. */
-static int login_page(request_rec *r, const hsc_dir_conf_t *d,
-                      const char *ret, int status, const char *username,
-                      const char *message)
+static int login_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
+                      int status, const char *username, const char *message)
 {
     hsc_page_conf_t c = page_conf(d);
 
@@ -158,8 +157,9 @@ static int read_form(request_rec *r, char **body, apr_size_t *len)
     buf = apr_palloc(r->pool, HSC_FORM_BODY_MAX + 1);
     if (ap_should_client_block(r)) {
         long got;
-        while ((got = ap_get_client_block(r, buf + n,
-                                          HSC_FORM_BODY_MAX + 1 - n)) > 0) {
+        while (
+            (got = ap_get_client_block(r, buf + n, HSC_FORM_BODY_MAX + 1 - n))
+            > 0) {
             n += (apr_size_t)got;
             if (n > HSC_FORM_BODY_MAX) {
                 hsc_wipe(buf, n);
@@ -216,15 +216,16 @@ static int failure_redirect(request_rec *r, const hsc_dir_conf_t *d,
         return 0;
     }
     loc = apr_pstrcat(r->pool, d->failure_url,
-                      strchr(d->failure_url, '?') ? "&" : "?", "hsc_error=",
-                      code, NULL);
+                      strchr(d->failure_url, '?') ? "&" : "?",
+                      "hsc_error=", code, NULL);
     if (retry_after > 0) {
         loc = apr_psprintf(r->pool, "%s&retry_after=%" APR_INT64_T_FMT, loc,
                            retry_after);
     }
     if (target != NULL) {
-        loc = apr_pstrcat(r->pool, loc, "&return=",
-                          ap_escape_urlencoded(r->pool, target), NULL);
+        loc = apr_pstrcat(r->pool, loc,
+                          "&return=", ap_escape_urlencoded(r->pool, target),
+                          NULL);
     }
     apr_table_set(r->headers_out, "Location", loc);
     return HTTP_SEE_OTHER;
@@ -242,7 +243,8 @@ static int login_failed(request_rec *r, const hsc_dir_conf_t *d,
     }
     return login_page(r, d, target, HTTP_UNAUTHORIZED,
                       f->username.present && f->username.len <= 256
-                          ? f->username.value : NULL,
+                          ? f->username.value
+                          : NULL,
                       HSC_LOGIN_FAILED);
 }
 
@@ -274,9 +276,9 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
 
 /* A checked login: mint the cookie, set it, 303 to a safe target. */
 static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
-                          const hsc_dir_conf_t *d, const hsc_user_t *u,
-                          unsigned char xn[HSC_XN_LEN], const char *target,
-                          const char *user, const hsc_login_form_t *f)
+                           const hsc_dir_conf_t *d, const hsc_user_t *u,
+                           unsigned char xn[HSC_XN_LEN], const char *target,
+                           const char *user, const hsc_login_form_t *f)
 {
     char value[HSC_COOKIE_VALUE_MAX];
     hsc_verify_params_t vp;
@@ -313,8 +315,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
                   hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */
-    apr_table_set(r->headers_out, "Location",
-                  target ? target : d->success_url);
+    apr_table_set(r->headers_out, "Location", target ? target : d->success_url);
     return HTTP_SEE_OTHER;
 }
 
@@ -376,9 +377,8 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
     if (r->args != NULL
         && (!strcmp(r->args, "done") || !strcmp(r->args, "done=everywhere"))) {
         return send_page(r, HTTP_OK,
-                         hsc_page_logged_out(r->pool, &pc,
-                                             r->args[4] == '=', NULL,
-                                             d->login_url));
+                         hsc_page_logged_out(r->pool, &pc, r->args[4] == '=',
+                                             NULL, d->login_url));
     }
     if (r->args != NULL) {
         args = apr_pstrdup(r->pool, r->args);
@@ -392,8 +392,8 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_wipe(&c, sizeof(c));
     }
     return send_page(r, HTTP_OK,
-                     hsc_page_logout(r->pool, &pc, user,
-                                     cancel_url(r, d, qp), d->login_url));
+                     hsc_page_logout(r->pool, &pc, user, cancel_url(r, d, qp),
+                                     d->login_url));
 }
 
 /* Log in: the attempt (hsc_login_attempt), then its answer. */
@@ -412,7 +412,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         || !hsc_username_valid(f->username.value, f->username.len)) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(030) "login refused: missing or invalid "
-                      "username or password field");
+                                    "username or password field");
         hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
         return login_failed(r, d, target, f);
     }
@@ -426,9 +426,9 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
         return hsc_store_unavailable(r); /* logged (HSC006) */
     }
-    switch (hsc_login_attempt(r, sc, store, f->username.value,
-                              f->username.len, f->password.value,
-                              f->password.len, xn, &u, &st, &wait)) {
+    switch (hsc_login_attempt(r, sc, store, f->username.value, f->username.len,
+                              f->password.value, f->password.len, xn, &u, &st,
+                              &wait)) {
     case HSC_ATTEMPT_BUSY:
         hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
         return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);
@@ -436,8 +436,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
     case HSC_ATTEMPT_UNAVAILABLE: /* HSCThrottleUnavailable refuse (HSC054) */
         return hsc_store_unavailable(r);
-    case HSC_ATTEMPT_CHECKED:
-        break;
+    case HSC_ATTEMPT_CHECKED: break;
     }
     if (st == HSC_OK) {
         return login_succeeded(r, sc, d, &u, xn, target, user, f);
@@ -446,10 +445,12 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     if (st == HSC_EKDFLIMIT) {
         char spec[HSC_KDF_SPEC_MAX];
         hsc_kdf_format(&u.kdf, spec, sizeof(spec));
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      HSCLOGNO(120) "login refused for user \"%s\": the "
-                      "stored KDF %s is above the ceilings and is never run "
-                      "(hsc-admin passwd to reset it)", user, spec);
+        ap_log_rerror(
+            APLOG_MARK, APLOG_ERR, 0, r,
+            HSCLOGNO(120) "login refused for user \"%s\": the stored KDF %s is "
+                          "above the ceilings and is never run (hsc-admin "
+                          "passwd to reset it)",
+            user, spec);
     }
     else {
         /* A store outage is logged once (HSC006/HSC180); repeats at debug. */
@@ -505,25 +506,26 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                               HSCLOGNO(041) "cannot revoke the cookies of user "
-                              "\"%s\": %s (%s)",
+                                            "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
                 hsc_ops_logout(r, sc, d, user, 1, st);
                 message = st == HSC_EREADONLY
-                              ? "You are logged out on this device, but "
-                                "your other sessions could not be ended: "
-                                "the user database is read-only. Ask an "
-                                "administrator to revoke them."
-                              : "You are logged out on this device, but "
-                                "your other sessions could not be ended "
-                                "because of a server problem. Ask an "
-                                "administrator to revoke them.";
+                              ? "You are logged out on this device, but your "
+                                "other sessions could not be ended: the user "
+                                "database is read-only. Ask an administrator "
+                                "to revoke them."
+                              : "You are logged out on this device, but your "
+                                "other sessions could not be ended because of "
+                                "a server problem. Ask an administrator to "
+                                "revoke them.";
             }
         }
         else if (st != HSC_EINVAL) {
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                          HSCLOGNO(042) "logout everywhere without a valid "
-                          "cookie: only this browser's cookie is cleared");
+            ap_log_rerror(
+                APLOG_MARK, APLOG_INFO, 0, r,
+                HSCLOGNO(042) "logout everywhere without a valid cookie: only "
+                              "this browser's cookie is cleared");
             hsc_ops_logout(r, sc, d, NULL, 1, st);
         }
     }
@@ -541,10 +543,11 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     /* Without HSCLogoutURL: GET this page's logged-out message. */
     apr_table_setn(r->headers_out, "Location",
-                   d->logout_url ? d->logout_url
-                   : apr_pstrcat(r->pool, r->uri,
-                                 revoked ? "?done=everywhere" : "?done",
-                                 NULL));
+                   d->logout_url
+                       ? d->logout_url
+                       : apr_pstrcat(r->pool, r->uri,
+                                     revoked ? "?done=everywhere" : "?done",
+                                     NULL));
     return HTTP_SEE_OTHER;
 }
 
@@ -554,9 +557,9 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
  * *get set for a GET (the caller shows its page), OK with the parsed form
  * (wipe *body after use), or the HTTP status to answer.
  */
-static int form_post(request_rec *r, const hsc_dir_conf_t *d,
-                     const char *what, int *get,
-                     hsc_login_form_t *f, char **body, apr_size_t *len)
+static int form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
+                     int *get, hsc_login_form_t *f, char **body,
+                     apr_size_t *len)
 {
     int rv;
 

@@ -28,12 +28,12 @@
 APLOG_USE_MODULE(hsc);
 
 /* Upper bounds of the KDF histogram, in microseconds and as printed. */
-static const apr_uint64_t kdf_le_us[] = {
-    5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000, 2500000,
-    5000000, 10000000};
-static const char *const kdf_le[] = {
-    "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1", "2.5",
-    "5", "10"};
+static const apr_uint64_t kdf_le_us[] = {5000,    10000,   25000,   50000,
+                                         100000,  250000,  500000,  1000000,
+                                         2500000, 5000000, 10000000};
+static const char *const kdf_le[] = {"0.005", "0.01", "0.025", "0.05",
+                                     "0.1",   "0.25", "0.5",   "1",
+                                     "2.5",   "5",    "10"};
 #define KDF_BUCKETS (sizeof(kdf_le_us) / sizeof(kdf_le_us[0]))
 /* Key ids counted one by one; more than that share kid="other". */
 #define KIDS_MAX 64
@@ -41,8 +41,8 @@ static const char *const kdf_le[] = {
 typedef struct {
     apr_uint64_t cookie[HSC_COOKIE_OUTCOMES];
     apr_uint64_t login[HSC_LOGIN_OUTCOMES];
-    apr_uint64_t logout[2];        /* everywhere false, true */
-    apr_uint64_t lockout[2];       /* address, user */
+    apr_uint64_t logout[2];                   /* everywhere false, true */
+    apr_uint64_t lockout[2];                  /* address, user */
     apr_uint64_t kdf_bucket[KDF_BUCKETS + 1]; /* last: over every bound */
     apr_uint64_t kdf_sum_us;
     apr_uint64_t kdf_running;
@@ -51,12 +51,15 @@ typedef struct {
     apr_uint64_t kid_uses[KIDS_MAX + 1]; /* last: "other" */
 } metrics_t;
 
-static metrics_t *m;           /* NULL until post_config made it */
+static metrics_t *m; /* NULL until post_config made it */
 static const char *kids[KIDS_MAX];
 static int nkids;
 
-
-#define BUMP(field) do { if (m != NULL) apr_atomic_inc64(&m->field); } while (0)
+#define BUMP(field)                                                            \
+    do {                                                                       \
+        if (m != NULL)                                                         \
+            apr_atomic_inc64(&m->field);                                       \
+    } while (0)
 
 void hsc_metrics_login(hsc_login_outcome_t o)
 {
@@ -154,8 +157,7 @@ int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s)
         const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
                                                         &hsc_module);
         int i;
-        for (i = 0; sc->keys != NULL && i < hsc_keyring_count(sc->keys);
-             ++i) {
+        for (i = 0; sc->keys != NULL && i < hsc_keyring_count(sc->keys); ++i) {
             add_kid(hsc_key_id(hsc_keyring_key(sc->keys, i)));
         }
     }
@@ -163,8 +165,8 @@ int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s)
     rv = apr_shm_create(&shm, sizeof(metrics_t), NULL, pconf);
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_ERR, rv, main_s,
-                     HSCLOGNO(162) "cannot create the shared memory of "
-                     "the metrics: hsc-metrics will answer 503");
+                     HSCLOGNO(162) "cannot create the shared memory of the "
+                                   "metrics: hsc-metrics will answer 503");
         return OK;
     }
     m = apr_shm_baseaddr_get(shm);
@@ -206,44 +208,52 @@ int hsc_metrics_handler(request_rec *r)
     help(r, "hsc_cookie_checks_total", "counter",
          "Session cookies checked, by outcome (ok, or why refused).");
     for (i = 0; i < HSC_COOKIE_OUTCOMES; ++i) {
-        ap_rprintf(r, "hsc_cookie_checks_total{outcome=\"%s\"} %"
-                   APR_UINT64_T_FMT "\n",
+        ap_rprintf(r,
+                   "hsc_cookie_checks_total{outcome=\"%s\"} %" APR_UINT64_T_FMT
+                   "\n",
                    hsc_cookie_outcome_name((hsc_cookie_outcome_t)i),
                    RD(cookie[i]));
     }
     help(r, "hsc_login_attempts_total", "counter",
          "Login attempts, by outcome.");
     for (i = 0; i < HSC_LOGIN_OUTCOMES; ++i) {
-        ap_rprintf(r, "hsc_login_attempts_total{outcome=\"%s\"} %"
-                   APR_UINT64_T_FMT "\n",
+        ap_rprintf(r,
+                   "hsc_login_attempts_total{outcome=\"%s\"} %" APR_UINT64_T_FMT
+                   "\n",
                    hsc_login_outcome_name((hsc_login_outcome_t)i),
                    RD(login[i]));
     }
     help(r, "hsc_logouts_total", "counter",
          "Logouts; everywhere=\"true\" when the user's other cookies were "
          "revoked.");
-    ap_rprintf(r, "hsc_logouts_total{everywhere=\"false\"} %"
-               APR_UINT64_T_FMT "\nhsc_logouts_total{everywhere=\"true\"} %"
-               APR_UINT64_T_FMT "\n", RD(logout[0]), RD(logout[1]));
+    ap_rprintf(r,
+               "hsc_logouts_total{everywhere=\"false\"} %" APR_UINT64_T_FMT
+               "\nhsc_logouts_total{everywhere=\"true\"} %" APR_UINT64_T_FMT
+               "\n",
+               RD(logout[0]), RD(logout[1]));
     help(r, "hsc_throttle_lockouts_total", "counter",
          "Logins refused (429) by a full failed-login counter.");
-    ap_rprintf(r, "hsc_throttle_lockouts_total{counter=\"address\"} %"
-               APR_UINT64_T_FMT "\nhsc_throttle_lockouts_total{counter="
-               "\"user\"} %" APR_UINT64_T_FMT "\n",
-               RD(lockout[0]), RD(lockout[1]));
+    ap_rprintf(
+        r,
+        "hsc_throttle_lockouts_total{counter=\"address\"} %" APR_UINT64_T_FMT
+        "\nhsc_throttle_lockouts_total{counter="
+        "\"user\"} %" APR_UINT64_T_FMT "\n",
+        RD(lockout[0]), RD(lockout[1]));
     help(r, "hsc_kdf_seconds", "histogram",
          "Time of the password checks of logins (the KDF).");
     for (i = 0; i < KDF_BUCKETS; ++i) {
         cum += RD(kdf_bucket[i]);
-        ap_rprintf(r, "hsc_kdf_seconds_bucket{le=\"%s\"} %" APR_UINT64_T_FMT
-                   "\n", kdf_le[i], cum);
+        ap_rprintf(r,
+                   "hsc_kdf_seconds_bucket{le=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                   kdf_le[i], cum);
     }
     cum += RD(kdf_bucket[KDF_BUCKETS]);
-    ap_rprintf(r, "hsc_kdf_seconds_bucket{le=\"+Inf\"} %" APR_UINT64_T_FMT
-               "\nhsc_kdf_seconds_sum %" APR_UINT64_T_FMT ".%06"
-               APR_UINT64_T_FMT "\nhsc_kdf_seconds_count %" APR_UINT64_T_FMT
-               "\n", cum, RD(kdf_sum_us) / 1000000,
-               RD(kdf_sum_us) % 1000000, cum);
+    ap_rprintf(r,
+               "hsc_kdf_seconds_bucket{le=\"+Inf\"} %" APR_UINT64_T_FMT
+               "\nhsc_kdf_seconds_sum %" APR_UINT64_T_FMT
+               ".%06" APR_UINT64_T_FMT
+               "\nhsc_kdf_seconds_count %" APR_UINT64_T_FMT "\n",
+               cum, RD(kdf_sum_us) / 1000000, RD(kdf_sum_us) % 1000000, cum);
     help(r, "hsc_kdf_slots_in_use", "gauge",
          "Password checks running now, over all children.");
     ap_rprintf(r, "hsc_kdf_slots_in_use %" APR_UINT64_T_FMT "\n",
@@ -263,10 +273,14 @@ int hsc_metrics_handler(request_rec *r)
     help(r, "hsc_signing_key_uses_total", "counter",
          "Cookies verified or signed at login, by key id.");
     for (k = 0; k < nkids; ++k) {
-        ap_rprintf(r, "hsc_signing_key_uses_total{kid=\"%s\"} %"
-                   APR_UINT64_T_FMT "\n", kids[k], RD(kid_uses[k]));
+        ap_rprintf(r,
+                   "hsc_signing_key_uses_total{kid=\"%s\"} %" APR_UINT64_T_FMT
+                   "\n",
+                   kids[k], RD(kid_uses[k]));
     }
-    ap_rprintf(r, "hsc_signing_key_uses_total{kid=\"other\"} %"
-               APR_UINT64_T_FMT "\n", RD(kid_uses[KIDS_MAX]));
+    ap_rprintf(r,
+               "hsc_signing_key_uses_total{kid=\"other\"} %" APR_UINT64_T_FMT
+               "\n",
+               RD(kid_uses[KIDS_MAX]));
     return OK;
 }

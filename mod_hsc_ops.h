@@ -28,10 +28,10 @@ typedef enum {
     HSC_LOGIN_SUCCESS,
     HSC_LOGIN_BAD_CREDENTIALS, /* unknown user, wrong password, bad form */
     HSC_LOGIN_DISABLED,
-    HSC_LOGIN_THROTTLED,       /* 429: a failed-login counter is full */
-    HSC_LOGIN_KDF_CAP,         /* 503: HSCMaxLoginKDF checks running */
-    HSC_LOGIN_STORE_FAULT,     /* 503: the user database cannot answer */
-    HSC_LOGIN_ERROR,           /* 500: OpenSSL or a cookie rule failed */
+    HSC_LOGIN_THROTTLED,   /* 429: a failed-login counter is full */
+    HSC_LOGIN_KDF_CAP,     /* 503: HSCMaxLoginKDF checks running */
+    HSC_LOGIN_STORE_FAULT, /* 503: the user database cannot answer */
+    HSC_LOGIN_ERROR,       /* 500: OpenSSL or a cookie rule failed */
     HSC_LOGIN_OUTCOMES
 } hsc_login_outcome_t;
 
@@ -42,15 +42,15 @@ typedef enum {
     HSC_COOKIE_MALFORMED,
     HSC_COOKIE_DUPLICATE,
     HSC_COOKIE_UNKNOWN_KID,
-    HSC_COOKIE_BAD_MAC,        /* forged, or altered */
-    HSC_COOKIE_WRONG_SCOPE,    /* a good MAC for another HSCScope */
-    HSC_COOKIE_IDLE,           /* expired by the idle timeout */
-    HSC_COOKIE_EXPIRED,        /* the login is older than HSCMaxAge */
+    HSC_COOKIE_BAD_MAC,     /* forged, or altered */
+    HSC_COOKIE_WRONG_SCOPE, /* a good MAC for another HSCScope */
+    HSC_COOKIE_IDLE,        /* expired by the idle timeout */
+    HSC_COOKIE_EXPIRED,     /* the login is older than HSCMaxAge */
     HSC_COOKIE_FUTURE,
     HSC_COOKIE_UNKNOWN_USER,
     HSC_COOKIE_DISABLED,
     HSC_COOKIE_REVOKED,
-    HSC_COOKIE_BAD_AUTH,       /* x_n no longer matches: new password */
+    HSC_COOKIE_BAD_AUTH, /* x_n no longer matches: new password */
     HSC_COOKIE_STORE_FAULT,
     HSC_COOKIE_ERROR,
     HSC_COOKIE_OUTCOMES
@@ -81,8 +81,8 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
 
 /* A login refused by the throttle: by_user 0 for the address's counter,
  * 1 for the username's; until: Unix seconds when it frees. */
-void hsc_ops_lockout(request_rec *r, const char *user, size_t len,
-                     int by_user, apr_int64_t until);
+void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
+                     apr_int64_t until);
 
 /* hsc_password_check, timed into hsc_kdf_seconds and counted in
  * hsc_kdf_slots_in_use while it runs. */
@@ -97,8 +97,8 @@ hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
  * the request's cookie when its MAC is good); everywhere 1 when the
  * revocation was asked for, st its result (HSC_OK, or why not). */
 void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
-                    const hsc_dir_conf_t *d, const char *user,
-                    int everywhere, hsc_status_t st);
+                    const hsc_dir_conf_t *d, const char *user, int everywhere,
+                    hsc_status_t st);
 
 /* A cookie was verified (st HSC_OK, c its fields) or refused (st, the
  * value val of len bytes); vp NULL: refused for being sent twice. */

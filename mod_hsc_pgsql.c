@@ -26,7 +26,8 @@ static int is_pgsql(const char *spec)
 {
     return spec != NULL
            && strncmp(spec, HSC_STORE_PGSQL_PREFIX,
-                      sizeof(HSC_STORE_PGSQL_PREFIX) - 1) == 0;
+                      sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
+                  == 0;
 }
 
 /* The directives' values, checked in every build (milliseconds). */
@@ -61,8 +62,9 @@ static const char *parse_ms(cmd_parms *cmd, const char *arg, int lo, int hi,
         v = -1;
     }
     if (v < lo || v > hi) {
-        return apr_psprintf(cmd->pool, "%s: '%s' is not a duration from "
-                            "%dms to %dms (e.g. 500ms, 1s)",
+        return apr_psprintf(cmd->pool,
+                            "%s: '%s' is not a duration from %dms to %dms "
+                            "(e.g. 500ms, 1s)",
                             cmd->cmd->name, arg, lo, hi);
     }
     *out = (int)v;
@@ -76,8 +78,7 @@ static const char *global_only(cmd_parms *cmd)
 }
 
 /* HSCUserDBPoolSize: connections per child, 1 to 64. */
-const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv,
-                                    const char *arg)
+const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv, const char *arg)
 {
     const char *err = global_only(cmd);
     char *end;
@@ -89,16 +90,17 @@ const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv,
     }
     n = strtol(arg, &end, 10);
     if (*arg < '0' || *arg > '9' || *end != '\0' || n < 1 || n > 64) {
-        return apr_psprintf(cmd->pool, "HSCUserDBPoolSize: '%s' is not "
-                            "a number of connections from 1 to 64", arg);
+        return apr_psprintf(cmd->pool,
+                            "HSCUserDBPoolSize: '%s' is not a number of "
+                            "connections from 1 to 64",
+                            arg);
     }
     pg_opt.pool_size = (int)n;
     return NULL;
 }
 
 /* HSCUserDBPoolWait: the longest wait for a free connection. */
-const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv,
-                                    const char *arg)
+const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv, const char *arg)
 {
     const char *err = global_only(cmd);
 
@@ -113,13 +115,11 @@ const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg)
 
     (void)dv;
     return err ? err
-               : parse_ms(cmd, arg, 10, 600000,
-                          &pg_opt.statement_timeout_ms);
+               : parse_ms(cmd, arg, 10, 600000, &pg_opt.statement_timeout_ms);
 }
 
 /* HSCUserDBMaxStale: 0 turns the PostgreSQL lease off. */
-const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv,
-                                    const char *arg)
+const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv, const char *arg)
 {
     const char *err = global_only(cmd);
 
@@ -145,8 +145,7 @@ static void options(hsc_pg_options_t *o)
     o->statement_timeout_ms = pg_opt.statement_timeout_ms;
 }
 
-const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
-                             const char **spec)
+const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
 {
     hsc_pg_pool_t *p = NULL;
     hsc_pg_options_t o;
@@ -157,8 +156,9 @@ const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
     errbuf[0] = '\0';
     /* Parsed now (a typo is a configtest error); connected in the
      * children only, so a node starts while the database is down. */
-    if (hsc_pg_pool_create(arg + sizeof(HSC_STORE_PGSQL_PREFIX) - 1,
-                           &o, &p, errbuf, sizeof(errbuf)) != HSC_OK) {
+    if (hsc_pg_pool_create(arg + sizeof(HSC_STORE_PGSQL_PREFIX) - 1, &o, &p,
+                           errbuf, sizeof(errbuf))
+        != HSC_OK) {
         return apr_pstrcat(cmd->pool, "HSCUserDB: ", errbuf, NULL);
     }
     hsc_pg_pool_destroy(p);
@@ -172,8 +172,7 @@ const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)
     if (!is_pgsql(spec)) {
         return spec;
     }
-    hsc_pg_redact(spec + sizeof(HSC_STORE_PGSQL_PREFIX) - 1, buf,
-                  sizeof(buf));
+    hsc_pg_redact(spec + sizeof(HSC_STORE_PGSQL_PREFIX) - 1, buf, sizeof(buf));
     return apr_pstrcat(p, HSC_STORE_PGSQL_PREFIX, buf, NULL);
 }
 
@@ -223,8 +222,7 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
         e = apr_array_push(pools);
         e->spec = sc->userdb;
         e->pool = NULL;
-        if (hsc_pg_pool_create(sc->userdb + sizeof(HSC_STORE_PGSQL_PREFIX)
-                                   - 1,
+        if (hsc_pg_pool_create(sc->userdb + sizeof(HSC_STORE_PGSQL_PREFIX) - 1,
                                &o, &e->pool, errbuf, sizeof(errbuf))
             != HSC_OK) {
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, HSCLOGNO(180) "%s: %s",
@@ -281,21 +279,22 @@ hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,
             return hsc_store_pgsql_open_pool(e->pool, flags, ps);
         }
     }
-    apr_cpystrn(errbuf, "no connection pool for this database in this "
-                "process", errlen);
+    apr_cpystrn(errbuf, "no connection pool for this database in this process",
+                errlen);
     return HSC_ESTORE;
 }
 
 #else /* !HSC_HAVE_PGSQL */
 
-const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
-                             const char **spec)
+const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
 {
     *spec = arg;
-    return apr_pstrcat(cmd->pool, "HSCUserDB: this mod_hsc was built "
-                       "without the PostgreSQL store (libpq); rebuild with "
-                       "libpq-dev installed or configure --with-pgsql, or "
-                       "give the path of an SQLite file", NULL);
+    return apr_pstrcat(cmd->pool,
+                       "HSCUserDB: this mod_hsc was built without the "
+                       "PostgreSQL store (libpq); rebuild with libpq-dev "
+                       "installed or configure --with-pgsql, or give the path "
+                       "of an SQLite file",
+                       NULL);
 }
 
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)

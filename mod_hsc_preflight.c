@@ -39,11 +39,11 @@ APLOG_USE_MODULE(hsc);
  * everywhere"): a read-only database is a supported setup (schema.md).
  */
 enum {
-    NEED_READ_DB,   /* read the database */
-    NEED_READ_WAL,  /* read the -wal and -shm files, where they exist */
+    NEED_READ_DB,  /* read the database */
+    NEED_READ_WAL, /* read the -wal and -shm files, where they exist */
     NEED_READ_SHM,
-    NEED_DIR,       /* create them, where they do not */
-    NEED_WRITE_DB,  /* write the database, -wal and -shm */
+    NEED_DIR,      /* create them, where they do not */
+    NEED_WRITE_DB, /* write the database, -wal and -shm */
     NEED_WRITE_WAL,
     NEED_WRITE_SHM,
     NEED_N,
@@ -66,16 +66,16 @@ static void db_needs(apr_pool_t *p, const char *db, db_needs_t *n)
 {
     const char *slash = strrchr(db, '/');
     const char *dir = slash == NULL ? "."
-                      : slash == db ? "/"
-                                    : apr_pstrndup(p, db, (apr_size_t)(slash - db));
+                      : slash == db
+                          ? "/"
+                          : apr_pstrndup(p, db, (apr_size_t)(slash - db));
     const char *wal = apr_pstrcat(p, db, "-wal", NULL);
     const char *shm = apr_pstrcat(p, db, "-shm", NULL);
     int have_wal = exists(wal), have_shm = exists(shm);
-    const db_needs_t tmpl = {
-        {db, wal, shm, dir, db, wal, shm},
-        {R_OK, R_OK, R_OK, W_OK | X_OK, W_OK, W_OK, W_OK},
-        {0, !have_wal, !have_shm, have_wal && have_shm, 0, !have_wal,
-         !have_shm}};
+    const db_needs_t tmpl = {{db, wal, shm, dir, db, wal, shm},
+                             {R_OK, R_OK, R_OK, W_OK | X_OK, W_OK, W_OK, W_OK},
+                             {0, !have_wal, !have_shm, have_wal && have_shm, 0,
+                              !have_wal, !have_shm}};
 
     *n = tmpl;
 }
@@ -117,9 +117,8 @@ static int first_denied(const db_needs_t *n)
     if (pid == 0) {
         const char *name = ap_unixd_config.user_name;
         gid_t gid = ap_unixd_config.group_id;
-        if (name == NULL || name[0] == '#'
-            ? setgroups(1, &gid) != 0
-            : initgroups(name, gid) != 0) {
+        if (name == NULL || name[0] == '#' ? setgroups(1, &gid) != 0
+                                           : initgroups(name, gid) != 0) {
             _exit(100);
         }
         if (setgid(gid) != 0 || setuid(ap_unixd_config.user_id) != 0
@@ -154,7 +153,8 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
     if (bad < 0) {
         ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
                      HSCLOGNO(142) "cannot check whether the server's User may "
-                     "read and write the user database %s", db);
+                                   "read and write the user database %s",
+                     db);
         return 0;
     }
     if (geteuid() == 0) {
@@ -166,26 +166,30 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
         group = apr_psprintf(p, "#%ld", (long)getegid());
     }
     dir = n.path[NEED_DIR];
-    fix = apr_psprintf(p, "chown %s:%s %s %s*; and run hsc-admin as that "
-                          "user (runuser -u %s -- hsc-admin ..., or sudo -u "
-                          "%s hsc-admin ...)",
+    fix = apr_psprintf(p,
+                       "chown %s:%s %s %s*; and run hsc-admin as that user "
+                       "(runuser -u %s -- hsc-admin ..., or sudo -u %s "
+                       "hsc-admin ...)",
                        user, group, dir, db, user, user);
     if (bad >= NEED_FIRST_WRITE) {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
-                     HSCLOGNO(143) "HSCUserDB %s is read-only for the server's "
-                     "User %s (cannot write %s): logins and cookies work, "
-                     "but \"log out everywhere\" cannot revoke cookies. To "
-                     "allow it: %s", db, user, n.path[bad], fix);
+        ap_log_error(
+            APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
+            HSCLOGNO(143) "HSCUserDB %s is read-only for the server's User %s "
+                          "(cannot write %s): logins and cookies work, but "
+                          "\"log out everywhere\" cannot revoke cookies. To "
+                          "allow it: %s",
+            db, user, n.path[bad], fix);
         return 0;
     }
     what = bad == NEED_DIR
                ? apr_psprintf(p, "create the -wal and -shm files in %s", dir)
                : apr_psprintf(p, "read %s", n.path[bad]);
-    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                 HSCLOGNO(140) "HSCUserDB %s: the server's User %s cannot %s, so "
-                 "every login and cookie would get 503. Give the database and "
-                 "its directory to the server: %s",
-                 db, user, what, fix);
+    ap_log_error(
+        APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+        HSCLOGNO(140) "HSCUserDB %s: the server's User %s cannot %s, so every "
+                      "login and cookie would get 503. Give the database and "
+                      "its directory to the server: %s",
+        db, user, what, fix);
     return -1;
 }
 
@@ -196,8 +200,8 @@ int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s)
     int bad = 0;
 
     for (s = main_s; s != NULL; s = s->next) {
-        const hsc_srv_conf_t *sc =
-            ap_get_module_config(s->module_config, &hsc_module);
+        const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                        &hsc_module);
         /* A pgsql: store is no file: its reachability is the child's
          * business (HSC180), not a permission of the server's User. */
         if (sc->userdb == NULL
@@ -253,13 +257,14 @@ void hsc_warn_insecure_cookie(request_rec *r, const hsc_dir_conf_t *d)
     if (apr_atomic_cas32(&warned, 1, 0) != 0) {
         return;
     }
-    ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                  HSCLOGNO(141) "the %s cookie is Secure but this request came "
-                  "over plain http: the browser will drop it and the user "
-                  "will seem not logged in. Serve the site over https; "
-                  "behind a TLS proxy use ServerName https://%s or trust "
-                  "the proxy's X-Forwarded-Proto with mod_remoteip "
-                  "(RemoteIPInternalProxy); HSCCookieSecure Off only for "
-                  "testing (said once per child)",
-                  d->cookie_name, host != NULL ? host : "your.host");
+    ap_log_rerror(
+        APLOG_MARK, APLOG_WARNING, 0, r,
+        HSCLOGNO(141) "the %s cookie is Secure but this request came over "
+                      "plain http: the browser will drop it and the user will "
+                      "seem not logged in. Serve the site over https; behind a "
+                      "TLS proxy use ServerName https://%s or trust the "
+                      "proxy's X-Forwarded-Proto with mod_remoteip "
+                      "(RemoteIPInternalProxy); HSCCookieSecure Off only for "
+                      "testing (said once per child)",
+        d->cookie_name, host != NULL ? host : "your.host");
 }

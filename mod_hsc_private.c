@@ -69,8 +69,8 @@ static void make_private(request_rec *r, int cookie_set)
     apr_table_setn(r->err_headers_out, "Cache-Control", out);
     /* The page depends on the cookie: tell any cache keying by URL. */
     vary = apr_table_get(r->headers_out, "Vary");
-    if (vary == NULL || (!ap_strcasestr(vary, "cookie")
-                         && strchr(vary, '*') == NULL)) {
+    if (vary == NULL
+        || (!ap_strcasestr(vary, "cookie") && strchr(vary, '*') == NULL)) {
         apr_table_mergen(r->headers_out, "Vary", "Cookie");
     }
 }
@@ -106,8 +106,7 @@ static void private_insert(request_rec *r)
     if (r->main != NULL || (mark = mark_of(r)) == NULL) {
         return;
     }
-    ap_add_output_filter_handle(private_filter, (void *)mark, r,
-                                r->connection);
+    ap_add_output_filter_handle(private_filter, (void *)mark, r, r->connection);
 }
 
 void hsc_private_mark(request_rec *r, int cookie_set)

@@ -115,23 +115,22 @@ const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg)
         name = arg;
     }
     if (*name == '\0') {
-        return "HSCThrottleCache: name a socache provider (shmcb, "
-               "memcache, ...) or none";
+        return "HSCThrottleCache: name a socache provider (shmcb, memcache, "
+               "...) or none";
     }
     prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
                               AP_SOCACHE_PROVIDER_VERSION);
     if (prov == NULL) {
         return apr_psprintf(cmd->pool,
                             "HSCThrottleCache: the socache provider '%s' is "
-                            "not loaded (LoadModule socache_%s_module "
-                            "before this line), or use none",
+                            "not loaded (LoadModule socache_%s_module before "
+                            "this line), or use none",
                             name, name);
     }
     cache_inst = NULL;
     err = prov->create(&cache_inst, args, cmd->temp_pool, cmd->pool);
     if (err != NULL) {
-        return apr_psprintf(cmd->pool, "HSCThrottleCache: %s: %s", name,
-                            err);
+        return apr_psprintf(cmd->pool, "HSCThrottleCache: %s: %s", name, err);
     }
     cache_name = name;
     cache_args = args;
@@ -196,9 +195,9 @@ static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
     if (*prov == NULL) {
         ap_log_error(APLOG_MARK, APLOG_WARNING, 0, main_s,
                      HSCLOGNO(050) "login throttling is off: the socache "
-                     "provider shmcb is not loaded (LoadModule "
-                     "socache_shmcb_module, or HSCThrottleCache none "
-                     "to say it is meant)");
+                                   "provider shmcb is not loaded (LoadModule "
+                                   "socache_shmcb_module, or HSCThrottleCache "
+                                   "none to say it is meant)");
         return DECLINED;
     }
     /* The file is only used where anonymous shared memory is not. */
@@ -209,8 +208,9 @@ static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
     err = (*prov)->create(&cache_inst, cache_args, ptemp, pconf);
     if (err != NULL) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
-                     HSCLOGNO(060) "cannot create the login throttling "
-                     "cache: %s", err);
+                     HSCLOGNO(060) "cannot create the login throttling cache: "
+                                   "%s",
+                     err);
         return !OK;
     }
     return OK;
@@ -258,7 +258,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (rv != APR_SUCCESS) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
                      HSCLOGNO(063) "cannot initialise the login throttling "
-                     "cache (%s%s%s)",
+                                   "cache (%s%s%s)",
                      cache_name ? cache_name : HSC_THROTTLE_DEFAULT_PROVIDER,
                      cache_args ? ":" : "", cache_args ? cache_args : "");
         return !OK;
@@ -280,13 +280,14 @@ static void throttle_child_init(apr_pool_t *pchild, server_rec *s)
     if (cache_mutex == NULL) {
         return;
     }
-    rv = apr_global_mutex_child_init(
-        &cache_mutex, apr_global_mutex_lockfile(cache_mutex), pchild);
+    rv = apr_global_mutex_child_init(&cache_mutex,
+                                     apr_global_mutex_lockfile(cache_mutex),
+                                     pchild);
     if (rv != APR_SUCCESS) {
         /* Without the lock the cache is not used: logins go unthrottled. */
         ap_log_error(APLOG_MARK, APLOG_CRIT, rv, s,
                      HSCLOGNO(064) "cannot attach the %s mutex in a child: "
-                     "login throttling is off in it",
+                                   "login throttling is off in it",
                      HSC_THROTTLE_MUTEX);
         cache_provider = NULL;
     }
@@ -313,7 +314,8 @@ static apr_status_t counter_get(request_rec *r, const char *key,
     if (APR_STATUS_IS_NOTFOUND(rv)) {
         /* Absent: a fresh counter (the decode of nothing cannot fail). */
         return hsc_counter_decode(NULL, 0, now, window, 0, c) == HSC_OK
-                   ? APR_SUCCESS : APR_EGENERAL;
+                   ? APR_SUCCESS
+                   : APR_EGENERAL;
     }
     if (rv != APR_SUCCESS) {
         return rv;
@@ -322,7 +324,8 @@ static apr_status_t counter_get(request_rec *r, const char *key,
      * attempts in flight when it was reached. */
     if (len > sizeof(buf)
         || hsc_counter_decode((const char *)buf, len, now, window,
-                              2 * HSC_COUNT_MAX, c) != HSC_OK) {
+                              2 * HSC_COUNT_MAX, c)
+               != HSC_OK) {
         return APR_EGENERAL;
     }
     return APR_SUCCESS;
@@ -379,8 +382,9 @@ static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 
     ap_log_rerror(APLOG_MARK, first ? APLOG_ERR : APLOG_DEBUG, rv, r,
                   HSCLOGNO(054) "login throttling cache failure (%s): %s%s",
-                  what, unavailable_refuse ? "logins are refused (503)"
-                                           : "logins go on, not throttled",
+                  what,
+                  unavailable_refuse ? "logins are refused (503)"
+                                     : "logins go on, not throttled",
                   first ? " until it answers again (logged once)" : "");
 }
 
@@ -414,15 +418,15 @@ const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
 
 /* One of the two counters of a login, as hsc_throttle_begin works on it. */
 typedef struct {
-    char *key;         /* in the hsc_throttle_t; "" when not counted */
-    int limit;         /* 0: this counter is off */
-    hsc_counter_t c;   /* as read */
-    apr_int64_t wait;  /* seconds until it frees, 0 when under its limit */
+    char *key;        /* in the hsc_throttle_t; "" when not counted */
+    int limit;        /* 0: this counter is off */
+    hsc_counter_t c;  /* as read */
+    apr_int64_t wait; /* seconds until it frees, 0 when under its limit */
 } counter_t;
 
 /* Read a counter and how long it makes the login wait. */
-static apr_status_t counter_read(request_rec *r, counter_t *k,
-                                 apr_int64_t now, apr_int64_t window)
+static apr_status_t counter_read(request_rec *r, counter_t *k, apr_int64_t now,
+                                 apr_int64_t window)
 {
     apr_status_t rv;
 
@@ -458,10 +462,12 @@ static int counter_keys(request_rec *r, const char *userdb, const char *user,
 
     if ((k[0].limit > 0
          && hsc_throttle_key('a', host ? host : "", addr, strlen(addr),
-                             k[0].key) != HSC_OK)
+                             k[0].key)
+                != HSC_OK)
         || (k[1].limit > 0
             && hsc_throttle_key('u', userdb ? userdb : "", user, user_len,
-                                k[1].key) != HSC_OK)) {
+                                k[1].key)
+                   != HSC_OK)) {
         return -1;
     }
     return 0;
@@ -473,23 +479,24 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
                           apr_int64_t wait)
 {
     if (k[0].wait > 0) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(052) "login throttled (429) for user \"%s\": "
-                      "%u failed logins from address %s within %"
-                      APR_INT64_T_FMT " s (HSCThrottleAddress %d); "
-                      "free again in %" APR_INT64_T_FMT " s",
-                      ap_escape_logitem(r->pool, user), k[0].c.count,
-                      r->useragent_ip ? r->useragent_ip : "", tc->window,
-                      tc->addr, wait);
+        ap_log_rerror(
+            APLOG_MARK, APLOG_WARNING, 0, r,
+            HSCLOGNO(052) "login throttled (429) for user \"%s\": %u failed "
+                          "logins from address %s within %" APR_INT64_T_FMT
+                          " s (HSCThrottleAddress %d); "
+                          "free again in %" APR_INT64_T_FMT " s",
+            ap_escape_logitem(r->pool, user), k[0].c.count,
+            r->useragent_ip ? r->useragent_ip : "", tc->window, tc->addr, wait);
     }
     else {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(053) "login throttled (429) for user \"%s\": "
-                      "%u failed logins for this user within %"
-                      APR_INT64_T_FMT " s (HSCThrottleUser %d); "
-                      "free again in %" APR_INT64_T_FMT " s",
-                      ap_escape_logitem(r->pool, user), k[1].c.count,
-                      tc->window, tc->user, k[1].wait);
+        ap_log_rerror(
+            APLOG_MARK, APLOG_WARNING, 0, r,
+            HSCLOGNO(053) "login throttled (429) for user \"%s\": %u failed "
+                          "logins for this user within %" APR_INT64_T_FMT
+                          " s (HSCThrottleUser %d); "
+                          "free again in %" APR_INT64_T_FMT " s",
+            ap_escape_logitem(r->pool, user), k[1].c.count, tc->window,
+            tc->user, k[1].wait);
     }
 }
 
@@ -553,8 +560,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
 }
 
 void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
-                      const hsc_throttle_t *t,
-                      hsc_throttle_outcome_t outcome)
+                      const hsc_throttle_t *t, hsc_throttle_outcome_t outcome)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_status_t rv;
@@ -646,8 +652,8 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_throttle_end(r, tc, &th, HSC_THROTTLE_BUSY);
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
-                      "password checks already run in this child "
-                      "(HSCMaxLoginKDF); counted for the address",
+                                    "password checks already run in this child "
+                                    "(HSCMaxLoginKDF); counted for the address",
                       ap_escape_logitem(r->pool, user), tc->max_kdf);
         *retry_after = 1;
         return HSC_ATTEMPT_BUSY;
@@ -664,9 +670,7 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     case HSC_CLASS_FAULT:
         hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
         break;
-    default:
-        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED);
-        break;
+    default: hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED); break;
     }
     return HSC_ATTEMPT_CHECKED;
 }

@@ -19,12 +19,11 @@
 /* Per server: HSCThrottleAddress, HSCThrottleUser, HSCThrottleWindow,
  * HSCMaxLoginKDF (0 turns a limit off). */
 typedef struct {
-    int addr;            /* failed logins per window per address */
-    int user;            /* failed logins per window per username */
-    apr_int64_t window;  /* seconds */
-    int max_kdf;         /* KDFs at once in a child; 0: no cap */
-    unsigned int addr_set : 1, user_set : 1, window_set : 1,
-        max_kdf_set : 1;
+    int addr;           /* failed logins per window per address */
+    int user;           /* failed logins per window per username */
+    apr_int64_t window; /* seconds */
+    int max_kdf;        /* KDFs at once in a child; 0: no cap */
+    unsigned int addr_set : 1, user_set : 1, window_set : 1, max_kdf_set : 1;
 } hsc_throttle_conf_t;
 
 /* What hsc_throttle_begin counted, for hsc_throttle_end. */
@@ -36,12 +35,12 @@ typedef struct {
 
 /* How a counted attempt ended. */
 typedef enum {
-    HSC_THROTTLE_FAILED,         /* wrong password, unknown user: it counts */
-    HSC_THROTTLE_SUCCEEDED,      /* clear the username's count, give the
-                                  * address its attempt back */
-    HSC_THROTTLE_UNDO,           /* a fault (store down): give both back */
-    HSC_THROTTLE_BUSY            /* refused by the KDF cap (503): the
-                                  * address keeps it, the username not */
+    HSC_THROTTLE_FAILED,    /* wrong password, unknown user: it counts */
+    HSC_THROTTLE_SUCCEEDED, /* clear the username's count, give the
+                             * address its attempt back */
+    HSC_THROTTLE_UNDO,      /* a fault (store down): give both back */
+    HSC_THROTTLE_BUSY       /* refused by the KDF cap (503): the
+                             * address keeps it, the username not */
 } hsc_throttle_outcome_t;
 
 /* Registers throttling's own pre_config, post_config and child_init. */
@@ -52,8 +51,7 @@ const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
                                          const char *arg);
 
 /* HSCThrottleCache none | provider[:args] (main server only). */
-const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv,
-                                   const char *arg);
+const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg);
 
 /*
  * Before a password check: 0 when the login may go on (the attempt is
@@ -69,8 +67,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
 
 /* After the password check. */
 void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
-                      const hsc_throttle_t *t,
-                      hsc_throttle_outcome_t outcome);
+                      const hsc_throttle_t *t, hsc_throttle_outcome_t outcome);
 
 /* The per-child KDF cap: 1 when a slot was taken (give it back with
  * hsc_kdf_slot_give), 0 when tc->max_kdf KDFs already run in this child. */

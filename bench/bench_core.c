@@ -353,8 +353,8 @@ static void bench_ns(const char *label, bench_fn *fn)
     med = median(per, B.runs);
     lo = per[0];
     hi = per[B.runs - 1];
-    printf("| %-46s | %9.0f | %6.0f - %-6.0f | %d x %u |\n", label, med, lo,
-           hi, B.runs, iters);
+    printf("| %-46s | %9.0f | %6.0f - %-6.0f | %d x %u |\n", label, med, lo, hi,
+           B.runs, iters);
     fflush(stdout);
 }
 
@@ -369,9 +369,8 @@ static void print_ms(const char *label, double *per)
 }
 
 /* Times hsc_password_check for one user (runs times, median in ms). */
-static void bench_login(const char *label, const char *user,
-                        const char *pw, const hsc_kdf_t *dummy,
-                        hsc_status_t expect)
+static void bench_login(const char *label, const char *user, const char *pw,
+                        const hsc_kdf_t *dummy, hsc_status_t expect)
 {
     double per[64], t0;
     unsigned char xn[HSC_XN_LEN];
@@ -413,8 +412,7 @@ static void bench_pbkdf2(unsigned iterations)
         }
         per[r] = (now_ns() - t0) / 1e6;
     }
-    snprintf(label, sizeof(label), "PBKDF2-HMAC-SHA256 %u (OWASP)",
-             iterations);
+    snprintf(label, sizeof(label), "PBKDF2-HMAC-SHA256 %u (OWASP)", iterations);
     print_ms(label, per);
 }
 
@@ -515,7 +513,8 @@ static void bench_threads(int n)
         memset(&g[i], 0, sizeof(g[i]));
         g[i].next = (unsigned)i * (NCOOKIES / 8);
         if (hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &g[i].store,
-                                  errbuf, sizeof(errbuf)) != HSC_OK) {
+                                  errbuf, sizeof(errbuf))
+            != HSC_OK) {
             fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
             exit(1);
         }
@@ -597,8 +596,7 @@ static void bench_shared(int n, unsigned shards, unsigned span)
     unsigned k;
     int r, i;
 
-    if (hsc_cache_create(HSC_CACHE_DEFAULT_ENTRIES, shards, &cache)
-        != HSC_OK) {
+    if (hsc_cache_create(HSC_CACHE_DEFAULT_ENTRIES, shards, &cache) != HSC_OK) {
         die("hsc_cache_create", HSC_ENOMEM);
     }
     for (i = 0; i < n; i++) {
@@ -606,7 +604,8 @@ static void bench_shared(int n, unsigned shards, unsigned span)
         g[i].next = (unsigned)i * (NCOOKIES / SHARED_MAX);
         g[i].span = span;
         if (hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &g[i].store,
-                                  errbuf, sizeof(errbuf)) != HSC_OK) {
+                                  errbuf, sizeof(errbuf))
+            != HSC_OK) {
             fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
             exit(1);
         }
@@ -649,7 +648,8 @@ static void bench_shared(int n, unsigned shards, unsigned span)
     cs.misses -= cs0.misses;
     cs.waits -= cs0.waits;
     printf("| %7d | %6u | %7u | %12.0f | %8.0f - %-8.0f | %5.1f%% | %8.1f |"
-           "\n", n, shards, span, med, per[0], per[B.runs - 1],
+           "\n",
+           n, shards, span, med, per[0], per[B.runs - 1],
            cs.hits + cs.misses
                ? 100.0 * (double)cs.hits / (double)(cs.hits + cs.misses)
                : 0.0,
@@ -664,9 +664,10 @@ static void shared_section(void)
     printf("\nThe shared record cache from threads at once (hsc_store_get "
            "of random users, a handle per thread, one cache of %u records "
            "shared by all, striped over N locks; 1 lock = a global lock):"
-           "\n\n", (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
-    printf("| threads | locks | users | gets/s in all | min - max | hits "
-           "| lock waits per million gets |\n");
+           "\n\n",
+           (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
+    printf("| threads | locks | users | gets/s in all | min - max | hits | "
+           "lock waits per million gets |\n");
     printf("|---:|---:|---:|---:|---|---:|---:|\n");
     bench_shared(1, 256, 1000);
     bench_shared(25, 1, 1000);
@@ -675,13 +676,12 @@ static void shared_section(void)
         bench_shared(25, 1, 100000);
         bench_shared(25, 256, 100000);
     }
-
 }
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] "
-                    "[--dir DIR] [--sqlite-stats] [--shared-only]\n");
+    fprintf(stderr, "usage: bench_core [--users N] [--runs R] [--quick] [--dir "
+                    "DIR] [--sqlite-stats] [--shared-only]\n");
     exit(2);
 }
 
@@ -758,8 +758,8 @@ int main(int argc, char **argv)
         != HSC_OK) {
         die("key generation", st);
     }
-    st = hsc_keyring_parse(B.pool, "bench", keyline, strlen(keyline),
-                           &B.ring, &msg);
+    st = hsc_keyring_parse(B.pool, "bench", keyline, strlen(keyline), &B.ring,
+                           &msg);
     hsc_wipe(keyline, sizeof(keyline));
     if (st != HSC_OK) {
         fprintf(stderr, "bench_core: key ring: %s\n", msg ? msg : "?");
@@ -799,8 +799,8 @@ int main(int argc, char **argv)
         user_password(i, pw, sizeof(pw));
         add_user(name, pw, &kdf1, xn);
     }
-    printf("# %u users added one by one (sha256-chain:1) in %.1f s, "
-           "%s\n\n", B.users, (now_ns() - t0) / 1e9, B.dbpath);
+    printf("# %u users added one by one (sha256-chain:1) in %.1f s, %s\n\n",
+           B.users, (now_ns() - t0) / 1e9, B.dbpath);
     fflush(stdout);
 
     /* Cookies for random users: x_n recomputed with the user's salt. */
@@ -839,8 +839,8 @@ int main(int argc, char **argv)
         }
     }
     hsc_wipe(xn, sizeof(xn));
-    st = hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &B.nocache,
-                               errbuf, sizeof(errbuf));
+    st = hsc_store_sqlite_open(B.dbpath, HSC_STORE_NOCACHE, &B.nocache, errbuf,
+                               sizeof(errbuf));
     if (st != HSC_OK) {
         fprintf(stderr, "bench_core: open %s: %s\n", B.dbpath, errbuf);
         return 1;
@@ -851,13 +851,14 @@ int main(int argc, char **argv)
         print_loadavg("after");
         return 0;
     }
-    printf("Per request (ns per operation; %u users in SQLite, %d cookies "
-           "for random users):\n\n", B.users, NCOOKIES);
-    printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op",
-           "min - max", "runs x iterations");
+    printf("Per request (ns per operation; %u users in SQLite, %d cookies for "
+           "random users):\n\n",
+           B.users, NCOOKIES);
+    printf("| %-46s | %9s | %15s | %s |\n", "operation", "ns/op", "min - max",
+           "runs x iterations");
     printf("|%s|%s|%s|%s|\n",
-           "------------------------------------------------", "----------:",
-           "-----------------", "---");
+           "------------------------------------------------",
+           "----------:", "-----------------", "---");
     bench_ns("hsc_cookie_verify (all six steps, SQLite)", op_verify);
     bench_ns("hsc_cookie_check (steps 1-4, no store)", op_check);
     bench_ns("hsc_cookie_parse (step 1)", op_parse);
@@ -876,8 +877,8 @@ int main(int argc, char **argv)
 
         hsc_store_sqlite_counters(B.store, &hits, &queries);
         printf("\n# validated cache %s: %lu gets from the cache, %lu by "
-               "query\n", hsc_store_sqlite_cached(B.store) ? "on" : "OFF",
-               hits, queries);
+               "query\n",
+               hsc_store_sqlite_cached(B.store) ? "on" : "OFF", hits, queries);
     }
 
     printf("\nLookups from threads at once (hsc_store_get of random users, "

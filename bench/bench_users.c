@@ -42,8 +42,8 @@ int main(int argc, char **argv)
     int rc = 1;
 
     if (argc != 5 || (n = strtol(argv[3], NULL, 10)) <= 0 || n > 10000000) {
-        fprintf(stderr, "usage: bench_users DB KEYFILE N COOKIES "
-                "(N from 1 to 10,000,000)\n");
+        fprintf(stderr, "usage: bench_users DB KEYFILE N COOKIES (N from 1 to "
+                        "10,000,000)\n");
         return 2;
     }
     if (apr_initialize() != APR_SUCCESS
@@ -55,15 +55,16 @@ int main(int argc, char **argv)
     hsc_kdf_parse(KDF, &kdf);
     if (sqlite3_open(argv[1], &db) != SQLITE_OK
         || sqlite3_busy_timeout(db, 10000) != SQLITE_OK
-        || sqlite3_exec(db, "PRAGMA synchronous = OFF; BEGIN", NULL, NULL,
-                        NULL) != SQLITE_OK
-        || sqlite3_prepare_v2(db, "INSERT INTO hsc_users (username, salt, "
-                              "kdf, authenticator, groups, disabled, "
+        || sqlite3_exec(db, "PRAGMA synchronous = OFF; BEGIN", NULL, NULL, NULL)
+               != SQLITE_OK
+        || sqlite3_prepare_v2(db,
+                              "INSERT INTO hsc_users (username, salt, kdf, "
+                              "authenticator, groups, disabled, "
                               "revoked_before, created, updated) VALUES "
-                              "(?1, ?2, '" KDF "', ?3, 'staff', 0, 0, ?4, "
-                              "?4)", -1, &ins, NULL) != SQLITE_OK) {
-        fprintf(stderr, "bench_users: %s: %s\n", argv[1],
-                sqlite3_errmsg(db));
+                              "(?1, ?2, '" KDF "', ?3, 'staff', 0, 0, ?4, ?4)",
+                              -1, &ins, NULL)
+               != SQLITE_OK) {
+        fprintf(stderr, "bench_users: %s: %s\n", argv[1], sqlite3_errmsg(db));
         goto done;
     }
     if ((out = fopen(argv[4], "w")) == NULL) {
@@ -83,7 +84,8 @@ int main(int argc, char **argv)
             || hsc_authenticator(xn, v) != HSC_OK
             || hsc_cookie_mint(hsc_keyring_signer(ring), name, strlen(name),
                                now, now + 86400, xn, "", "", cookie,
-                               sizeof(cookie), &clen) != HSC_OK) {
+                               sizeof(cookie), &clen)
+                   != HSC_OK) {
             fprintf(stderr, "bench_users: cannot make %s\n", name);
             goto done;
         }
@@ -92,8 +94,7 @@ int main(int argc, char **argv)
         sqlite3_bind_blob(ins, 3, v, sizeof(v), SQLITE_STATIC);
         sqlite3_bind_int64(ins, 4, now);
         if (sqlite3_step(ins) != SQLITE_DONE) {
-            fprintf(stderr, "bench_users: %s: %s\n", name,
-                    sqlite3_errmsg(db));
+            fprintf(stderr, "bench_users: %s: %s\n", name, sqlite3_errmsg(db));
             goto done;
         }
         sqlite3_reset(ins);

@@ -32,14 +32,14 @@ static size_t utf8_seq(const unsigned char *s, size_t len, unsigned long *cp)
     else if (b >= 0xE0 && b <= 0xEF) {
         n = 3;
         c = b & 0x0F;
-        lo = b == 0xE0 ? 0xA0 : 0x80;   /* no overlong form */
-        hi = b == 0xED ? 0x9F : 0xBF;   /* no surrogate */
+        lo = b == 0xE0 ? 0xA0 : 0x80; /* no overlong form */
+        hi = b == 0xED ? 0x9F : 0xBF; /* no surrogate */
     }
     else if (b >= 0xF0 && b <= 0xF4) {
         n = 4;
         c = b & 0x07;
-        lo = b == 0xF0 ? 0x90 : 0x80;   /* no overlong form */
-        hi = b == 0xF4 ? 0x8F : 0xBF;   /* nothing over U+10FFFF */
+        lo = b == 0xF0 ? 0x90 : 0x80; /* no overlong form */
+        hi = b == 0xF4 ? 0x8F : 0xBF; /* nothing over U+10FFFF */
     }
     else {
         return 0;

@@ -23,11 +23,11 @@
 
 /** One security event. NULL strings and unset numbers are left out. */
 typedef struct {
-    int64_t time_us;        /* Unix microseconds (time: RFC 3339, ms, UTC) */
-    const char *event;      /* login, logout, cookie, admin */
-    const char *outcome;    /* success, failure */
-    const char *reason;     /* failures: a class (docs/audit-log.md) */
-    const char *user;       /* user_len bytes, any bytes (escaped here) */
+    int64_t time_us;     /* Unix microseconds (time: RFC 3339, ms, UTC) */
+    const char *event;   /* login, logout, cookie, admin */
+    const char *outcome; /* success, failure */
+    const char *reason;  /* failures: a class (docs/audit-log.md) */
+    const char *user;    /* user_len bytes, any bytes (escaped here) */
     size_t user_len;
     const char *client;     /* client address (after mod_remoteip) */
     const char *vhost;      /* ServerName of the virtual host */

@@ -7,8 +7,8 @@
  */
 #include "hsc_b64.h"
 
-static const char enc_table[64] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+static const char enc_table
+    [64] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 /* 0..63 for the alphabet, 0xFF for everything else (including '=', '+'). */
 #define XX 0xFF

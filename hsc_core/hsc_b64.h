@@ -7,7 +7,7 @@
 #include "hsc_util.h"
 
 /** Characters needed to encode len bytes, without the NUL. */
-#define HSC_B64URL_LEN(len) ((((len) * 4) + 2) / 3)
+#define HSC_B64URL_LEN(len) ((((len)*4) + 2) / 3)
 
 /**
  * Encode len bytes into out, which must hold HSC_B64URL_LEN(len) + 1 bytes.

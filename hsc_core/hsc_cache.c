@@ -27,8 +27,8 @@
 
 /* One kept record: HSC_CACHE_RECORD bytes. */
 typedef struct {
-    uint64_t gen;           /* generation it was stored under */
-    uint8_t ref;            /* CLOCK: used since the hand last passed */
+    uint64_t gen; /* generation it was stored under */
+    uint8_t ref;  /* CLOCK: used since the hand last passed */
     uint8_t name_len;
     uint8_t groups_len;
     uint8_t disabled;
@@ -64,19 +64,19 @@ struct hsc_cache {
     size_t nsets;
     unsigned shard_mask;
     shard_t *shards;
-    uint32_t *tags;         /* nsets * WAYS; 0 = empty */
-    uint8_t *hands;         /* nsets */
-    rec_t *recs;            /* nsets * WAYS */
-    size_t map_len;         /* one mapping: tags, hands, recs */
+    uint32_t *tags; /* nsets * WAYS; 0 = empty */
+    uint8_t *hands; /* nsets */
+    rec_t *recs;    /* nsets * WAYS */
+    size_t map_len; /* one mapping: tags, hands, recs */
     void *map;
     char pad0[LINE];
-    uint64_t gen;           /* atomic */
-    uint64_t drops;         /* atomic */
-    uint64_t clears;        /* atomic */
+    uint64_t gen;    /* atomic */
+    uint64_t drops;  /* atomic */
+    uint64_t clears; /* atomic */
     char pad1[LINE];
-    uint64_t tok_seq;       /* atomic; odd while written */
+    uint64_t tok_seq;          /* atomic; odd while written */
     uint64_t tok[TOKEN_WORDS]; /* atomic words */
-    uint64_t tok_len;       /* atomic */
+    uint64_t tok_len;          /* atomic */
     pthread_mutex_t tok_lock;
 };
 
@@ -156,8 +156,7 @@ static uint64_t random_seed(const void *salt)
            ^ ((uint64_t)getpid() << 32);
 }
 
-hsc_status_t hsc_cache_create(size_t entries, unsigned shards,
-                              hsc_cache_t **pc)
+hsc_status_t hsc_cache_create(size_t entries, unsigned shards, hsc_cache_t **pc)
 {
     hsc_cache_t *c;
     size_t nsets, tags_len, hands_len, recs_len, i;
@@ -191,8 +190,8 @@ hsc_status_t hsc_cache_create(size_t entries, unsigned shards,
     }
     c = calloc(1, sizeof(*c));
     if (c != NULL) {
-        if (posix_memalign((void **)&c->shards, LINE,
-                           shards * sizeof(shard_t)) != 0) {
+        if (posix_memalign((void **)&c->shards, LINE, shards * sizeof(shard_t))
+            != 0) {
             c->shards = NULL;
         }
     }
@@ -251,9 +250,9 @@ size_t hsc_cache_entries(const hsc_cache_t *c)
 
 size_t hsc_cache_bytes(const hsc_cache_t *c)
 {
-    return c != NULL ? c->map_len + sizeof(*c)
-                           + (c->shard_mask + 1) * sizeof(shard_t)
-                     : 0;
+    return c != NULL
+               ? c->map_len + sizeof(*c) + (c->shard_mask + 1) * sizeof(shard_t)
+               : 0;
 }
 
 /* --- validity ------------------------------------------------------------ */
@@ -291,8 +290,7 @@ static int token_is(hsc_cache_t *c, const uint64_t *w, size_t len)
     return cur_len == len && memcmp(mine, w, n * 8) == 0;
 }
 
-void hsc_cache_sync_token(hsc_cache_t *c, const unsigned char *tok,
-                          size_t len)
+void hsc_cache_sync_token(hsc_cache_t *c, const unsigned char *tok, size_t len)
 {
     uint64_t w[TOKEN_WORDS];
     size_t i, n;
@@ -314,8 +312,7 @@ void hsc_cache_sync_token(hsc_cache_t *c, const unsigned char *tok,
         hsc_cache_clear(c);
         __atomic_add_fetch(&c->tok_seq, 1, __ATOMIC_ACQ_REL);
         for (i = 0; i < TOKEN_WORDS; i++) {
-            __atomic_store_n(&c->tok[i], i < n ? w[i] : 0,
-                             __ATOMIC_RELAXED);
+            __atomic_store_n(&c->tok[i], i < n ? w[i] : 0, __ATOMIC_RELAXED);
         }
         __atomic_store_n(&c->tok_len, len, __ATOMIC_RELAXED);
         __atomic_add_fetch(&c->tok_seq, 1, __ATOMIC_RELEASE);
@@ -330,8 +327,8 @@ void hsc_cache_ticket(hsc_cache_t *c, hsc_cache_ticket_t *t)
 }
 
 /* The way holding name in set, or -1. Under the shard lock. */
-static int find(const hsc_cache_t *c, size_t set, uint32_t tag,
-                uint64_t gen, const char *name, size_t len)
+static int find(const hsc_cache_t *c, size_t set, uint32_t tag, uint64_t gen,
+                const char *name, size_t len)
 {
     const uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
     int w;
@@ -350,8 +347,8 @@ static int find(const hsc_cache_t *c, size_t set, uint32_t tag,
 }
 
 /* Forget name's record in set, if there. Under the lock. */
-static void drop_in(hsc_cache_t *c, size_t set, uint32_t tag,
-                    const char *name, size_t len)
+static void drop_in(hsc_cache_t *c, size_t set, uint32_t tag, const char *name,
+                    size_t len)
 {
     uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
     int w;
@@ -389,8 +386,8 @@ int hsc_cache_fits(size_t name_len, size_t groups_len)
            && name_len + groups_len + 2 <= HSC_CACHE_TEXT;
 }
 
-int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len,
-                  hsc_user_t *out, char *text)
+int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len, hsc_user_t *out,
+                  char *text)
 {
     uint64_t h, gen;
     size_t set;
@@ -454,8 +451,7 @@ static int holder(const hsc_cache_t *c, size_t set, uint32_t tag,
 }
 
 /* Free (empty or stale) ways of set, and the first of them in *first. */
-static int free_ways(const hsc_cache_t *c, size_t set, uint64_t gen,
-                     int *first)
+static int free_ways(const hsc_cache_t *c, size_t set, uint64_t gen, int *first)
 {
     const uint32_t *tags = &c->tags[set * HSC_CACHE_WAYS];
     const rec_t *recs = &c->recs[set * HSC_CACHE_WAYS];
@@ -496,8 +492,8 @@ static int clock_victim(hsc_cache_t *c, size_t set)
  * sets, else a CLOCK victim in one of them (chosen by a hash bit, so
  * evictions spread over both). *pset gets the set. Under the lock.
  */
-static int victim(hsc_cache_t *c, uint64_t h, uint64_t gen,
-                  const char *name, size_t len, size_t *pset, int *evicted)
+static int victim(hsc_cache_t *c, uint64_t h, uint64_t gen, const char *name,
+                  size_t len, size_t *pset, int *evicted)
 {
     size_t a = set_of(c, h), b = set2_of(c, a, h);
     uint32_t tag = tag_of(h);

@@ -88,8 +88,7 @@ typedef struct {
  * store's state now. When it differs from the token the cache holds, the
  * cache is emptied and tok becomes its token. Lock-free when unchanged.
  */
-void hsc_cache_sync_token(hsc_cache_t *c, const unsigned char *tok,
-                          size_t len);
+void hsc_cache_sync_token(hsc_cache_t *c, const unsigned char *tok, size_t len);
 /** Forget every record (one atomic increment). */
 void hsc_cache_clear(hsc_cache_t *c);
 /** Forget one name's record, if kept. */
@@ -117,15 +116,15 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
 int hsc_cache_fits(size_t name_len, size_t groups_len);
 
 typedef struct {
-    uint64_t hits;       /* gets answered */
-    uint64_t misses;     /* gets not answered */
-    uint64_t puts;       /* records stored */
-    uint64_t evictions;  /* live records pushed out by a put */
-    uint64_t refused;    /* puts refused for a stale ticket */
-    uint64_t clears;     /* times emptied (new token or clear) */
-    uint64_t waits;      /* gets and puts that found their lock taken */
-    size_t entries;      /* capacity, records */
-    size_t bytes;        /* the bound, as hsc_cache_bytes() */
+    uint64_t hits;      /* gets answered */
+    uint64_t misses;    /* gets not answered */
+    uint64_t puts;      /* records stored */
+    uint64_t evictions; /* live records pushed out by a put */
+    uint64_t refused;   /* puts refused for a stale ticket */
+    uint64_t clears;    /* times emptied (new token or clear) */
+    uint64_t waits;     /* gets and puts that found their lock taken */
+    size_t entries;     /* capacity, records */
+    size_t bytes;       /* the bound, as hsc_cache_bytes() */
 } hsc_cache_stats_t;
 
 /** Counters summed over the shards (each read under its lock). */

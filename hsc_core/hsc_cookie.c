@@ -48,8 +48,7 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a + b;
 }
 
-hsc_status_t hsc_cookie_parse(const char *value, size_t len,
-                              hsc_cookie_t *out)
+hsc_status_t hsc_cookie_parse(const char *value, size_t len, hsc_cookie_t *out)
 {
     const char *f[NFIELDS];
     size_t flen[NFIELDS];
@@ -108,13 +107,15 @@ hsc_status_t hsc_cookie_parse(const char *value, size_t len,
         || out->exp <= out->iat) {
         goto malformed;
     }
-    if (hsc_b64url_decode(f[F_AUTH], flen[F_AUTH], out->auth,
-                          sizeof(out->auth), &got) != HSC_OK
+    if (hsc_b64url_decode(f[F_AUTH], flen[F_AUTH], out->auth, sizeof(out->auth),
+                          &got)
+            != HSC_OK
         || got != sizeof(out->auth)) {
         goto malformed;
     }
     if (hsc_b64url_decode(f[F_MAC], flen[F_MAC], out->mac, sizeof(out->mac),
-                          &got) != HSC_OK
+                          &got)
+            != HSC_OK
         || got != sizeof(out->mac)) {
         goto malformed;
     }
@@ -126,9 +127,8 @@ malformed:
     return HSC_EMALFORMED;
 }
 
-hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp,
-                              const char *value, size_t len,
-                              hsc_cookie_t *out)
+hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
+                              size_t len, hsc_cookie_t *out)
 {
     const hsc_key_t *key;
     unsigned char mac[HSC_MAC_LEN];
@@ -151,8 +151,8 @@ hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp,
     }
     /* Step 3: MAC over "<value up to its last '.'>\n<scope>\n<address>". */
     rv = hsc_key_mac3(key, value, out->signed_len, vp->scope,
-                      safe_len(vp->scope), vp->address,
-                      safe_len(vp->address), mac);
+                      safe_len(vp->scope), vp->address, safe_len(vp->address),
+                      mac);
     if (rv != HSC_OK) {
         goto cleanup;
     }
@@ -234,8 +234,7 @@ hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
 
 hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
                                hsc_store_t *store, const char *value,
-                               size_t len, hsc_cookie_t *out,
-                               hsc_user_t *user)
+                               size_t len, hsc_cookie_t *out, hsc_user_t *user)
 {
     hsc_status_t rv;
 
@@ -255,8 +254,8 @@ hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
 hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t user_len, int64_t iat, int64_t exp,
                              const unsigned char xn[HSC_XN_LEN],
-                             const char *scope, const char *address,
-                             char *out, size_t outcap, size_t *outlen)
+                             const char *scope, const char *address, char *out,
+                             size_t outcap, size_t *outlen)
 {
     const char *kid;
     size_t kid_len, need, o = 0;
@@ -321,8 +320,8 @@ int64_t hsc_cookie_expiry(int64_t iat, int64_t now, int64_t idle,
     return a < b ? a : b;
 }
 
-int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
-                             int64_t idle, int64_t max_age)
+int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now, int64_t idle,
+                             int64_t max_age)
 {
     int64_t remaining;
 
@@ -339,8 +338,8 @@ int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
 }
 
 hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
-                                const hsc_cookie_t *c, int64_t idle,
-                                char *out, size_t outcap, size_t *outlen)
+                                const hsc_cookie_t *c, int64_t idle, char *out,
+                                size_t outcap, size_t *outlen)
 {
     const hsc_key_t *key;
     int64_t exp;
@@ -425,12 +424,11 @@ static void explain_user(hsc_store_t *store, hsc_explain_t *ex)
         return; /* step 6 needs the user's v */
     }
     step_done(ex, HSC_STEP_USER,
-              ex->user.disabled ? HSC_EDISABLED
+              ex->user.disabled                  ? HSC_EDISABLED
               : c->iat < ex->user.revoked_before ? HSC_EREVOKED
-                                                  : HSC_OK);
+                                                 : HSC_OK);
     st = hsc_authenticator(c->auth, v);
-    if (st == HSC_OK
-        && !hsc_ct_equal(v, ex->user.authenticator, sizeof(v))) {
+    if (st == HSC_OK && !hsc_ct_equal(v, ex->user.authenticator, sizeof(v))) {
         st = HSC_EAUTH;
     }
     hsc_wipe(v, sizeof(v));

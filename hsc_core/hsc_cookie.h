@@ -31,11 +31,11 @@ typedef struct {
 /** What a verification checks against. */
 typedef struct {
     const hsc_keyring_t *keys;
-    const char *scope;    /* "" or NULL for none */
-    const char *address;  /* client address when bound, else "" or NULL */
-    int64_t now;          /* Unix seconds */
-    int64_t skew;         /* seconds iat may lie in the future */
-    int64_t max_age;      /* absolute lifetime of a login, seconds */
+    const char *scope;   /* "" or NULL for none */
+    const char *address; /* client address when bound, else "" or NULL */
+    int64_t now;         /* Unix seconds */
+    int64_t skew;        /* seconds iat may lie in the future */
+    int64_t max_age;     /* absolute lifetime of a login, seconds */
 } hsc_verify_params_t;
 
 /**
@@ -52,9 +52,8 @@ hsc_status_t hsc_cookie_parse(const char *value, size_t len,
  * Steps 1-4: syntax, key, MAC (constant time), time. Needs no store.
  * out receives the parsed cookie (zeroed on failure).
  */
-hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp,
-                              const char *value, size_t len,
-                              hsc_cookie_t *out) HSC_MUST_CHECK;
+hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
+                              size_t len, hsc_cookie_t *out) HSC_MUST_CHECK;
 
 /**
  * Steps 5-6 on a cookie that passed hsc_cookie_check(): the user exists,
@@ -91,14 +90,14 @@ typedef enum {
 /** What hsc_cookie_explain found, step by step. */
 typedef struct {
     hsc_step_verdict_t verdict[HSC_STEP_COUNT + 1]; /* [1..6] */
-    hsc_status_t why[HSC_STEP_COUNT + 1];   /* a failed step's status */
-    hsc_status_t status;   /* the verdict: hsc_cookie_verify's (a store) or
-                            * hsc_cookie_check's (no store) status */
-    int fields;            /* '.'-separated fields of the value */
-    hsc_cookie_t cookie;   /* when syntax passed: kid, user, iat, exp
-                            * (auth and mac are wiped) */
-    hsc_user_t user;       /* when step 5 found the user (store-owned
-                            * strings; authenticator wiped) */
+    hsc_status_t why[HSC_STEP_COUNT + 1];           /* a failed step's status */
+    hsc_status_t status; /* the verdict: hsc_cookie_verify's (a store) or
+                          * hsc_cookie_check's (no store) status */
+    int fields;          /* '.'-separated fields of the value */
+    hsc_cookie_t cookie; /* when syntax passed: kid, user, iat, exp
+                          * (auth and mac are wiped) */
+    hsc_user_t user;     /* when step 5 found the user (store-owned
+                          * strings; authenticator wiped) */
 } hsc_explain_t;
 
 /**
@@ -123,9 +122,8 @@ hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
 hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t user_len, int64_t iat, int64_t exp,
                              const unsigned char xn[HSC_XN_LEN],
-                             const char *scope, const char *address,
-                             char *out, size_t outcap, size_t *outlen)
-    HSC_MUST_CHECK;
+                             const char *scope, const char *address, char *out,
+                             size_t outcap, size_t *outlen) HSC_MUST_CHECK;
 
 /**
  * The login time a new cookie gets: max(now, revoked_before), so a login
@@ -145,8 +143,8 @@ int64_t hsc_cookie_expiry(int64_t iat, int64_t now, int64_t idle,
  * 1 when a verified cookie should be re-issued: less than half the idle
  * timeout remains and a later exp is possible within the max age.
  */
-int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
-                             int64_t idle, int64_t max_age);
+int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now, int64_t idle,
+                             int64_t max_age);
 
 /**
  * Re-issue a verified cookie with the signing key of vp->keys, the same
@@ -154,8 +152,7 @@ int hsc_cookie_needs_refresh(const hsc_cookie_t *c, int64_t now,
  * vp->max_age). Same output contract as hsc_cookie_mint().
  */
 hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
-                                const hsc_cookie_t *c, int64_t idle,
-                                char *out, size_t outcap, size_t *outlen)
-    HSC_MUST_CHECK;
+                                const hsc_cookie_t *c, int64_t idle, char *out,
+                                size_t outcap, size_t *outlen) HSC_MUST_CHECK;
 
 #endif /* HSC_COOKIE_H */

@@ -429,8 +429,7 @@ static int host_char(unsigned char c, int bracketed)
  * default when none is given. 1 when well formed, else 0.
  */
 static int split_authority(const char *a, size_t len, unsigned int dflt,
-                           const char **host, size_t *hlen,
-                           unsigned int *port)
+                           const char **host, size_t *hlen, unsigned int *port)
 {
     size_t i = 0, end;
     unsigned long p = 0;
@@ -507,8 +506,7 @@ int hsc_same_origin(const char *origin, const char *scheme, const char *host)
         || !split_authority(host, strlen(host), dflt, &hh, &hhlen, &hport)) {
         return 0;
     }
-    return ohlen == hhlen && strncasecmp(oh, hh, ohlen) == 0
-           && oport == hport;
+    return ohlen == hhlen && strncasecmp(oh, hh, ohlen) == 0 && oport == hport;
 }
 
 int hsc_content_type_is_form(const char *ct)
@@ -528,8 +526,8 @@ size_t hsc_query_escape(const char *s, char *out)
     for (; *s; ++s) {
         unsigned char ch = (unsigned char)*s;
         if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')
-            || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.'
-            || ch == '_' || ch == '~' || ch == '/') {
+            || (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '_'
+            || ch == '~' || ch == '/') {
             *o++ = (char)ch;
         }
         else {

@@ -12,10 +12,10 @@
 /**
  * Find the cookie called name in a Cookie request header (RFC 6265
  * "name=value; name2=value2"; a ',' also ends a pair, since httpd joins
- * two Cookie header lines with ", "). *val and *vallen point into header; *count is
- * how many cookies of that name the header holds (callers refuse more than
- * one: an attacker who can set a cookie for a parent domain could otherwise
- * shadow the real one). Returns HSC_OK when exactly one was found,
+ * two Cookie header lines with ", "). *val and *vallen point into header;
+ * *count is how many cookies of that name the header holds (callers refuse more
+ * than one: an attacker who can set a cookie for a parent domain could
+ * otherwise shadow the real one). Returns HSC_OK when exactly one was found,
  * HSC_EINVAL when none, HSC_EMALFORMED when more than one; the
  * out-parameters are always assigned (NULL/0 unless HSC_OK).
  */
@@ -25,9 +25,9 @@ hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
 
 /** One decoded field of the login form. */
 typedef struct {
-    char *value;  /* decoded, NUL-terminated, in the caller's buffer */
-    size_t len;   /* may contain NUL bytes if the client sent %00 */
-    int present;  /* 1 when the field appeared */
+    char *value; /* decoded, NUL-terminated, in the caller's buffer */
+    size_t len;  /* may contain NUL bytes if the client sent %00 */
+    int present; /* 1 when the field appeared */
 } hsc_form_field_t;
 
 /** The fields the login and logout handlers read. */
@@ -42,18 +42,18 @@ typedef struct {
  * or a decoded field over its limit (username 255, password 1024, return
  * 2048 bytes) is HSC_EMALFORMED / HSC_ETOOLONG. *form is always assigned.
  */
-hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_form_parse(char *body, size_t len,
+                            hsc_login_form_t *form) HSC_MUST_CHECK;
 
 /**
  * 1 when url (len bytes) is a safe local redirect target: it starts with a
  * single '/', is not "//" or "/\" in any spelling (including percent-encoded
  * and with embedded tabs), has no scheme or authority, no "." or ".." path
  * segment (raw or %2E), no escape in its path that decodes to '/', '\\',
- * '.', '%', '?' or '#' (so that decoding it once changes nothing: "/%2e%2e%2f%2fx"
- * is "/..//x" to the next decoder), and holds no control characters,
- * backslashes, or bytes above 0x7e. Anything else: 0, and callers use the configured
- * success URL instead.
+ * '.', '%', '?' or '#' (so that decoding it once changes nothing:
+ * "/%2e%2e%2f%2fx" is "/..//x" to the next decoder), and holds no control
+ * characters, backslashes, or bytes above 0x7e. Anything else: 0, and callers
+ * use the configured success URL instead.
  */
 int hsc_return_url_safe(const char *url, size_t len);
 
@@ -82,8 +82,7 @@ size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
  * 443). Anything else, "null", a userinfo, a path, a bad port or a NULL
  * argument: 0 (a cross-site request).
  */
-int hsc_same_origin(const char *origin, const char *scheme,
-                    const char *host);
+int hsc_same_origin(const char *origin, const char *scheme, const char *host);
 
 /**
  * 1 when a Content-Type header value is application/x-www-form-urlencoded

@@ -22,8 +22,8 @@
 
 #define CHAIN_MAX 100000000u
 #define SCRYPT_N_MAX (1ull << 30)
-#define SCRYPT_RP_MAX (1ull << 30)            /* r * p < 2^30 (RFC 7914) */
-#define SCRYPT_MEM_MAX (1ull << 30)           /* 128 * N * r * p <= 1 GiB */
+#define SCRYPT_RP_MAX (1ull << 30)  /* r * p < 2^30 (RFC 7914) */
+#define SCRYPT_MEM_MAX (1ull << 30) /* 128 * N * r * p <= 1 GiB */
 
 /* Parse a canonical decimal (no sign, no leading zero, no space) of 1..10
  * digits, ending at ':' or NUL; the caller checks its range. Advances *s. */
@@ -111,9 +111,8 @@ hsc_status_t hsc_kdf_parse(const char *spec, hsc_kdf_t *out)
     }
     else if (strncmp(spec, "scrypt:", 7) == 0) {
         s = spec + 7;
-        if (!parse_u64_field(&s, &a) || *s++ != ':'
-            || !parse_u64_field(&s, &b) || *s++ != ':'
-            || !parse_u64_field(&s, &c) || *s != '\0') {
+        if (!parse_u64_field(&s, &a) || *s++ != ':' || !parse_u64_field(&s, &b)
+            || *s++ != ':' || !parse_u64_field(&s, &c) || *s != '\0') {
             return HSC_EINVAL;
         }
         if (b > UINT32_MAX || c > UINT32_MAX) {
@@ -147,15 +146,13 @@ void hsc_kdf_format(const hsc_kdf_t *k, char *buf, size_t buflen)
         snprintf(buf, buflen, "sha256-chain:%lu", (unsigned long)k->iterations);
     }
     else if (k->alg == HSC_KDF_SCRYPT) {
-        snprintf(buf, buflen, "scrypt:%llu:%lu:%lu",
-                 (unsigned long long)k->N, (unsigned long)k->r,
-                 (unsigned long)k->p);
+        snprintf(buf, buflen, "scrypt:%llu:%lu:%lu", (unsigned long long)k->N,
+                 (unsigned long)k->r, (unsigned long)k->p);
     }
 }
 
 /* x_0 = P, x_i = SHA-256(x_{i-1} || salt) for i = 1..n. */
-static hsc_status_t derive_chain(uint32_t n, const void *password,
-                                 size_t pwlen,
+static hsc_status_t derive_chain(uint32_t n, const void *password, size_t pwlen,
                                  const unsigned char salt[HSC_SALT_LEN],
                                  unsigned char xn[HSC_XN_LEN])
 {
@@ -166,8 +163,7 @@ static hsc_status_t derive_chain(uint32_t n, const void *password,
 
     if (!SHA256_Init(&ctx)
         || (pwlen > 0 && !SHA256_Update(&ctx, password, pwlen))
-        || !SHA256_Update(&ctx, salt, HSC_SALT_LEN)
-        || !SHA256_Final(x, &ctx)) {
+        || !SHA256_Update(&ctx, salt, HSC_SALT_LEN) || !SHA256_Final(x, &ctx)) {
         goto cleanup;
     }
     /* No allocation and no per-step setup beyond SHA256_Init, which only
@@ -202,9 +198,9 @@ static hsc_status_t derive_scrypt(const hsc_kdf_t *k, const void *password,
                       + (1u << 20);
     static const char empty[1] = "";
 
-    if (EVP_PBE_scrypt(pwlen > 0 ? password : empty, pwlen, salt,
-                       HSC_SALT_LEN, k->N, k->r, k->p, maxmem, xn,
-                       HSC_XN_LEN) != 1) {
+    if (EVP_PBE_scrypt(pwlen > 0 ? password : empty, pwlen, salt, HSC_SALT_LEN,
+                       k->N, k->r, k->p, maxmem, xn, HSC_XN_LEN)
+        != 1) {
         return HSC_ECRYPTO;
     }
     return HSC_OK;
@@ -220,8 +216,7 @@ hsc_status_t hsc_kdf_derive(const hsc_kdf_t *k, const void *password,
     if (pwlen > HSC_PASSWORD_MAX) {
         rv = HSC_ETOOLONG; /* refused before any hashing */
     }
-    else if (!kdf_valid(k) || salt == NULL
-             || (password == NULL && pwlen > 0)) {
+    else if (!kdf_valid(k) || salt == NULL || (password == NULL && pwlen > 0)) {
         rv = HSC_EINVAL;
     }
     else if (k->alg == HSC_KDF_SHA256_CHAIN) {

@@ -12,10 +12,7 @@
 
 #include "hsc_util.h"
 
-typedef enum {
-    HSC_KDF_SHA256_CHAIN = 1,
-    HSC_KDF_SCRYPT = 2
-} hsc_kdf_alg_t;
+typedef enum { HSC_KDF_SHA256_CHAIN = 1, HSC_KDF_SCRYPT = 2 } hsc_kdf_alg_t;
 
 typedef struct {
     hsc_kdf_alg_t alg;
@@ -41,8 +38,8 @@ typedef struct {
  * one (hsc_password_check: HSC_EKDFLIMIT). The default is a quarter of the
  * scrypt memory and a quarter of the work.
  */
-#define HSC_KDF_CHAIN_CEILING 20000000u          /* sha256-chain steps */
-#define HSC_KDF_SCRYPT_MEM_CEILING (256ull << 20) /* 128 * N * r bytes */
+#define HSC_KDF_CHAIN_CEILING 20000000u            /* sha256-chain steps */
+#define HSC_KDF_SCRYPT_MEM_CEILING (256ull << 20)  /* 128 * N * r bytes */
 #define HSC_KDF_SCRYPT_WORK_CEILING (512ull << 20) /* 128 * N * r * p */
 
 /**

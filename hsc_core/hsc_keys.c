@@ -90,8 +90,9 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
     size_t i;
 
     if (HMAC(EVP_sha256(), secret, (int)secret_len,
-             (const unsigned char *)MAC_KEY_LABEL, sizeof(MAC_KEY_LABEL) - 1,
-             K, &klen) == NULL
+             (const unsigned char *)MAC_KEY_LABEL, sizeof(MAC_KEY_LABEL) - 1, K,
+             &klen)
+            == NULL
         || klen != sizeof(K)) {
         goto cleanup;
     }
@@ -146,8 +147,8 @@ static int line_ignored(const char *s, size_t len)
  * Parse one key line into kr->keys[kr->nkeys]. On a fault returns
  * HSC_EINVAL and sets *why to a short static reason (or an allocated one).
  */
-static hsc_status_t parse_line(apr_pool_t *p, hsc_keyring_t *kr,
-                               const char *s, size_t len, const char **why)
+static hsc_status_t parse_line(apr_pool_t *p, hsc_keyring_t *kr, const char *s,
+                               size_t len, const char **why)
 {
     unsigned char secret[SECRET_MAX];
     size_t i = 0, kid_end, sec_start, sec_end, secret_len = 0;
@@ -308,8 +309,8 @@ hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
                                  : apr_strerror(st, err, sizeof(err)));
         return HSC_EIO;
     }
-    st = apr_file_info_get(&finfo, APR_FINFO_SIZE | APR_FINFO_PROT
-                                       | APR_FINFO_TYPE, f);
+    st = apr_file_info_get(&finfo,
+                           APR_FINFO_SIZE | APR_FINFO_PROT | APR_FINFO_TYPE, f);
     if (st != APR_SUCCESS) {
         *pmsg = apr_psprintf(p, "%s: cannot stat key file: %s", path,
                              apr_strerror(st, err, sizeof(err)));
@@ -341,8 +342,9 @@ hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
     }
     rv = hsc_keyring_parse(p, path, buf, got, pkr, pmsg);
     if (rv == HSC_OK && group_other_read) {
-        *pmsg = apr_psprintf(p, "%s: key file is readable by group or "
-                                "others (chmod 600 or 400 it)",
+        *pmsg = apr_psprintf(p,
+                             "%s: key file is readable by group or others "
+                             "(chmod 600 or 400 it)",
                              path);
     }
 
@@ -393,10 +395,9 @@ const char *hsc_key_id(const hsc_key_t *k)
     return k != NULL ? k->kid : "";
 }
 
-hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
-                          size_t len1, const char *part2, size_t len2,
-                          const char *part3, size_t len3,
-                          unsigned char out[HSC_MAC_LEN])
+hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1, size_t len1,
+                          const char *part2, size_t len2, const char *part3,
+                          size_t len3, unsigned char out[HSC_MAC_LEN])
 {
     /* Copies of the precomputed states: the shared key is only read, so
      * any number of threads may call this at once. */
@@ -435,8 +436,8 @@ cleanup:
 
 hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen)
 {
-    static const char alpha[] =
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static const char alpha
+        [] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     unsigned char secret[32];
     char genkid[HSC_KID_MAX + 1];
     char b64[HSC_B64URL_LEN(sizeof(secret)) + 1];
@@ -522,8 +523,8 @@ static size_t first_key_line(const char *text, size_t len)
         while (end < len && text[end] != '\n') {
             end++;
         }
-        while (i < end && (text[i] == ' ' || text[i] == '\t'
-                           || text[i] == '\r')) {
+        while (i < end
+               && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r')) {
             i++;
         }
         if (i < end && text[i] != '#') {
@@ -535,9 +536,8 @@ static size_t first_key_line(const char *text, size_t len)
 }
 
 hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
-                                 const char *text, size_t len,
-                                 const char *line, char **out,
-                                 size_t *outlen, int *count,
+                                 const char *text, size_t len, const char *line,
+                                 char **out, size_t *outlen, int *count,
                                  const char **msg)
 {
     hsc_keyring_t *kr = NULL, *nr = NULL;
@@ -563,8 +563,8 @@ hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
     }
     st = hsc_keyring_parse(p, name, text, len, &kr, msg);
     if (st != HSC_OK) {
-        *msg = apr_psprintf(p, "%s; not rotating a key file that does not "
-                            "load", *msg ? *msg : hsc_strerror(st));
+        *msg = apr_psprintf(p, "%s; not rotating a key file that does not load",
+                            *msg ? *msg : hsc_strerror(st));
         return HSC_EINVAL;
     }
     kid = hsc_key_id(hsc_keyring_signer(nr));
@@ -595,8 +595,10 @@ hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
     if (hsc_keyring_parse(p, name, w->buf, n, &kr, msg) != HSC_OK
         || strcmp(hsc_key_id(hsc_keyring_signer(kr)), kid) != 0
         || hsc_keyring_count(kr) != old + 1) {
-        *msg = apr_psprintf(p, "%s: the rewritten file does not start with "
-                            "the new key; left unchanged", name);
+        *msg = apr_psprintf(p,
+                            "%s: the rewritten file does not start with the "
+                            "new key; left unchanged",
+                            name);
         return HSC_EINVAL;
     }
     *msg = NULL;
@@ -606,7 +608,8 @@ hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
     return HSC_OK;
 }
 
-/* --- rotation on several nodes: stage, promote, retire --------------------- */
+/* --- rotation on several nodes: stage, promote, retire ---------------------
+ */
 
 /* [*ls, *le) of the key line whose first word is kid; 0 when none. */
 static int find_key_line(const char *text, size_t len, const char *kid,
@@ -649,8 +652,8 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
     hsc_status_t st;
 
     if (op == HSC_ROTATE_SIGN) {
-        return hsc_keyfile_prepend(p, name, text, len, arg, out, outlen,
-                                   count, msg);
+        return hsc_keyfile_prepend(p, name, text, len, arg, out, outlen, count,
+                                   msg);
     }
     *out = NULL;
     *outlen = 0;
@@ -664,11 +667,11 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
         linelen = strlen(arg);
         if (linelen == 0 || arg[linelen - 1] != '\n'
             || memchr(arg, '\n', linelen - 1) != NULL
-            || hsc_keyring_parse(p, "the new key line", arg, linelen, &nr,
-                                 msg) != HSC_OK
+            || hsc_keyring_parse(p, "the new key line", arg, linelen, &nr, msg)
+                   != HSC_OK
             || hsc_keyring_count(nr) != 1) {
-            *msg = apr_psprintf(p, "%s: the new key line is not one valid "
-                                "key", name);
+            *msg = apr_psprintf(p, "%s: the new key line is not one valid key",
+                                name);
             return HSC_EINVAL;
         }
         kid = hsc_key_id(hsc_keyring_signer(nr));
@@ -678,8 +681,8 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
     }
     st = hsc_keyring_parse(p, name, text, len, &kr, msg);
     if (st != HSC_OK) {
-        *msg = apr_psprintf(p, "%s; not rotating a key file that does not "
-                            "load", *msg ? *msg : hsc_strerror(st));
+        *msg = apr_psprintf(p, "%s; not rotating a key file that does not load",
+                            *msg ? *msg : hsc_strerror(st));
         return HSC_EINVAL;
     }
     want_signer = apr_pstrdup(p, hsc_key_id(hsc_keyring_signer(kr)));
@@ -698,12 +701,14 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
 
     if (op == HSC_ROTATE_VERIFY_ONLY) {
         if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
-            *msg = apr_psprintf(p, "%s: key id %s is already in the file",
-                                name, kid);
+            *msg = apr_psprintf(p, "%s: key id %s is already in the file", name,
+                                kid);
             return HSC_EEXISTS;
         }
-        seg[nseg] = t; seglen[nseg++] = len;
-        seg[nseg] = arg; seglen[nseg++] = linelen;
+        seg[nseg] = t;
+        seglen[nseg++] = len;
+        seg[nseg] = arg;
+        seglen[nseg++] = linelen;
         want++;
     }
     else if (hsc_keyring_find(kr, kid, strlen(kid)) == NULL
@@ -713,20 +718,28 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
     }
     else if (op == HSC_ROTATE_RETIRE) {
         if (strcmp(want_signer, kid) == 0) {
-            *msg = apr_psprintf(p, "%s: %s is the signing key; make another "
-                                "key sign first (--sign ID)", name, kid);
+            *msg = apr_psprintf(p,
+                                "%s: %s is the signing key; make another key "
+                                "sign first (--sign ID)",
+                                name, kid);
             return HSC_EEXISTS;
         }
-        seg[nseg] = t; seglen[nseg++] = ls;
-        seg[nseg] = t + le; seglen[nseg++] = len - le;
+        seg[nseg] = t;
+        seglen[nseg++] = ls;
+        seg[nseg] = t + le;
+        seglen[nseg++] = len - le;
         want--;
     }
     else { /* PROMOTE: the key line is at or after the first key line */
         at = first_key_line(t, len);
-        seg[nseg] = t; seglen[nseg++] = at;
-        seg[nseg] = t + ls; seglen[nseg++] = le - ls;
-        seg[nseg] = t + at; seglen[nseg++] = ls - at;
-        seg[nseg] = t + le; seglen[nseg++] = len - le;
+        seg[nseg] = t;
+        seglen[nseg++] = at;
+        seg[nseg] = t + ls;
+        seglen[nseg++] = le - ls;
+        seg[nseg] = t + at;
+        seglen[nseg++] = ls - at;
+        seg[nseg] = t + le;
+        seglen[nseg++] = len - le;
         want_signer = kid;
     }
     for (n = 0, k = 0; k < nseg; ++k) {
@@ -742,8 +755,10 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
         || hsc_keyring_count(kr) != want
         || (op == HSC_ROTATE_RETIRE
             && hsc_keyring_find(kr, kid, strlen(kid)) != NULL)) {
-        *msg = apr_psprintf(p, "%s: the rewritten file is not what was "
-                            "asked; left unchanged", name);
+        *msg = apr_psprintf(p,
+                            "%s: the rewritten file is not what was asked; "
+                            "left unchanged",
+                            name);
         return HSC_EINVAL;
     }
     *msg = NULL;

@@ -24,8 +24,8 @@ typedef struct hsc_keyring hsc_keyring_t; /* opaque: keys in file order */
  * Returns HSC_OK, HSC_EIO (missing/unreadable) or HSC_EINVAL (content).
  */
 hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
-                              hsc_keyring_t **pkr, const char **pmsg)
-    HSC_MUST_CHECK;
+                              hsc_keyring_t **pkr,
+                              const char **pmsg) HSC_MUST_CHECK;
 
 /**
  * The same, from text already in memory (len bytes); name is used in
@@ -33,8 +33,8 @@ hsc_status_t hsc_keyring_load(apr_pool_t *p, const char *path,
  */
 hsc_status_t hsc_keyring_parse(apr_pool_t *p, const char *name,
                                const char *text, size_t len,
-                               hsc_keyring_t **pkr, const char **pmsg)
-    HSC_MUST_CHECK;
+                               hsc_keyring_t **pkr,
+                               const char **pmsg) HSC_MUST_CHECK;
 
 /** The signing key: the first in the file. Never NULL for a loaded ring. */
 const hsc_key_t *hsc_keyring_signer(const hsc_keyring_t *kr);
@@ -57,9 +57,9 @@ const char *hsc_key_id(const hsc_key_t *k);
  * cookie MAC over "value-without-mac \n scope \n address". Any part may be
  * empty (len 0). Thread-safe; no allocation. Returns HSC_OK or HSC_ECRYPTO.
  */
-hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
-                          size_t len1, const char *part2, size_t len2,
-                          const char *part3, size_t len3,
+hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1, size_t len1,
+                          const char *part2, size_t len2, const char *part3,
+                          size_t len3,
                           unsigned char out[HSC_MAC_LEN]) HSC_MUST_CHECK;
 
 /**
@@ -68,8 +68,8 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1,
  * characters. Returns HSC_OK, HSC_EINVAL (bad kid) or HSC_ECRYPTO.
  * WARNING: buf holds a secret; wipe it after use.
  */
-hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_key_generate_line(const char *kid, char *buf,
+                                   size_t buflen) HSC_MUST_CHECK;
 
 /**
  * The rotation of a key file, in memory (hsc-admin keygen on an existing
@@ -88,9 +88,8 @@ hsc_status_t hsc_key_generate_line(const char *kid, char *buf, size_t buflen)
  * WARNING: *out holds every secret of the file.
  */
 hsc_status_t hsc_keyfile_prepend(apr_pool_t *p, const char *name,
-                                 const char *text, size_t len,
-                                 const char *line, char **out,
-                                 size_t *outlen, int *count,
+                                 const char *text, size_t len, const char *line,
+                                 char **out, size_t *outlen, int *count,
                                  const char **msg) HSC_MUST_CHECK;
 
 /** What hsc_keyfile_rotate does to a key file (hsc-admin keygen). */

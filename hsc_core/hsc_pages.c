@@ -104,9 +104,8 @@ const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet)
     const char *extra = "";
 
     if (stylesheet != NULL && hsc_page_stylesheet_valid(stylesheet)) {
-        extra = apr_pstrcat(p, " ", stylesheet[0] == '/' ? "'self'"
-                                                         : stylesheet,
-                            NULL);
+        extra = apr_pstrcat(p, " ",
+                            stylesheet[0] == '/' ? "'self'" : stylesheet, NULL);
     }
     return apr_pstrcat(p, "default-src 'none'; style-src '",
                        hsc_page_style_hash(), "'", extra,
@@ -123,17 +122,34 @@ const char *hsc_page_escape(apr_pool_t *p, const char *s)
         return "";
     }
     for (q = s; *q; ++q) {
-        n += *q == '&' ? 5 : *q == '<' || *q == '>' ? 4
-             : *q == '"' || *q == '\'' ? 6 : 1;
+        n += *q == '&'                 ? 5
+             : *q == '<' || *q == '>'  ? 4
+             : *q == '"' || *q == '\'' ? 6
+                                       : 1;
     }
     o = out = apr_palloc(p, n + 1);
     for (q = s; *q; ++q) {
         switch (*q) {
-        case '&': memcpy(o, "&amp;", 5); o += 5; break;
-        case '<': memcpy(o, "&lt;", 4); o += 4; break;
-        case '>': memcpy(o, "&gt;", 4); o += 4; break;
-        case '"': memcpy(o, "&quot;", 6); o += 6; break;
-        case '\'': memcpy(o, "&#x27;", 6); o += 6; break;
+        case '&':
+            memcpy(o, "&amp;", 5);
+            o += 5;
+            break;
+        case '<':
+            memcpy(o, "&lt;", 4);
+            o += 4;
+            break;
+        case '>':
+            memcpy(o, "&gt;", 4);
+            o += 4;
+            break;
+        case '"':
+            memcpy(o, "&quot;", 6);
+            o += 6;
+            break;
+        case '\'':
+            memcpy(o, "&#x27;", 6);
+            o += 6;
+            break;
         default: *o++ = *q;
         }
     }
@@ -176,25 +192,25 @@ static const char *page(apr_pool_t *p, const hsc_page_conf_t *c,
                         const char *heading, const char *body)
 {
     const char *site = c && c->site_name && *c->site_name
-                           ? hsc_page_escape(p, c->site_name) : NULL;
+                           ? hsc_page_escape(p, c->site_name)
+                           : NULL;
     const char *link = "";
 
     if (c && c->stylesheet && hsc_page_stylesheet_valid(c->stylesheet)) {
         link = apr_pstrcat(p, "<link rel=\"stylesheet\" href=\"",
                            hsc_page_escape(p, c->stylesheet), "\">\n", NULL);
     }
-    return apr_pstrcat(
-        p,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
-        "<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, "
-        "initial-scale=1\">\n<title>",
-        heading, site ? " \xc2\xb7 " : "", site ? site : "",
-        "</title>\n<style>", style, "</style>\n", link,
-        "</head>\n<body>\n<main>\n",
-        site ? "<p class=\"hsc-site\">" : "", site ? site : "",
-        site ? "</p>\n" : "", "<h1>", heading, "</h1>\n", body,
-        "</main>\n</body>\n</html>\n", NULL);
+    return apr_pstrcat(p,
+                       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+                       "<meta charset=\"utf-8\">\n"
+                       "<meta name=\"viewport\" content=\"width=device-width, "
+                       "initial-scale=1\">\n<title>",
+                       heading, site ? " \xc2\xb7 " : "", site ? site : "",
+                       "</title>\n<style>", style, "</style>\n", link,
+                       "</head>\n<body>\n<main>\n",
+                       site ? "<p class=\"hsc-site\">" : "", site ? site : "",
+                       site ? "</p>\n" : "", "<h1>", heading, "</h1>\n", body,
+                       "</main>\n</body>\n</html>\n", NULL);
 }
 
 const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
@@ -221,13 +237,14 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
             hsc_page_escape(p, ret), "\">\n",
             "<label for=\"hsc-username\">Username</label>\n"
             "<input id=\"hsc-username\" name=\"username\" type=\"text\" "
-            "value=\"", hsc_page_escape(p, keep ? username : NULL), "\" "
-            "autocomplete=\"username\" autocapitalize=\"none\" "
+            "value=\"",
+            hsc_page_escape(p, keep ? username : NULL),
+            "\" autocomplete=\"username\" autocapitalize=\"none\" "
             "spellcheck=\"false\" required",
             keep ? "" : " autofocus", aria, ">\n",
             "<label for=\"hsc-password\">Password</label>\n"
-            "<input id=\"hsc-password\" name=\"password\" "
-            "type=\"password\" autocomplete=\"current-password\" required",
+            "<input id=\"hsc-password\" name=\"password\" type=\"password\" "
+            "autocomplete=\"current-password\" required",
             keep ? " autofocus" : "", aria, ">\n",
             "<button type=\"submit\">Log in</button>\n"
             "</form>\n",
@@ -244,11 +261,11 @@ const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
                                 "<p class=\"hsc-note\" role=\"status\">"
                                 "You are not signed in.</p>\n",
                                 login_url
-                                    ? apr_pstrcat(
-                                          p, "<p><a class=\"hsc-link\" "
-                                             "href=\"",
-                                          hsc_page_escape(p, login_url),
-                                          "\">Log in</a></p>\n", NULL)
+                                    ? apr_pstrcat(p,
+                                                  "<p><a class=\"hsc-link\" "
+                                                  "href=\"",
+                                                  hsc_page_escape(p, login_url),
+                                                  "\">Log in</a></p>\n", NULL)
                                     : "",
                                 NULL));
     }
@@ -269,8 +286,8 @@ const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
             "<button type=\"submit\">Log out</button>\n"
             "</form>\n"
             "<p><a class=\"hsc-link\" href=\"",
-            hsc_page_escape(p, cancel),
-            "\">Cancel, stay signed in</a></p>\n", NULL));
+            hsc_page_escape(p, cancel), "\">Cancel, stay signed in</a></p>\n",
+            NULL));
 }
 
 const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
@@ -285,9 +302,9 @@ const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
     }
     else {
         msg = everywhere
-                  ? "<p class=\"hsc-note\" role=\"status\">You are logged "
-                    "out everywhere: your sessions in every browser and "
-                    "device have ended.</p>\n"
+                  ? "<p class=\"hsc-note\" role=\"status\">You are logged out "
+                    "everywhere: your sessions in every browser and device "
+                    "have ended.</p>\n"
                   : "<p class=\"hsc-note\" role=\"status\">You are logged "
                     "out.</p>\n";
     }
@@ -298,8 +315,7 @@ const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
                                               "<p><a class=\"hsc-link\" "
                                               "href=\"",
                                               hsc_page_escape(p, login_url),
-                                              "\">Log in again</a></p>\n",
-                                              NULL)
+                                              "\">Log in again</a></p>\n", NULL)
                                 : "",
                             NULL));
 }

@@ -21,14 +21,13 @@
  * 0 unless allow_zero. HSC_OK and *out in seconds, else HSC_EMALFORMED
  * and *out = 0. s is NUL-terminated; NULL is malformed.
  */
-hsc_status_t hsc_parse_duration(const char *s, int allow_zero, int64_t *out)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_parse_duration(const char *s, int allow_zero,
+                                int64_t *out) HSC_MUST_CHECK;
 
 /**
  * A count: decimal digits only, 0 .. max (max <= HSC_COUNT_MAX).
  * HSC_OK and *out, else HSC_EMALFORMED and *out = 0.
  */
-hsc_status_t hsc_parse_count(const char *s, int max, int *out)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_parse_count(const char *s, int max, int *out) HSC_MUST_CHECK;
 
 #endif /* HSC_PARSE_H */

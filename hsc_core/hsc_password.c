@@ -18,14 +18,14 @@
  * The salt of the work done for an unknown user. Fixed and public: that
  * work is only there to take the same time, its result is thrown away.
  */
-static const unsigned char dummy_salt[HSC_SALT_LEN] = {
-    'h', 's', 'c', '-', 'n', 'o', '-', 's',
-    'u', 'c', 'h', '-', 'u', 's', 'e', 'r'
-};
+static const unsigned char dummy_salt[HSC_SALT_LEN] = {'h', 's', 'c', '-',
+                                                       'n', 'o', '-', 's',
+                                                       'u', 'c', 'h', '-',
+                                                       'u', 's', 'e', 'r'};
 
 /* The dummy KDF work: same cost as a failed check of a dummy-KDF user. */
-static hsc_status_t run_dummy(const hsc_kdf_t *dummy_kdf,
-                              const char *password, size_t pwlen)
+static hsc_status_t run_dummy(const hsc_kdf_t *dummy_kdf, const char *password,
+                              size_t pwlen)
 {
     unsigned char xn[HSC_XN_LEN];
     hsc_kdf_t fallback;
@@ -37,8 +37,8 @@ static hsc_status_t run_dummy(const hsc_kdf_t *dummy_kdf,
         }
         dummy_kdf = &fallback;
     }
-    st = hsc_kdf_derive(dummy_kdf, password ? password : "", pwlen,
-                        dummy_salt, xn);
+    st = hsc_kdf_derive(dummy_kdf, password ? password : "", pwlen, dummy_salt,
+                        xn);
     hsc_wipe(xn, sizeof(xn));
     return st;
 }
@@ -94,8 +94,7 @@ hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
     }
 
     /* A disabled user costs the KDF work too, then is refused. */
-    st = hsc_kdf_derive(&u->kdf, password ? password : "", pwlen, u->salt,
-                        xn);
+    st = hsc_kdf_derive(&u->kdf, password ? password : "", pwlen, u->salt, xn);
     if (st != HSC_OK) {
         goto cleanup;
     }

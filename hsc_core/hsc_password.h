@@ -28,8 +28,8 @@
 hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
                                 size_t user_len, const char *password,
                                 size_t pwlen, const hsc_kdf_t *dummy_kdf,
-                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u)
-    HSC_MUST_CHECK;
+                                unsigned char xn[HSC_XN_LEN],
+                                hsc_user_t *u) HSC_MUST_CHECK;
 
 /**
  * Make the salt and authenticator for a new password: a fresh random salt,

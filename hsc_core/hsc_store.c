@@ -23,7 +23,7 @@
 
 /* 1 when group (len bytes) is in the first groups_len bytes of groups. */
 static int groups_contain_n(const char *groups, size_t groups_len,
-                             const char *group, size_t len)
+                            const char *group, size_t len)
 {
     const char *p, *q, *e;
 
@@ -122,20 +122,15 @@ static int apply_verdict(hsc_cache_t *c, const hsc_validation_t *v)
     size_t i;
 
     switch (v->verdict) {
-    case HSC_VALID_UNCHANGED:
-        break;
+    case HSC_VALID_UNCHANGED: break;
     case HSC_VALID_NAMES:
         for (i = 0; i < v->n_names; i++) {
             hsc_cache_drop(c, v->names[i], v->name_lens[i]);
         }
         break;
-    case HSC_VALID_ALL:
-        hsc_cache_clear(c);
-        break;
-    case HSC_VALID_BYPASS:
-        return 0;
-    default:
-        return -1; /* HSC_VALID_UNAVAILABLE, or a verdict we do not know */
+    case HSC_VALID_ALL: hsc_cache_clear(c); break;
+    case HSC_VALID_BYPASS: return 0;
+    default: return -1; /* HSC_VALID_UNAVAILABLE, or a verdict we do not know */
     }
     if (v->token_len > 0) {
         hsc_cache_sync_token(c, v->token, v->token_len);
@@ -213,8 +208,8 @@ static hsc_status_t wrote(hsc_store_t *s, const char *user, hsc_status_t st)
     return st;
 }
 
-hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
-                                 size_t len, hsc_user_t *out)
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user, size_t len,
+                                 hsc_user_t *out)
 {
     if (s == NULL || user == NULL || out == NULL) {
         if (out != NULL) {
@@ -260,9 +255,9 @@ hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
 #else
         *ps = NULL;
         if (errbuf != NULL && errlen > 0) {
-            snprintf(errbuf, errlen, "this build of mod_hsc has no "
-                     "PostgreSQL store (rebuild with libpq-dev installed, "
-                     "configure --with-pgsql)");
+            snprintf(errbuf, errlen,
+                     "this build of mod_hsc has no PostgreSQL store (rebuild "
+                     "with libpq-dev installed, configure --with-pgsql)");
         }
         return HSC_EINVAL;
 #endif
@@ -346,8 +341,7 @@ hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
     return wrote(s, user, s->vt->set_disabled(s, user, on ? 1 : 0));
 }
 
-hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
-                                  int64_t now)
+hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user, int64_t now)
 {
     if (now < 0 || now == INT64_MAX) {
         if (s != NULL) {
@@ -382,8 +376,7 @@ hsc_status_t hsc_store_del(hsc_store_t *s, const char *user)
     return wrote(s, user, s->vt->del(s, user));
 }
 
-hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
-                            void *baton)
+hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
 {
     if (s == NULL || fn == NULL) {
         return HSC_EINVAL;

@@ -17,14 +17,14 @@
 #include "hsc_cache.h"
 
 typedef struct hsc_user_s {
-    const char *name;      /* username, NUL-terminated */
+    const char *name; /* username, NUL-terminated */
     size_t name_len;
     unsigned char salt[HSC_SALT_LEN];
     hsc_kdf_t kdf;
     unsigned char authenticator[HSC_AUTH_LEN]; /* v = SHA-256(x_n) */
-    const char *groups;    /* "g1,g2" or "" */
-    int disabled;          /* 1: cookies and logins refused */
-    int64_t revoked_before; /* cookies with iat < this are refused */
+    const char *groups;                        /* "g1,g2" or "" */
+    int disabled;             /* 1: cookies and logins refused */
+    int64_t revoked_before;   /* cookies with iat < this are refused */
     int64_t created, updated; /* Unix seconds */
 } hsc_user_t;
 
@@ -130,27 +130,24 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
                            hsc_user_t *out) HSC_MUST_CHECK;
 /** For logins: the record as the database has it now, never from a cache
  *  that may lag (the PostgreSQL store's lease). Otherwise as get(). */
-hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user,
-                                 size_t len, hsc_user_t *out) HSC_MUST_CHECK;
+hsc_status_t hsc_store_get_fresh(hsc_store_t *s, const char *user, size_t len,
+                                 hsc_user_t *out) HSC_MUST_CHECK;
 /** The store's id into buf (HSC_STORE_ID_SIZE bytes): HSC_OK, or
  *  HSC_EINVAL when the store has none (buf is then ""). */
-hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_store_id(hsc_store_t *s, char *buf, size_t len) HSC_MUST_CHECK;
 hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u) HSC_MUST_CHECK;
-hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
-                                    const unsigned char salt[HSC_SALT_LEN],
-                                    const hsc_kdf_t *kdf,
-                                    const unsigned char v[HSC_AUTH_LEN])
-    HSC_MUST_CHECK;
+hsc_status_t hsc_store_set_password(
+    hsc_store_t *s, const char *user, const unsigned char salt[HSC_SALT_LEN],
+    const hsc_kdf_t *kdf, const unsigned char v[HSC_AUTH_LEN]) HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
                                   const char *groups) HSC_MUST_CHECK;
 /** Disabling also revokes (hsc_store_revoke_now), so that enabling the user
  * again brings back no earlier cookie, a stolen one included. */
-hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user, int on)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user,
+                                    int on) HSC_MUST_CHECK;
 /** revoked_before = when, as given (callers mean hsc_store_revoke_now). */
-hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user,
+                              int64_t when) HSC_MUST_CHECK;
 /**
  * "Log out everywhere" at time now: revoked_before = now + 1 (spec), so
  * every cookie issued up to and including this second is refused; a login

@@ -107,13 +107,13 @@ typedef struct {
 /* The part of every handle the wrapper owns; first in a backend's handle. */
 struct hsc_store {
     const hsc_store_vtable_t *vt;
-    hsc_cache_t *cache;    /* NULL: no cache; shared or owned */
-    int cache_owned;       /* 1: hsc_store_close destroys it */
+    hsc_cache_t *cache;          /* NULL: no cache; shared or owned */
+    int cache_owned;             /* 1: hsc_store_close destroys it */
     unsigned long hits, queries; /* this handle's gets, by how answered */
-    char text[HSC_CACHE_TEXT]; /* a hit's name and groups */
+    char text[HSC_CACHE_TEXT];   /* a hit's name and groups */
     char errmsg[256]; /* the backend's last error, for logs; never secrets */
-    int repeat_fault;  /* hsc_store_repeat_fault() */
-    int lagging;       /* hsc_store_lagging() */
+    int repeat_fault; /* hsc_store_repeat_fault() */
+    int lagging;      /* hsc_store_lagging() */
 };
 
 #endif /* HSC_STORE_BACKEND_H */

@@ -50,8 +50,8 @@ extern const char *const hsc_pgsql_schema[];
 #define PG_OID_INT8 20
 #define PG_OID_TEXT 25
 
-#define USER_COLUMNS \
-    "u.username, u.salt, u.kdf, u.authenticator, u.groups, u.disabled, " \
+#define USER_COLUMNS                                                           \
+    "u.username, u.salt, u.kdf, u.authenticator, u.groups, u.disabled, "       \
     "u.revoked_before, u.created, u.updated"
 
 /* Prepared on every new connection. */
@@ -60,14 +60,18 @@ static const struct {
     int nparams;
     Oid type;
 } statements[] = {
-    {"hsc_get", "SELECT " USER_COLUMNS ", g.generation "
-     "FROM hsc_generation g LEFT JOIN hsc_users u ON u.username = $1 "
-     "WHERE g.id = 1", 1, PG_OID_TEXT},
-    {"hsc_poll", "SELECT g.generation, c.username "
+    {"hsc_get",
+     "SELECT " USER_COLUMNS ", g.generation FROM hsc_generation g LEFT JOIN "
+     "hsc_users u ON u.username = $1 WHERE g.id = 1",
+     1, PG_OID_TEXT},
+    {"hsc_poll",
+     "SELECT g.generation, c.username "
      "FROM hsc_generation g LEFT JOIN hsc_changes c "
      "ON c.generation > $1 AND c.generation <= g.generation "
-     "AND g.generation - $1 <= " "1000" " WHERE g.id = 1 "
-     "ORDER BY c.generation", 1, PG_OID_INT8},
+     "AND g.generation - $1 <= "
+     "1000"
+     " WHERE g.id = 1 ORDER BY c.generation",
+     1, PG_OID_INT8},
 };
 
 typedef struct {
@@ -77,30 +81,30 @@ typedef struct {
 
 struct hsc_pg_pool {
     pthread_mutex_t mu;
-    pthread_cond_t cv;       /* a slot was given back */
+    pthread_cond_t cv; /* a slot was given back */
     char *conninfo;
-    char display[256];       /* conninfo without password, for messages */
+    char display[256]; /* conninfo without password, for messages */
     hsc_pg_options_t opt;
-    int create;              /* connections may create/migrate the schema */
+    int create; /* connections may create/migrate the schema */
     int nslots;
     pg_slot_t *slots;
-    int64_t retry_at;        /* no connect attempt before (ms, monotonic) */
+    int64_t retry_at; /* no connect attempt before (ms, monotonic) */
     char store_id[HSC_STORE_ID_SIZE]; /* "" until a connection read it */
-    char down_msg[256];      /* why the last connect failed */
-    int down;                /* an outage is being reported */
+    char down_msg[256];               /* why the last connect failed */
+    int down;                         /* an outage is being reported */
     /* the lease of the record cache (kept by hsc_store.c, shared by the
      * process's handles) */
-    int have_gen;            /* a poll has succeeded: gen is known */
-    int64_t gen;             /* the generation the cache is current to */
-    int64_t lease_start;     /* when the last successful poll started */
-    int polling;             /* a thread is polling now */
+    int have_gen;        /* a poll has succeeded: gen is known */
+    int64_t gen;         /* the generation the cache is current to */
+    int64_t lease_start; /* when the last successful poll started */
+    int polling;         /* a thread is polling now */
     hsc_pg_counters_t n;
 };
 
 typedef struct {
-    hsc_store_t base;        /* first: the handle callers hold */
+    hsc_store_t base; /* first: the handle callers hold */
     hsc_pg_pool_t *pool;
-    int own_pool;            /* hsc_store_pgsql_open: freed on close */
+    int own_pool; /* hsc_store_pgsql_open: freed on close */
     int readonly;
     int nocache;
     char name[HSC_USER_MAX + 1];
@@ -200,9 +204,8 @@ const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len)
             continue;
         }
         v = strcmp(o->keyword, "password") == 0 ? "***" : o->val;
-        n = snprintf(buf + used, len - used, "%s%s=%s%s%s",
-                     used ? " " : "", o->keyword,
-                     strchr(v, ' ') || *v == '\0' ? "'" : "", v,
+        n = snprintf(buf + used, len - used, "%s%s=%s%s%s", used ? " " : "",
+                     o->keyword, strchr(v, ' ') || *v == '\0' ? "'" : "", v,
                      strchr(v, ' ') || *v == '\0' ? "'" : "");
         if (n < 0 || (size_t)n >= len - used) {
             break; /* truncated; still NUL-terminated */
@@ -214,17 +217,18 @@ const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len)
 }
 
 /* "<what>: SQLSTATE xxxxx: <message>" from a failed result or connection. */
-static void result_msg(char *buf, size_t len, const char *what,
-                       PGconn *conn, const PGresult *res)
+static void result_msg(char *buf, size_t len, const char *what, PGconn *conn,
+                       const PGresult *res)
 {
-    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE)
-                            : NULL;
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
     const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
                         : NULL;
     char text[200];
 
-    copy_msg(text, sizeof(text), m ? m : conn ? PQerrorMessage(conn)
-                                              : "no connection");
+    copy_msg(text, sizeof(text),
+             m      ? m
+             : conn ? PQerrorMessage(conn)
+                    : "no connection");
     if (state != NULL) {
         msgf(buf, len, "%s: SQLSTATE %s: %s", what, state, text);
     }
@@ -306,13 +310,15 @@ static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
 
     if (create
         && (exec_ok(conn, "init", "BEGIN", NULL, msg, msglen)
-            || exec_ok(conn, "init", "SELECT pg_advisory_xact_lock("
-                       PG_SCHEMA_LOCK ")", NULL, msg, msglen))) {
+            || exec_ok(conn, "init",
+                       "SELECT pg_advisory_xact_lock(" PG_SCHEMA_LOCK ")", NULL,
+                       msg, msglen))) {
         goto fail;
     }
-    if (exec_ok(conn, "schema", "SELECT to_regclass('hsc_schema') IS NOT "
-                "NULL, to_regclass('hsc_users') IS NOT NULL", &res, msg,
-                msglen)) {
+    if (exec_ok(conn, "schema",
+                "SELECT to_regclass('hsc_schema') IS NOT NULL, "
+                "to_regclass('hsc_users') IS NOT NULL",
+                &res, msg, msglen)) {
         goto fail;
     }
     has_schema = PQgetvalue(res, 0, 0)[0] == 't';
@@ -320,14 +326,16 @@ static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
     PQclear(res);
     res = NULL;
     if (!has_schema && has_users) {
-        msgf(msg, msglen, "not an hsc user database (a table hsc_users "
-             "without hsc_schema: made by another program)");
+        msgf(msg, msglen,
+             "not an hsc user database (a table hsc_users without hsc_schema: "
+             "made by another program)");
         goto fail;
     }
     ver = 0;
     if (has_schema) {
-        if (exec_ok(conn, "schema", "SELECT coalesce(max(version), 0) "
-                    "FROM hsc_schema", &res, msg, msglen)) {
+        if (exec_ok(conn, "schema",
+                    "SELECT coalesce(max(version), 0) FROM hsc_schema", &res,
+                    msg, msglen)) {
             goto fail;
         }
         ver = atoi(PQgetvalue(res, 0, 0));
@@ -335,24 +343,28 @@ static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
         res = NULL;
     }
     if (ver > nfiles) {
-        msgf(msg, msglen, "schema version %d is newer than this program "
-             "knows (%d): upgrade mod_hsc", ver, nfiles);
+        msgf(msg, msglen,
+             "schema version %d is newer than this program knows (%d): upgrade "
+             "mod_hsc",
+             ver, nfiles);
         goto fail;
     }
     if (ver < nfiles && !create) {
         if (ver == 0) {
-            msgf(msg, msglen, "not an hsc user database (no schema; "
-                 "create it with \"hsc-admin init\")");
+            msgf(msg, msglen,
+                 "not an hsc user database (no schema; create it with "
+                 "\"hsc-admin init\")");
         }
         else {
-            msgf(msg, msglen, "schema version %d needs an upgrade (run "
-                 "\"hsc-admin init\")", ver);
+            msgf(msg, msglen,
+                 "schema version %d needs an upgrade (run \"hsc-admin init\")",
+                 ver);
         }
         goto fail;
     }
     for (i = ver; i < nfiles; ++i) {
-        snprintf(sql, sizeof(sql), "INSERT INTO hsc_schema (version) "
-                 "VALUES (%d)", i + 1);
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO hsc_schema (version) VALUES (%d)", i + 1);
         if (exec_ok(conn, "init", hsc_pgsql_schema[i], NULL, msg, msglen)
             || exec_ok(conn, "init", sql, NULL, msg, msglen)) {
             goto fail;
@@ -454,8 +466,8 @@ static hsc_status_t fault(pg_store_t *ps)
  * made for this call (a failure on it is not a stale connection). On
  * failure: HSC_ESTORE and errmsg.
  */
-static hsc_status_t slot_get(pg_store_t *ps, const char *what,
-                             pg_slot_t **out, int *fresh)
+static hsc_status_t slot_get(pg_store_t *ps, const char *what, pg_slot_t **out,
+                             int *fresh)
 {
     hsc_pg_pool_t *p = ps->pool;
     pg_slot_t *sl = NULL;
@@ -492,8 +504,8 @@ static hsc_status_t slot_get(pg_store_t *ps, const char *what,
     }
     if (sl == NULL) {
         pthread_mutex_unlock(&p->mu);
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: no free "
-             "database connection within %d ms (pool of %d)", what,
+        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+             "%s: no free database connection within %d ms (pool of %d)", what,
              p->opt.wait_ms, p->nslots);
         return HSC_ESTORE;
     }
@@ -501,8 +513,9 @@ static hsc_status_t slot_get(pg_store_t *ps, const char *what,
     if (sl->conn == NULL && now_ms() < p->retry_at) {
         /* Down a moment ago: fail fast, with the reason of then. */
         sl->busy = 0;
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: %s (next "
-             "attempt within %d ms)", what, p->down_msg, PG_RETRY_MS);
+        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+             "%s: %s (next attempt within %d ms)", what, p->down_msg,
+             PG_RETRY_MS);
         pthread_cond_signal(&p->cv);
         pthread_mutex_unlock(&p->mu);
         return fault(ps);
@@ -519,8 +532,7 @@ static hsc_status_t slot_get(pg_store_t *ps, const char *what,
             sl->busy = 0;
             pthread_cond_signal(&p->cv);
             pthread_mutex_unlock(&p->mu);
-            msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: %s", what,
-                 m);
+            msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: %s", what, m);
             return fault(ps);
         }
         *fresh = 1;
@@ -565,8 +577,8 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
         if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
             return st;
         }
-        res = PQexecPrepared(sl->conn, stmt, nparams, values, lengths,
-                             formats, 1);
+        res = PQexecPrepared(sl->conn, stmt, nparams, values, lengths, formats,
+                             1);
         if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK) {
             slot_put(ps->pool, sl);
             pthread_mutex_lock(&ps->pool->mu);
@@ -596,7 +608,8 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
     }
 }
 
-/* --- reading users --------------------------------------------------------- */
+/* --- reading users ---------------------------------------------------------
+ */
 
 /* Grow the handle's group buffer to hold n bytes and a NUL. */
 static int groups_room(pg_store_t *ps, size_t n)
@@ -811,8 +824,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     return st;
 }
 
-static hsc_status_t pg_list(hsc_store_t *s, hsc_store_each_fn *fn,
-                            void *baton)
+static hsc_status_t pg_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
 {
     pg_store_t *ps = (pg_store_t *)s;
     pg_slot_t *sl;
@@ -824,11 +836,13 @@ static hsc_status_t pg_list(hsc_store_t *s, hsc_store_each_fn *fn,
     if ((st = slot_get(ps, "list", &sl, &fresh)) != HSC_OK) {
         return st;
     }
-    res = PQexecParams(sl->conn, "SELECT " USER_COLUMNS " FROM hsc_users u "
-                       "ORDER BY u.username", 0, NULL, NULL, NULL, NULL, 1);
+    res = PQexecParams(sl->conn,
+                       "SELECT " USER_COLUMNS " FROM hsc_users u ORDER BY "
+                       "u.username",
+                       0, NULL, NULL, NULL, NULL, 1);
     if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
-        result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "list",
-                   sl->conn, res);
+        result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "list", sl->conn,
+                   res);
         PQclear(res);
         slot_put(ps->pool, sl);
         return fault(ps);
@@ -884,10 +898,10 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
  * bytea columns). HSC_OK with *rows the rows changed, HSC_EREADONLY for a
  * read-only handle or a role without the right (SQLSTATE 42501 or 25006).
  */
-static hsc_status_t write_run(pg_store_t *ps, const char *what,
-                              const char *sql, int n,
-                              const char *const *values, const int *lengths,
-                              const int *formats, long *rows)
+static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
+                              int n, const char *const *values,
+                              const int *lengths, const int *formats,
+                              long *rows)
 {
     pg_slot_t *sl;
     PGresult *res;
@@ -907,8 +921,8 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what,
     if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
         result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), what, sl->conn,
                    res);
-        st = has_state(res, "42501") || has_state(res, "25006")
-             ? HSC_EREADONLY : HSC_ESTORE;
+        st = has_state(res, "42501") || has_state(res, "25006") ? HSC_EREADONLY
+                                                                : HSC_ESTORE;
         PQclear(res);
         slot_put(ps->pool, sl);
         return st;
@@ -939,11 +953,12 @@ static hsc_status_t pg_add(hsc_store_t *s, const hsc_user_t *u)
     v[3] = (const char *)u->authenticator;
     v[4] = u->groups ? u->groups : "";
     v[5] = u->disabled ? "1" : "0";
-    st = write_run(ps, "add", "INSERT INTO hsc_users (username, salt, kdf, "
-                   "authenticator, groups, disabled, created, updated) "
-                   "VALUES ($1, $2, $3, $4, $5, $6::text = '1', "
-                   NOW_SQL ", " NOW_SQL ") "
-                   "ON CONFLICT (username) DO NOTHING", 6, v, l, f, &rows);
+    st = write_run(ps, "add",
+                   "INSERT INTO hsc_users (username, salt, kdf, authenticator, "
+                   "groups, disabled, created, updated) VALUES ($1, $2, $3, "
+                   "$4, $5, $6::text = '1', " NOW_SQL ", " NOW_SQL
+                   ") ON CONFLICT (username) DO NOTHING",
+                   6, v, l, f, &rows);
     if (st == HSC_OK && rows == 0) {
         return HSC_EEXISTS;
     }
@@ -952,9 +967,8 @@ static hsc_status_t pg_add(hsc_store_t *s, const hsc_user_t *u)
 
 /* An UPDATE of one user: HSC_ENOUSER when no row matched. */
 static hsc_status_t update_user(pg_store_t *ps, const char *what,
-                                const char *sql, int n,
-                                const char *const *v, const int *l,
-                                const int *f)
+                                const char *sql, int n, const char *const *v,
+                                const int *l, const int *f)
 {
     long rows;
     hsc_status_t st = write_run(ps, what, sql, n, v, l, f, &rows);
@@ -980,10 +994,11 @@ static hsc_status_t pg_set_password(hsc_store_t *s, const char *user,
     vals[1] = (const char *)salt;
     vals[2] = spec;
     vals[3] = (const char *)v;
-    return update_user((pg_store_t *)s, "set_password", "UPDATE hsc_users "
-                       "SET salt = $2, kdf = $3, authenticator = $4, "
-                       "updated = " NOW_SQL " WHERE username = $1", 4, vals,
-                       l, f);
+    return update_user((pg_store_t *)s, "set_password",
+                       "UPDATE hsc_users SET salt = $2, kdf = $3, "
+                       "authenticator = $4, "
+                       "updated = " NOW_SQL " WHERE username = $1",
+                       4, vals, l, f);
 }
 
 static hsc_status_t pg_set_groups(hsc_store_t *s, const char *user,
@@ -991,18 +1006,21 @@ static hsc_status_t pg_set_groups(hsc_store_t *s, const char *user,
 {
     const char *v[2] = {user, groups};
 
-    return update_user((pg_store_t *)s, "set_groups", "UPDATE hsc_users "
-                       "SET groups = $2, updated = " NOW_SQL
-                       " WHERE username = $1", 2, v, NULL, NULL);
+    return update_user((pg_store_t *)s, "set_groups",
+                       "UPDATE hsc_users SET groups = $2, updated = " NOW_SQL
+                       " WHERE username = $1",
+                       2, v, NULL, NULL);
 }
 
 static hsc_status_t pg_set_disabled(hsc_store_t *s, const char *user, int on)
 {
     const char *v[2] = {user, on ? "true" : "false"};
 
-    return update_user((pg_store_t *)s, "set_disabled", "UPDATE hsc_users "
-                       "SET disabled = $2::boolean, updated = " NOW_SQL
-                       " WHERE username = $1", 2, v, NULL, NULL);
+    return update_user(
+        (pg_store_t *)s, "set_disabled",
+        "UPDATE hsc_users SET disabled = $2::boolean, updated = " NOW_SQL
+        " WHERE username = $1",
+        2, v, NULL, NULL);
 }
 
 /* Touches revoked_before only (not updated): the httpd role may update
@@ -1013,8 +1031,9 @@ static hsc_status_t pg_revoke(hsc_store_t *s, const char *user, int64_t when)
     const char *v[2] = {user, num};
 
     snprintf(num, sizeof(num), "%" PRId64, when);
-    return update_user((pg_store_t *)s, "revoke", "UPDATE hsc_users "
-                       "SET revoked_before = $2::bigint WHERE username = $1",
+    return update_user((pg_store_t *)s, "revoke",
+                       "UPDATE hsc_users SET revoked_before = $2::bigint WHERE "
+                       "username = $1",
                        2, v, NULL, NULL);
 }
 
@@ -1022,11 +1041,13 @@ static hsc_status_t pg_del(hsc_store_t *s, const char *user)
 {
     const char *v[1] = {user};
 
-    return update_user((pg_store_t *)s, "del", "DELETE FROM hsc_users "
-                       "WHERE username = $1", 1, v, NULL, NULL);
+    return update_user((pg_store_t *)s, "del",
+                       "DELETE FROM hsc_users WHERE username = $1", 1, v, NULL,
+                       NULL);
 }
 
-/* --- handles and pools ------------------------------------------------------ */
+/* --- handles and pools ------------------------------------------------------
+ */
 
 static void pg_close(hsc_store_t *s)
 {
@@ -1040,25 +1061,22 @@ static void pg_close(hsc_store_t *s)
     free(ps);
 }
 
-static const hsc_store_vtable_t pg_vtable = {
-    .name = "pgsql",
-    .get = pg_get,
-    .add = pg_add,
-    .set_password = pg_set_password,
-    .set_groups = pg_set_groups,
-    .set_disabled = pg_set_disabled,
-    .revoke = pg_revoke,
-    .del = pg_del,
-    .list = pg_list,
-    .close = pg_close,
-    .validate = pg_validate,
-    .store_id = pg_store_id
-};
+static const hsc_store_vtable_t pg_vtable = {.name = "pgsql",
+                                             .get = pg_get,
+                                             .add = pg_add,
+                                             .set_password = pg_set_password,
+                                             .set_groups = pg_set_groups,
+                                             .set_disabled = pg_set_disabled,
+                                             .revoke = pg_revoke,
+                                             .del = pg_del,
+                                             .list = pg_list,
+                                             .close = pg_close,
+                                             .validate = pg_validate,
+                                             .store_id = pg_store_id};
 
 hsc_status_t hsc_pg_pool_create(const char *conninfo,
-                                const hsc_pg_options_t *opt,
-                                hsc_pg_pool_t **pp, char *errbuf,
-                                size_t errlen)
+                                const hsc_pg_options_t *opt, hsc_pg_pool_t **pp,
+                                char *errbuf, size_t errlen)
 {
     hsc_pg_pool_t *p;
     PQconninfoOption *parsed;
@@ -1173,8 +1191,7 @@ hsc_status_t hsc_store_pgsql_open_pool(hsc_pg_pool_t *pool, int flags,
 }
 
 hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
-                                  hsc_store_t **ps, char *errbuf,
-                                  size_t errlen)
+                                  hsc_store_t **ps, char *errbuf, size_t errlen)
 {
     hsc_pg_options_t opt;
     hsc_pg_pool_t *pool = NULL;

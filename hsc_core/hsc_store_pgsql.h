@@ -31,9 +31,9 @@
 #define HSC_PGSQL_SCHEMA_VERSION 1
 
 typedef struct {
-    int pool_size;      /* connections per process, >= 1 (default 4) */
-    int wait_ms;        /* longest wait for a free connection (500) */
-    int max_stale_ms;   /* the lease (1000); 0: no record cache */
+    int pool_size;            /* connections per process, >= 1 (default 4) */
+    int wait_ms;              /* longest wait for a free connection (500) */
+    int max_stale_ms;         /* the lease (1000); 0: no record cache */
     int statement_timeout_ms; /* server-side, per statement (2000) */
 } hsc_pg_options_t;
 
@@ -51,9 +51,8 @@ typedef struct hsc_pg_pool hsc_pg_pool_t;
  * The pool is freed by hsc_pg_pool_destroy, after its last handle closed.
  */
 hsc_status_t hsc_pg_pool_create(const char *conninfo,
-                                const hsc_pg_options_t *opt,
-                                hsc_pg_pool_t **pp, char *errbuf,
-                                size_t errlen);
+                                const hsc_pg_options_t *opt, hsc_pg_pool_t **pp,
+                                char *errbuf, size_t errlen);
 void hsc_pg_pool_destroy(hsc_pg_pool_t *p);
 
 /**

@@ -78,23 +78,22 @@ static const char *const migrations[] = {
     "  CHECK (typeof(revoked_before) = 'integer' AND revoked_before >= 0),"
     " created INTEGER NOT NULL CHECK (typeof(created) = 'integer'),"
     " updated INTEGER NOT NULL CHECK (typeof(updated) = 'integer')"
-    ") WITHOUT ROWID"
-};
+    ") WITHOUT ROWID"};
 #define HSC_SQLITE_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
 
-#define USER_COLUMNS \
-    "username, salt, kdf, authenticator, groups, disabled, revoked_before, " \
+#define USER_COLUMNS                                                           \
+    "username, salt, kdf, authenticator, groups, disabled, revoked_before, "   \
     "created, updated"
 
 typedef struct {
-    hsc_store_t base;      /* first: the handle callers hold */
-    sqlite3 *db;           /* NULL while the file is gone */
-    sqlite3_stmt *get_st;  /* the lookup, prepared once per connection */
+    hsc_store_t base;     /* first: the handle callers hold */
+    sqlite3 *db;          /* NULL while the file is gone */
+    sqlite3_stmt *get_st; /* the lookup, prepared once per connection */
     char *path;
-    int flags;             /* as passed to open, without HSC_STORE_CREATE */
-    int readonly;          /* 1: read-only open, or SQLite fell back to it */
+    int flags;    /* as passed to open, without HSC_STORE_CREATE */
+    int readonly; /* 1: read-only open, or SQLite fell back to it */
     struct timespec next_check; /* when to look for a replaced file */
-    struct stat seen;      /* the file at the path when last connected */
+    struct stat seen;           /* the file at the path when last connected */
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
@@ -102,7 +101,7 @@ typedef struct {
      * region of this connection, NULL when no record may be trusted (not
      * WAL, read-only -shm, any doubt). */
     const unsigned char *shm;
-    int reconnected;       /* 1: validate() must say everything changed */
+    int reconnected; /* 1: validate() must say everything changed */
 } sq_store_t;
 
 static const hsc_store_vtable_t sq_vtable;
@@ -179,8 +178,7 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
         || ver > HSC_SQLITE_VERSION) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
-        msgf(msg, msglen, "%s: changed by another program while opening",
-             path);
+        msgf(msg, msglen, "%s: changed by another program while opening", path);
         return SQLITE_ERROR;
     }
     for (i = (int)ver; i < HSC_SQLITE_VERSION; i++) {
@@ -189,13 +187,11 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
             goto fail;
         }
     }
-    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d",
-             HSC_SQLITE_APP_ID);
+    snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", HSC_SQLITE_APP_ID);
     if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
         goto fail;
     }
-    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
-             HSC_SQLITE_VERSION);
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", HSC_SQLITE_VERSION);
     if ((rc = sqlite3_exec(db, sql, NULL, NULL, NULL)) != SQLITE_OK) {
         goto fail;
     }
@@ -219,8 +215,8 @@ fail:
  * lookup. On failure everything is closed and msg says why.
  */
 static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
-                               sqlite3_stmt **pget, int *preadonly,
-                               char *msg, size_t msglen)
+                               sqlite3_stmt **pget, int *preadonly, char *msg,
+                               size_t msglen)
 {
     sqlite3 *db = NULL;
     sqlite3_stmt *get = NULL;
@@ -239,8 +235,9 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     if (stat(path, &sb) != 0) {
         if (errno != ENOENT || !(flags & HSC_STORE_CREATE)) {
             if (errno == ENOENT) {
-                msgf(msg, msglen, "%s: no such file (create it with "
-                     "\"hsc-admin init\")", path);
+                msgf(msg, msglen,
+                     "%s: no such file (create it with \"hsc-admin init\")",
+                     path);
             }
             else {
                 msgf(msg, msglen, "%s: %s", path, strerror(errno));
@@ -267,8 +264,9 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     if (rc != SQLITE_OK) {
         msgf(msg, msglen, "%s: cannot open: %s", path,
              db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-        st = rc == SQLITE_NOMEM ? HSC_ENOMEM
-             : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO : HSC_ESTORE;
+        st = rc == SQLITE_NOMEM               ? HSC_ENOMEM
+             : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO
+                                              : HSC_ESTORE;
         goto cleanup;
     }
     sqlite3_extended_result_codes(db, 1);
@@ -280,17 +278,19 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     if ((rc = query_int(db, "PRAGMA application_id", &app)) != SQLITE_OK
         || (rc = query_int(db, "PRAGMA user_version", &ver)) != SQLITE_OK) {
         if ((rc & 0xff) == SQLITE_NOTADB) {
-            msgf(msg, msglen, "%s: not an hsc user database (not an SQLite "
-                 "file)", path);
+            msgf(msg, msglen,
+                 "%s: not an hsc user database (not an SQLite file)", path);
         }
-        else if (readonly && ((rc & 0xff) == SQLITE_READONLY
-                              || (rc & 0xff) == SQLITE_CANTOPEN)) {
+        else if (readonly
+                 && ((rc & 0xff) == SQLITE_READONLY
+                     || (rc & 0xff) == SQLITE_CANTOPEN)) {
             /* WAL needs the -shm file: a reader that may not create it in
              * the directory can only use one that already exists. */
-            msgf(msg, msglen, "%s: cannot read the database read-only "
-                 "(%s): its -wal/-shm files are missing and this user may "
-                 "not create them; make the directory writable by this "
-                 "user", path, sqlite3_errmsg(db));
+            msgf(msg, msglen,
+                 "%s: cannot read the database read-only (%s): its -wal/-shm "
+                 "files are missing and this user may not create them; make "
+                 "the directory writable by this user",
+                 path, sqlite3_errmsg(db));
         }
         else {
             msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
@@ -304,34 +304,40 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
             goto cleanup;
         }
         if (ntables != 0) {
-            msgf(msg, msglen, "%s: not an hsc user database (a foreign "
-                 "SQLite database)", path);
+            msgf(msg, msglen,
+                 "%s: not an hsc user database (a foreign SQLite database)",
+                 path);
             goto cleanup;
         }
         if (!(flags & HSC_STORE_CREATE)) {
-            msgf(msg, msglen, "%s: not an hsc user database (empty; "
-                 "initialize it with \"hsc-admin init\")", path);
+            msgf(msg, msglen,
+                 "%s: not an hsc user database (empty; initialize it with "
+                 "\"hsc-admin init\")",
+                 path);
             goto cleanup;
         }
         need_migration = 1;
     }
     else if (app != HSC_SQLITE_APP_ID) {
-        msgf(msg, msglen, "%s: not an hsc user database (application_id "
-             "0x%08llx)", path, (unsigned long long)(uint32_t)app);
+        msgf(msg, msglen,
+             "%s: not an hsc user database (application_id 0x%08llx)", path,
+             (unsigned long long)(uint32_t)app);
         goto cleanup;
     }
     else if (ver > HSC_SQLITE_VERSION || ver < 0) {
-        msgf(msg, msglen, "%s: schema version %lld is newer than this "
-             "program knows (%d): upgrade mod_hsc", path, (long long)ver,
-             HSC_SQLITE_VERSION);
+        msgf(msg, msglen,
+             "%s: schema version %lld is newer than this program knows (%d): "
+             "upgrade mod_hsc",
+             path, (long long)ver, HSC_SQLITE_VERSION);
         goto cleanup;
     }
     else if (ver < HSC_SQLITE_VERSION) {
         need_migration = 1;
     }
     if (need_migration && readonly) {
-        msgf(msg, msglen, "%s: schema version %lld needs an upgrade to %d, "
-             "which a read-only open cannot do (run \"hsc-admin init\")",
+        msgf(msg, msglen,
+             "%s: schema version %lld needs an upgrade to %d, which a "
+             "read-only open cannot do (run \"hsc-admin init\")",
              path, (long long)ver, HSC_SQLITE_VERSION);
         goto cleanup;
     }
@@ -362,9 +368,10 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
         sqlite3_exec(db, sql, NULL, NULL, NULL);
     }
 
-    rc = sqlite3_prepare_v3(db, "SELECT " USER_COLUMNS " FROM hsc_users "
-                            "WHERE username = ?1", -1,
-                            SQLITE_PREPARE_PERSISTENT, &get, NULL);
+    rc = sqlite3_prepare_v3(db,
+                            "SELECT " USER_COLUMNS " FROM hsc_users WHERE "
+                            "username = ?1",
+                            -1, SQLITE_PREPARE_PERSISTENT, &get, NULL);
     if (rc != SQLITE_OK) {
         msgf(msg, msglen, "%s: not a usable hsc user database: %s", path,
              sqlite3_errmsg(db));
@@ -482,8 +489,9 @@ static void cache_attach(sq_store_t *sq)
         return;
     }
     if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_FILE_POINTER, &f)
-        != SQLITE_OK || f == NULL || f->pMethods == NULL
-        || f->pMethods->iVersion < 2 || f->pMethods->xShmMap == NULL) {
+            != SQLITE_OK
+        || f == NULL || f->pMethods == NULL || f->pMethods->iVersion < 2
+        || f->pMethods->xShmMap == NULL) {
         return;
     }
     /* bExtend 0: the region SQLite has mapped already; SQLITE_READONLY
@@ -562,8 +570,8 @@ static hsc_status_t watch(sq_store_t *sq)
     sq->next_check = now;
     sq->next_check.tv_sec += 1;
     if (sq->db != NULL) {
-        if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED,
-                                 &moved) != SQLITE_OK) {
+        if (sqlite3_file_control(sq->db, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
+            != SQLITE_OK) {
             moved = 0; /* a VFS without the check: the stat below decides */
         }
         if (!moved && !file_changed(sq)) {
@@ -701,8 +709,7 @@ static void sq_validate(hsc_store_t *s, hsc_validation_t *v)
         v->verdict = HSC_VALID_UNAVAILABLE;
         return;
     }
-    if (sq->shm == NULL
-        || !wal_hdr_read(sq->shm, v->token + sizeof(id))) {
+    if (sq->shm == NULL || !wal_hdr_read(sq->shm, v->token + sizeof(id))) {
         v->verdict = HSC_VALID_BYPASS;
         return;
     }
@@ -754,8 +761,8 @@ static hsc_status_t write_run(sq_store_t *sq, const char *what,
     if (rc == SQLITE_DONE) {
         status = sqlite3_changes(sq->db) > 0 ? HSC_OK : HSC_ENOUSER;
         if (status == HSC_ENOUSER) {
-            msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-                 "%s: no such user", what);
+            msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "%s: no such user",
+                 what);
         }
     }
     else if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
@@ -791,7 +798,8 @@ static hsc_status_t sq_add(hsc_store_t *s, const hsc_user_t *u)
     char spec[HSC_KDF_SPEC_MAX];
     int64_t now = now_s();
 
-    status = write_prepare(sq, "add", "INSERT INTO hsc_users (" USER_COLUMNS
+    status = write_prepare(sq, "add",
+                           "INSERT INTO hsc_users (" USER_COLUMNS
                            ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
                            &st);
     if (status != HSC_OK) {
@@ -824,9 +832,11 @@ static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
     hsc_status_t status;
     char spec[HSC_KDF_SPEC_MAX];
 
-    status = write_prepare(sq, "set_password", "UPDATE hsc_users SET "
-                           "salt = ?2, kdf = ?3, authenticator = ?4, "
-                           "updated = ?5 WHERE username = ?1", &st);
+    status = write_prepare(sq, "set_password",
+                           "UPDATE hsc_users SET salt = ?2, kdf = ?3, "
+                           "authenticator = ?4, updated = ?5 WHERE username = "
+                           "?1",
+                           &st);
     if (status != HSC_OK) {
         return status;
     }
@@ -850,8 +860,9 @@ static hsc_status_t sq_set_groups(hsc_store_t *s, const char *user,
     sqlite3_stmt *st;
     hsc_status_t status;
 
-    status = write_prepare(sq, "set_groups", "UPDATE hsc_users SET "
-                           "groups = ?2, updated = ?3 WHERE username = ?1",
+    status = write_prepare(sq, "set_groups",
+                           "UPDATE hsc_users SET groups = ?2, updated = ?3 "
+                           "WHERE username = ?1",
                            &st);
     if (status != HSC_OK) {
         return status;
@@ -872,8 +883,9 @@ static hsc_status_t sq_set_disabled(hsc_store_t *s, const char *user, int on)
     sqlite3_stmt *st;
     hsc_status_t status;
 
-    status = write_prepare(sq, "set_disabled", "UPDATE hsc_users SET "
-                           "disabled = ?2, updated = ?3 WHERE username = ?1",
+    status = write_prepare(sq, "set_disabled",
+                           "UPDATE hsc_users SET disabled = ?2, updated = ?3 "
+                           "WHERE username = ?1",
                            &st);
     if (status != HSC_OK) {
         return status;
@@ -894,9 +906,10 @@ static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
     sqlite3_stmt *st;
     hsc_status_t status;
 
-    status = write_prepare(sq, "revoke", "UPDATE hsc_users SET "
-                           "revoked_before = ?2, updated = ?3 "
-                           "WHERE username = ?1", &st);
+    status = write_prepare(sq, "revoke",
+                           "UPDATE hsc_users SET revoked_before = ?2, updated "
+                           "= ?3 WHERE username = ?1",
+                           &st);
     if (status != HSC_OK) {
         return status;
     }
@@ -916,8 +929,8 @@ static hsc_status_t sq_del(hsc_store_t *s, const char *user)
     sqlite3_stmt *st;
     hsc_status_t status;
 
-    status = write_prepare(sq, "del", "DELETE FROM hsc_users "
-                           "WHERE username = ?1", &st);
+    status = write_prepare(sq, "del",
+                           "DELETE FROM hsc_users WHERE username = ?1", &st);
     if (status != HSC_OK) {
         return status;
     }
@@ -929,8 +942,7 @@ static hsc_status_t sq_del(hsc_store_t *s, const char *user)
     return write_run(sq, "del", st);
 }
 
-static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn,
-                            void *baton)
+static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
 {
     sq_store_t *sq = (sq_store_t *)s;
     sqlite3_stmt *st = NULL;
@@ -941,8 +953,10 @@ static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn,
     if ((status = watch(sq)) != HSC_OK) {
         return status;
     }
-    rc = sqlite3_prepare_v2(sq->db, "SELECT " USER_COLUMNS " FROM hsc_users "
-                            "ORDER BY username", -1, &st, NULL);
+    rc = sqlite3_prepare_v2(sq->db,
+                            "SELECT " USER_COLUMNS " FROM hsc_users ORDER BY "
+                            "username",
+                            -1, &st, NULL);
     if (rc != SQLITE_OK) {
         return sq_fail(sq, "list", rc);
     }
@@ -973,19 +987,17 @@ static void sq_close(hsc_store_t *s)
     free(sq);
 }
 
-static const hsc_store_vtable_t sq_vtable = {
-    .name = "sqlite",
-    .get = sq_get,
-    .add = sq_add,
-    .set_password = sq_set_password,
-    .set_groups = sq_set_groups,
-    .set_disabled = sq_set_disabled,
-    .revoke = sq_revoke,
-    .del = sq_del,
-    .list = sq_list,
-    .close = sq_close,
-    .validate = sq_validate
-};
+static const hsc_store_vtable_t sq_vtable = {.name = "sqlite",
+                                             .get = sq_get,
+                                             .add = sq_add,
+                                             .set_password = sq_set_password,
+                                             .set_groups = sq_set_groups,
+                                             .set_disabled = sq_set_disabled,
+                                             .revoke = sq_revoke,
+                                             .del = sq_del,
+                                             .list = sq_list,
+                                             .close = sq_close,
+                                             .validate = sq_validate};
 
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,

@@ -11,8 +11,7 @@
 #include "hsc_throttle.h"
 
 hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
-                              size_t value_len,
-                              char key[HSC_THROTTLE_KEY_LEN])
+                              size_t value_len, char key[HSC_THROTTLE_KEY_LEN])
 {
     static const char hex[] = "0123456789abcdef";
     unsigned char md[EVP_MAX_MD_SIZE];
@@ -48,7 +47,7 @@ hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
 
 void hsc_throttle_address(const char *ip, char out[HSC_THROTTLE_ADDR_MAX])
 {
-    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0,
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0,    0,
                                              0, 0, 0, 0, 0xff, 0xff};
     unsigned char a6[16];
     char buf[INET6_ADDRSTRLEN];
@@ -72,8 +71,7 @@ void hsc_throttle_address(const char *ip, char out[HSC_THROTTLE_ADDR_MAX])
 }
 
 hsc_status_t hsc_counter_decode(const char *value, size_t len, int64_t now,
-                                int64_t window, uint32_t max,
-                                hsc_counter_t *c)
+                                int64_t window, uint32_t max, hsc_counter_t *c)
 {
     const char *sp = value != NULL ? memchr(value, ' ', len) : NULL;
     int64_t start, count;

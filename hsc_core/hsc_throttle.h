@@ -52,8 +52,7 @@ hsc_status_t hsc_throttle_key(char tag, const char *scope, const char *value,
  * IPv4 address. Anything that does not parse is used as it is (truncated
  * to fit). Writes a NUL-terminated string to out.
  */
-void hsc_throttle_address(const char *ip,
-                          char out[HSC_THROTTLE_ADDR_MAX]);
+void hsc_throttle_address(const char *ip, char out[HSC_THROTTLE_ADDR_MAX]);
 
 /**
  * A stored value (len bytes, no NUL needed) read at time now: HSC_OK and

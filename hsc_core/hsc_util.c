@@ -12,46 +12,26 @@
 const char *hsc_strerror(hsc_status_t st)
 {
     switch (st) {
-    case HSC_OK:
-        return "ok";
-    case HSC_EMALFORMED:
-        return "malformed";
-    case HSC_ETOOLONG:
-        return "too long";
-    case HSC_ENOKEY:
-        return "unknown key id";
-    case HSC_EBADMAC:
-        return "bad mac";
-    case HSC_EEXPIRED:
-        return "expired";
-    case HSC_EFUTURE:
-        return "issued in the future";
-    case HSC_EMAXAGE:
-        return "past maximum age";
-    case HSC_ENOUSER:
-        return "no such user";
-    case HSC_EDISABLED:
-        return "user disabled";
-    case HSC_EREVOKED:
-        return "revoked";
-    case HSC_EAUTH:
-        return "authentication failed";
-    case HSC_ESTORE:
-        return "user store failure";
-    case HSC_EREADONLY:
-        return "user store is read-only";
-    case HSC_EEXISTS:
-        return "user exists";
-    case HSC_EINVAL:
-        return "invalid argument";
-    case HSC_ECRYPTO:
-        return "crypto library failure";
-    case HSC_EIO:
-        return "i/o error";
-    case HSC_ENOMEM:
-        return "out of memory";
-    case HSC_EKDFLIMIT:
-        return "the user's KDF is above the ceilings";
+    case HSC_OK: return "ok";
+    case HSC_EMALFORMED: return "malformed";
+    case HSC_ETOOLONG: return "too long";
+    case HSC_ENOKEY: return "unknown key id";
+    case HSC_EBADMAC: return "bad mac";
+    case HSC_EEXPIRED: return "expired";
+    case HSC_EFUTURE: return "issued in the future";
+    case HSC_EMAXAGE: return "past maximum age";
+    case HSC_ENOUSER: return "no such user";
+    case HSC_EDISABLED: return "user disabled";
+    case HSC_EREVOKED: return "revoked";
+    case HSC_EAUTH: return "authentication failed";
+    case HSC_ESTORE: return "user store failure";
+    case HSC_EREADONLY: return "user store is read-only";
+    case HSC_EEXISTS: return "user exists";
+    case HSC_EINVAL: return "invalid argument";
+    case HSC_ECRYPTO: return "crypto library failure";
+    case HSC_EIO: return "i/o error";
+    case HSC_ENOMEM: return "out of memory";
+    case HSC_EKDFLIMIT: return "the user's KDF is above the ceilings";
     }
     return "unknown status";
 }
@@ -59,8 +39,7 @@ const char *hsc_strerror(hsc_status_t st)
 hsc_class_t hsc_status_class(hsc_status_t st)
 {
     switch (st) {
-    case HSC_OK:
-        return HSC_CLASS_OK;
+    case HSC_OK: return HSC_CLASS_OK;
     case HSC_EEXPIRED:
     case HSC_EMAXAGE:
     case HSC_ENOUSER:
@@ -74,16 +53,14 @@ hsc_class_t hsc_status_class(hsc_status_t st)
     case HSC_EREADONLY:
     case HSC_ECRYPTO:
     case HSC_EIO:
-    case HSC_ENOMEM:
-        return HSC_CLASS_FAULT;
+    case HSC_ENOMEM: return HSC_CLASS_FAULT;
     case HSC_EMALFORMED:
     case HSC_ETOOLONG:
     case HSC_ENOKEY:
     case HSC_EBADMAC:
     case HSC_EFUTURE:
     case HSC_EEXISTS:
-    case HSC_EINVAL:
-        break;
+    case HSC_EINVAL: break;
     }
     return HSC_CLASS_FORGERY; /* and any value outside the enum */
 }
@@ -228,10 +205,9 @@ int hsc_username_valid(const char *u, size_t len)
 static int is_invisible(uint32_t cp)
 {
     return cp == 0x00AD || cp == 0x061C || cp == 0x180E
-           || (cp >= 0x200B && cp <= 0x200F)
-           || (cp >= 0x202A && cp <= 0x202E)
-           || (cp >= 0x2060 && cp <= 0x2064)
-           || (cp >= 0x2066 && cp <= 0x2069) || cp == 0xFEFF;
+           || (cp >= 0x200B && cp <= 0x200F) || (cp >= 0x202A && cp <= 0x202E)
+           || (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x2066 && cp <= 0x2069)
+           || cp == 0xFEFF;
 }
 
 int hsc_username_has_invisible(const char *u, size_t len)
@@ -294,8 +270,7 @@ int hsc_groupname_valid(const char *g, size_t len)
         size_t n = utf8_next(s + i, len - i, &cp);
 
         /* ',' separates groups in the store, ' ' in Require lines. */
-        if (n == 0 || is_control(cp) || cp == ',' || cp == ' '
-            || cp == 0xA0) {
+        if (n == 0 || is_control(cp) || cp == ',' || cp == ' ' || cp == 0xA0) {
             return 0;
         }
         i += n;

@@ -12,15 +12,15 @@
 #include <stdint.h>
 
 /* Sizes fixed by the spec (hsc-v1.md). */
-#define HSC_SALT_LEN 16          /* bytes of salt per user */
-#define HSC_XN_LEN 32            /* bytes of x_n, the cookie's auth field */
-#define HSC_AUTH_LEN 32          /* bytes of v = SHA-256(x_n) */
-#define HSC_MAC_LEN 32           /* bytes of HMAC-SHA256 */
-#define HSC_USER_MAX 255         /* bytes of a username */
-#define HSC_KID_MAX 32           /* characters of a key id */
-#define HSC_PASSWORD_MAX 1024    /* bytes; longer passwords are refused */
-#define HSC_COOKIE_MAX 4096      /* bytes of a cookie value */
-#define HSC_SECRET_MIN 32        /* bytes of a key file secret */
+#define HSC_SALT_LEN 16       /* bytes of salt per user */
+#define HSC_XN_LEN 32         /* bytes of x_n, the cookie's auth field */
+#define HSC_AUTH_LEN 32       /* bytes of v = SHA-256(x_n) */
+#define HSC_MAC_LEN 32        /* bytes of HMAC-SHA256 */
+#define HSC_USER_MAX 255      /* bytes of a username */
+#define HSC_KID_MAX 32        /* characters of a key id */
+#define HSC_PASSWORD_MAX 1024 /* bytes; longer passwords are refused */
+#define HSC_COOKIE_MAX 4096   /* bytes of a cookie value */
+#define HSC_SECRET_MIN 32     /* bytes of a key file secret */
 
 /* A status-returning function whose result must be looked at (GCC, clang):
  * an ignored refusal is an accepted forgery. The core, the module and
@@ -52,14 +52,14 @@ typedef enum {
     HSC_EDISABLED,  /* user disabled */
     HSC_EREVOKED,   /* iat < revoked_before */
     HSC_EAUTH,      /* SHA-256(auth) != v, or wrong password */
-    HSC_ESTORE,     /* the user store failed (I/O, corrupt, locked): fail closed */
-    HSC_EREADONLY,  /* the user store cannot be written */
-    HSC_EEXISTS,    /* the user already exists */
-    HSC_EINVAL,     /* invalid argument (bad username, bad KDF spec, ...) */
-    HSC_ECRYPTO,    /* OpenSSL failed */
-    HSC_EIO,        /* file missing, unreadable, ... */
-    HSC_ENOMEM,     /* allocation failed */
-    HSC_EKDFLIMIT   /* a stored KDF above the ceilings: never run */
+    HSC_ESTORE, /* the user store failed (I/O, corrupt, locked): fail closed */
+    HSC_EREADONLY, /* the user store cannot be written */
+    HSC_EEXISTS,   /* the user already exists */
+    HSC_EINVAL,    /* invalid argument (bad username, bad KDF spec, ...) */
+    HSC_ECRYPTO,   /* OpenSSL failed */
+    HSC_EIO,       /* file missing, unreadable, ... */
+    HSC_ENOMEM,    /* allocation failed */
+    HSC_EKDFLIMIT  /* a stored KDF above the ceilings: never run */
 } hsc_status_t;
 
 /** A short, static, lower-case description of a status, for logs. */
@@ -102,8 +102,8 @@ void hsc_wipe(void *p, size_t len);
  * zero (except "0" itself), no spaces, no overflow of int64_t.
  * Returns HSC_OK and sets *out, else HSC_EMALFORMED and *out = 0.
  */
-hsc_status_t hsc_parse_time(const char *s, size_t len, int64_t *out)
-    HSC_MUST_CHECK;
+hsc_status_t hsc_parse_time(const char *s, size_t len,
+                            int64_t *out) HSC_MUST_CHECK;
 
 /**
  * Write t (>= 0) in canonical decimal into buf (at least 21 bytes);

@@ -37,14 +37,17 @@
 #include "hsc_parse.h"
 
 /* Exit codes (docs/hsc-admin.md). */
-#define EX_OK 0      /* done; for check and inspect: accepted */
-#define EX_REFUSED 1 /* check or inspect refused: wrong password, disabled
-                        user, invalid cookie */
-#define EX_USAGE 2   /* bad command line */
-#define EX_INPUT 3   /* no such user, user exists, invalid username, group,
-                        SPEC, key id, password or cookie text */
-#define EX_FILE 4    /* database or key file missing, unreadable, foreign,
-                        corrupt, locked, read-only; or a system failure */
+#define EX_OK 0 /* done; for check and inspect: accepted */
+#define EX_REFUSED                                                             \
+    1              /* check or inspect refused: wrong password, disabled       \
+                      user, invalid cookie */
+#define EX_USAGE 2 /* bad command line */
+#define EX_INPUT                                                               \
+    3 /* no such user, user exists, invalid username, group,                   \
+         SPEC, key id, password or cookie text */
+#define EX_FILE                                                                \
+    4 /* database or key file missing, unreadable, foreign,                    \
+         corrupt, locked, read-only; or a system failure */
 
 /* Key files are small; anything bigger is not one. */
 #define KEYFILE_MAX (1024 * 1024)
@@ -56,7 +59,8 @@
 /* The usage, generated from the command table (bottom of this file). */
 static void print_usage(FILE *f);
 
-/* --- messages -------------------------------------------------------------- */
+/* --- messages --------------------------------------------------------------
+ */
 
 static int fail(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -95,15 +99,12 @@ static int usage_error(const char *fmt, ...)
 static int store_exit(hsc_status_t st)
 {
     switch (hsc_status_class(st)) {
-    case HSC_CLASS_OK:
-        return EX_OK;
+    case HSC_CLASS_OK: return EX_OK;
     case HSC_CLASS_REFUSAL:
         /* Naming a user who does not exist is bad input to this tool. */
         return st == HSC_ENOUSER ? EX_INPUT : EX_REFUSED;
-    case HSC_CLASS_FORGERY:
-        return EX_INPUT;
-    case HSC_CLASS_FAULT:
-        break;
+    case HSC_CLASS_FORGERY: return EX_INPUT;
+    case HSC_CLASS_FAULT: break;
     }
     return EX_FILE;
 }
@@ -121,7 +122,8 @@ static const char *utc(int64_t t, char *buf, size_t len)
     return buf;
 }
 
-/* --- the command line ------------------------------------------------------ */
+/* --- the command line ------------------------------------------------------
+ */
 
 enum {
     OPT_GROUPS = 1 << 0,
@@ -175,7 +177,7 @@ static const struct {
 typedef struct {
     const char *pos[MAXPOS];
     int npos;
-    int given;                 /* OPT_* bits */
+    int given;                   /* OPT_* bits */
     const char *value[NOPTIONS]; /* by index into options[] */
 } args_t;
 
@@ -254,13 +256,14 @@ static int parse_args(int argc, char **argv, int allowed, args_t *a)
     return EX_OK;
 }
 
-/* --- checks of input ------------------------------------------------------- */
+/* --- checks of input -------------------------------------------------------
+ */
 
 static int check_user(const char *user)
 {
     if (!hsc_username_valid(user, strlen(user))) {
         return fail(EX_INPUT, "invalid username (1-255 bytes of UTF-8, no "
-                    "control characters)");
+                              "control characters)");
     }
     return EX_OK;
 }
@@ -280,8 +283,9 @@ static int check_groups(const char *groups)
             q = groups + len;
         }
         if (!hsc_groupname_valid(p, (size_t)(q - p))) {
-            return fail(EX_INPUT, "invalid group name \"%.*s\" (1-255 "
-                        "bytes, no comma, space or control character)",
+            return fail(EX_INPUT,
+                        "invalid group name \"%.*s\" (1-255 bytes, no comma, "
+                        "space or control character)",
                         (int)(q - p), p);
         }
         /* Earlier occurrence of the same name? */
@@ -310,9 +314,10 @@ static int check_new_user(const char *user)
     int rc = check_user(user);
 
     if (rc == EX_OK && hsc_username_has_invisible(user, strlen(user))) {
-        return fail(EX_INPUT, "invalid username: it holds a bidirectional "
-                    "control or an invisible character (U+200B, U+202E, "
-                    "...), which would make it look like another name");
+        return fail(EX_INPUT,
+                    "invalid username: it holds a bidirectional control or an "
+                    "invisible character (U+200B, U+202E, ...), which would "
+                    "make it look like another name");
     }
     return rc;
 }
@@ -320,15 +325,19 @@ static int check_new_user(const char *user)
 static int check_kdf(const char *spec, hsc_kdf_t *k, int force)
 {
     if (hsc_kdf_parse(spec, k) != HSC_OK) {
-        return fail(EX_INPUT, "malformed or out-of-range kdf SPEC \"%s\" "
-                    "(sha256-chain:ITERATIONS or scrypt:N:r:p)", spec);
+        return fail(EX_INPUT,
+                    "malformed or out-of-range kdf SPEC \"%s\" "
+                    "(sha256-chain:ITERATIONS or scrypt:N:r:p)",
+                    spec);
     }
     if (!force && !hsc_kdf_within_ceiling(k)) {
-        return fail(EX_INPUT, "kdf SPEC \"%s\" is above the ceilings "
-                    "(sha256-chain: 20000000 steps; scrypt: 128*N*r at "
-                    "most 256 MiB, 128*N*r*p at most 512 MiB): every login "
-                    "would be a denial of service, and mod_hsc refuses "
-                    "such logins; --force stores it all the same", spec);
+        return fail(EX_INPUT,
+                    "kdf SPEC \"%s\" is above the ceilings (sha256-chain: "
+                    "20000000 steps; scrypt: 128*N*r at most 256 MiB, "
+                    "128*N*r*p at most 512 MiB): every login would be a denial "
+                    "of service, and mod_hsc refuses such logins; --force "
+                    "stores it all the same",
+                    spec);
     }
     return EX_OK;
 }
@@ -340,7 +349,8 @@ static int parse_seconds(const char *s, int64_t *out)
     return hsc_parse_duration(s, 1, out) == HSC_OK;
 }
 
-/* --- passwords ------------------------------------------------------------- */
+/* --- passwords -------------------------------------------------------------
+ */
 
 static int tty_fd = -1;
 static struct termios tty_saved;
@@ -453,8 +463,8 @@ static long read_tty(const char *prompt, char *buf, size_t cap)
  * Get a password: one line of stdin, or from the terminal (twice when
  * confirm). buf has HSC_PASSWORD_MAX + 1 bytes. Returns EX_OK and *len.
  */
-static int get_password(int from_stdin, int confirm, int allow_empty,
-                        char *buf, size_t *len)
+static int get_password(int from_stdin, int confirm, int allow_empty, char *buf,
+                        size_t *len)
 {
     char again[HSC_PASSWORD_MAX + 1];
     long n, m;
@@ -467,8 +477,8 @@ static int get_password(int from_stdin, int confirm, int allow_empty,
     else {
         tty_fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
         if (tty_fd < 0) {
-            return fail(EX_USAGE, "no terminal to read the password from "
-                        "(use --password-stdin)");
+            return fail(EX_USAGE, "no terminal to read the password from (use "
+                                  "--password-stdin)");
         }
         n = read_tty("Password: ", buf, HSC_PASSWORD_MAX + 1);
         if (n >= 0 && confirm) {
@@ -490,8 +500,7 @@ static int get_password(int from_stdin, int confirm, int allow_empty,
                       HSC_PASSWORD_MAX);
         }
         else if (n < 0) {
-            rc = fail(EX_FILE, "cannot read the password: %s",
-                      strerror(errno));
+            rc = fail(EX_FILE, "cannot read the password: %s", strerror(errno));
         }
         else if (n == 0 && !allow_empty) {
             rc = fail(EX_INPUT, "empty password refused");
@@ -505,12 +514,13 @@ static int get_password(int from_stdin, int confirm, int allow_empty,
     return EX_OK;
 }
 
-/* --- the store ------------------------------------------------------------- */
+/* --- the store -------------------------------------------------------------
+ */
 
 static int is_pgsql(const char *db)
 {
-    return strncmp(db, HSC_STORE_PGSQL_PREFIX,
-                   strlen(HSC_STORE_PGSQL_PREFIX)) == 0;
+    return strncmp(db, HSC_STORE_PGSQL_PREFIX, strlen(HSC_STORE_PGSQL_PREFIX))
+           == 0;
 }
 
 static int open_store(const char *db, int flags, hsc_store_t **ps)
@@ -537,10 +547,8 @@ static int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
                    : st == HSC_EREADONLY ? "read_only"
                                          : "store_fault";
     switch (st) {
-    case HSC_ENOUSER:
-        return fail(EX_INPUT, "%s: no such user", user);
-    case HSC_EEXISTS:
-        return fail(EX_INPUT, "%s: user already exists", user);
+    case HSC_ENOUSER: return fail(EX_INPUT, "%s: no such user", user);
+    case HSC_EEXISTS: return fail(EX_INPUT, "%s: user already exists", user);
     case HSC_EREADONLY:
         return fail(EX_FILE, "the database is read-only for this user");
     default:
@@ -587,7 +595,8 @@ static int cmd_init(const args_t *a)
     }
     hsc_store_close(s);
     printf(existed ? "%s: already an hsc user database, up to date\n"
-                   : "%s: initialized\n", db);
+                   : "%s: initialized\n",
+           db);
     return EX_OK;
 }
 
@@ -790,11 +799,9 @@ static int list_one(void *baton, const hsc_user_t *u)
     (void)baton;
     hsc_kdf_format(&u->kdf, spec, sizeof(spec));
     hsc_username_escape(u->name, u->name_len, name);
-    printf("%s\t%s\t%s\t%s\t%s\t%s\n", name,
-           u->groups[0] ? u->groups : "-",
+    printf("%s\t%s\t%s\t%s\t%s\t%s\n", name, u->groups[0] ? u->groups : "-",
            u->disabled ? "disabled" : "enabled", spec,
-           u->revoked_before > 0 ? utc(u->revoked_before, rb, sizeof(rb))
-                                 : "-",
+           u->revoked_before > 0 ? utc(u->revoked_before, rb, sizeof(rb)) : "-",
            utc(u->updated, up, sizeof(up)));
     return 0;
 }
@@ -844,30 +851,26 @@ static int cmd_check(const args_t *a)
         rc = fail(EX_FILE, "the dummy KDF sha256-chain:1 does not parse");
         goto cleanup;
     }
-    st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn,
-                            &u);
+    st = hsc_password_check(s, user, strlen(user), pw, pwlen, &dummy, xn, &u);
     switch (st) {
     case HSC_OK:
         printf("%s: password ok\n", user);
         rc = EX_OK;
         break;
-    case HSC_EAUTH:
-        rc = fail(EX_REFUSED, "%s: wrong password", user);
-        break;
+    case HSC_EAUTH: rc = fail(EX_REFUSED, "%s: wrong password", user); break;
     case HSC_EDISABLED:
         rc = fail(EX_REFUSED, "%s: user is disabled", user);
         break;
     case HSC_EKDFLIMIT: {
         char spec[HSC_KDF_SPEC_MAX];
         hsc_kdf_format(&u.kdf, spec, sizeof(spec));
-        rc = fail(EX_REFUSED, "%s: the stored kdf %s is above the ceilings "
-                  "and is never run (hsc-admin passwd to reset it)",
+        rc = fail(EX_REFUSED,
+                  "%s: the stored kdf %s is above the ceilings and is never "
+                  "run (hsc-admin passwd to reset it)",
                   user, spec);
         break;
     }
-    default:
-        rc = store_fail(s, user, st);
-        break;
+    default: rc = store_fail(s, user, st); break;
     }
 
 cleanup:
@@ -877,7 +880,8 @@ cleanup:
     return rc;
 }
 
-/* --- keygen ---------------------------------------------------------------- */
+/* --- keygen ----------------------------------------------------------------
+ */
 
 static int write_all(int fd, const char *p, size_t len)
 {
@@ -937,14 +941,13 @@ static void sync_dir_of(const char *path)
 }
 
 /* Create a new key file holding line, mode 0600 whatever the umask. */
-static int keygen_create(apr_pool_t *pool, const char *path,
-                         const char *line, const char *kid)
+static int keygen_create(apr_pool_t *pool, const char *path, const char *line,
+                         const char *kid)
 {
     hsc_keyring_t *kr;
     int fd;
 
-    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-              0600);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) {
         return -1; /* errno says why; EEXIST means rotate */
     }
@@ -973,8 +976,8 @@ static int keygen_create(apr_pool_t *pool, const char *path,
  * that back, rename it over. arg is the new line (SIGN, VERIFY_ONLY) or
  * the key id (PROMOTE, RETIRE); kid names the key in messages.
  */
-static int keygen_rotate(apr_pool_t *pool, const char *path,
-                         hsc_rotate_t op, const char *arg, const char *kid)
+static int keygen_rotate(apr_pool_t *pool, const char *path, hsc_rotate_t op,
+                         const char *arg, const char *kid)
 {
     char tmp[4096];
     char *text = NULL;
@@ -1066,11 +1069,14 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
         goto cleanup;
     }
     if (strcmp(hsc_key_id(hsc_keyring_signer(kr)),
-               op == HSC_ROTATE_SIGN || op == HSC_ROTATE_PROMOTE
-                   ? kid : old_signer) != 0
+               op == HSC_ROTATE_SIGN || op == HSC_ROTATE_PROMOTE ? kid
+                                                                 : old_signer)
+            != 0
         || hsc_keyring_count(kr) != new_count) {
-        rc = fail(EX_FILE, "%s: the rewritten file is not what was asked; "
-                  "left unchanged", path);
+        rc = fail(EX_FILE,
+                  "%s: the rewritten file is not what was asked; left "
+                  "unchanged",
+                  path);
         goto cleanup;
     }
     if (rename(tmp, path) != 0) {
@@ -1082,15 +1088,16 @@ static int keygen_rotate(apr_pool_t *pool, const char *path,
     switch (op) {
     case HSC_ROTATE_SIGN:
         printf("%s: new signing key %s; %d keys (the older ones still "
-               "verify)\n", path, kid, new_count);
+               "verify)\n",
+               path, kid, new_count);
         break;
     case HSC_ROTATE_VERIFY_ONLY:
-        printf("%s: new key %s staged, verify-only (%s still signs); %d "
-               "keys\n", path, kid, old_signer, new_count);
+        printf("%s: new key %s staged, verify-only (%s still signs); %d keys\n",
+               path, kid, old_signer, new_count);
         break;
     case HSC_ROTATE_PROMOTE:
-        printf("%s: %s signs now; %d keys (the others still verify)\n",
-               path, kid, new_count);
+        printf("%s: %s signs now; %d keys (the others still verify)\n", path,
+               kid, new_count);
         break;
     case HSC_ROTATE_RETIRE:
         printf("%s: key %s retired; %d keys\n", path, kid, new_count);
@@ -1125,12 +1132,10 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     int rc;
 
     const char *sign = (a->given & OPT_SIGN) ? opt(a, OPT_SIGN) : NULL;
-    const char *retire = (a->given & OPT_RETIRE) ? opt(a, OPT_RETIRE)
-                                                 : NULL;
+    const char *retire = (a->given & OPT_RETIRE) ? opt(a, OPT_RETIRE) : NULL;
 
     if (!!sign + !!retire + !!(a->given & (OPT_KID | OPT_VERIFY_ONLY)) > 1) {
-        return usage_error("keygen: --sign and --retire take no other "
-                           "option");
+        return usage_error("keygen: --sign and --retire take no other option");
     }
     if (sign != NULL || retire != NULL) {
         /* Several nodes: stage (--verify-only) everywhere, then --sign,
@@ -1140,12 +1145,14 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
             return fail(EX_INPUT, "invalid key id \"%s\"", kid);
         }
         return keygen_rotate(pool, path,
-                             sign ? HSC_ROTATE_PROMOTE : HSC_ROTATE_RETIRE,
-                             kid, kid);
+                             sign ? HSC_ROTATE_PROMOTE : HSC_ROTATE_RETIRE, kid,
+                             kid);
     }
     if (kid != NULL && !hsc_kid_valid(kid, strlen(kid))) {
-        return fail(EX_INPUT, "invalid key id \"%s\" (1-%d characters of "
-                    "A-Z a-z 0-9 _ -)", kid, HSC_KID_MAX);
+        return fail(EX_INPUT,
+                    "invalid key id \"%s\" (1-%d characters of A-Z a-z 0-9 _ "
+                    "-)",
+                    kid, HSC_KID_MAX);
     }
     st = hsc_key_generate_line(kid, line, sizeof(line));
     if (st != HSC_OK) {
@@ -1175,23 +1182,23 @@ static int cmd_keygen(apr_pool_t *pool, const args_t *a)
     return rc;
 }
 
-/* --- inspect --------------------------------------------------------------- */
+/* --- inspect ---------------------------------------------------------------
+ */
 
-static void step(int n, const char *name, const char *verdict,
-                 const char *why)
+static void step(int n, const char *name, const char *verdict, const char *why)
 {
     printf("%d %-6s %s%s%s%s\n", n, name, verdict, why[0] ? " (" : "", why,
            why[0] ? ")" : "");
 }
 
-static const char *const step_names[] = {"", "syntax", "key", "mac",
-                                          "time", "user", "auth"};
+static const char *const step_names[] = {"",     "syntax", "key", "mac",
+                                         "time", "user",   "auth"};
 
 /* Why a step ended as it did, for the steps that say more than pass. */
 static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
                      const char *scope, const char *address, int64_t now,
-                     int64_t skew, int64_t max_age, hsc_store_t *s,
-                     char *why, size_t len)
+                     int64_t skew, int64_t max_age, hsc_store_t *s, char *why,
+                     size_t len)
 {
     const hsc_cookie_t *c = &ex->cookie;
     int pass = ex->verdict[n] == HSC_STEP_PASS;
@@ -1207,8 +1214,9 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
             snprintf(why, len, "%d fields, expected 7", ex->fields);
         }
         else if (!pass) {
-            snprintf(why, len, "a field has a wrong alphabet, length or "
-                     "non-canonical form, or exp <= iat");
+            snprintf(why, len,
+                     "a field has a wrong alphabet, length or non-canonical "
+                     "form, or exp <= iat");
         }
         break;
     case HSC_STEP_KEY:
@@ -1217,8 +1225,9 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
         break;
     case HSC_STEP_MAC:
         snprintf(why, len, "scope \"%s\", address \"%s\"%s", scope, address,
-                 pass ? "" : ": wrong key, scope or address, or the value "
-                 "was altered");
+                 pass ? ""
+                      : ": wrong key, scope or address, or the value was "
+                        "altered");
         break;
     case HSC_STEP_TIME:
         if (ex->why[n] == HSC_EEXPIRED) {
@@ -1239,7 +1248,7 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
         break;
     case HSC_STEP_USER:
         snprintf(why, len, "%s",
-                 pass ? "exists, enabled, not revoked"
+                 pass                          ? "exists, enabled, not revoked"
                  : ex->why[n] == HSC_ENOUSER   ? "no such user"
                  : ex->why[n] == HSC_EDISABLED ? "user disabled"
                                                : "");
@@ -1252,9 +1261,11 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
         }
         break;
     default:
-        snprintf(why, len, "%s", pass ? "SHA-256(auth) = v"
-                 : "SHA-256(auth) != v: password changed since login, or a "
-                   "forged cookie");
+        snprintf(why, len, "%s",
+                 pass
+                     ? "SHA-256(auth) = v"
+                     : "SHA-256(auth) != v: password changed since login, or a "
+                       "forged cookie");
         break;
     }
 }
@@ -1268,8 +1279,7 @@ static size_t inspect_input(const char *in, char *value, size_t cap)
         size_t got = 0;
         char ch;
 
-        while (got < cap - 1 && read(STDIN_FILENO, &ch, 1) == 1
-               && ch != '\n') {
+        while (got < cap - 1 && read(STDIN_FILENO, &ch, 1) == 1 && ch != '\n') {
             value[got++] = ch;
         }
         if (got > 0 && value[got - 1] == '\r') {
@@ -1295,8 +1305,7 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
 {
     const char *keyfile = opt(a, OPT_KEYS), *db = opt(a, OPT_DB);
     const char *scope = (a->given & OPT_SCOPE) ? opt(a, OPT_SCOPE) : "";
-    const char *address = (a->given & OPT_ADDRESS) ? opt(a, OPT_ADDRESS)
-                                                   : "";
+    const char *address = (a->given & OPT_ADDRESS) ? opt(a, OPT_ADDRESS) : "";
     char value[HSC_COOKIE_MAX + 2], why[256], d1[32], d2[32];
     hsc_keyring_t *kr = NULL;
     hsc_store_t *s = NULL;
@@ -1311,9 +1320,9 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         return usage_error("inspect needs --keys KEYFILE");
     }
     now = (int64_t)time(NULL);
-    if ((a->given & OPT_NOW) && hsc_parse_time(opt(a, OPT_NOW),
-                                               strlen(opt(a, OPT_NOW)),
-                                               &now) != HSC_OK) {
+    if ((a->given & OPT_NOW)
+        && hsc_parse_time(opt(a, OPT_NOW), strlen(opt(a, OPT_NOW)), &now)
+               != HSC_OK) {
         return fail(EX_INPUT, "--now: not Unix seconds");
     }
     if ((a->given & OPT_SKEW) && !parse_seconds(opt(a, OPT_SKEW), &skew)) {
@@ -1324,8 +1333,7 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         return fail(EX_INPUT, "--max-age: not a number of seconds");
     }
     if (strchr(scope, '\n') || strchr(address, '\n')) {
-        return fail(EX_INPUT, "--scope and --address cannot hold a line "
-                    "feed");
+        return fail(EX_INPUT, "--scope and --address cannot hold a line feed");
     }
     len = inspect_input(a->pos[0], value, sizeof(value));
     if (load_keys(pool, keyfile, &kr) != HSC_OK) {
@@ -1347,8 +1355,8 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
 
     if (ex.verdict[HSC_STEP_SYNTAX] == HSC_STEP_PASS) {
         printf("version 1\nkid     %s\nuser    %s\niat     %lld %s\n"
-               "exp     %lld %s\n", ex.cookie.kid, ex.cookie.user,
-               (long long)ex.cookie.iat,
+               "exp     %lld %s\n",
+               ex.cookie.kid, ex.cookie.user, (long long)ex.cookie.iat,
                utc(ex.cookie.iat, d1, sizeof(d1)), (long long)ex.cookie.exp,
                utc(ex.cookie.exp, d2, sizeof(d2)));
         printf("now     %lld %s\n", (long long)now, utc(now, d1, sizeof(d1)));
@@ -1364,8 +1372,8 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
         }
         step_why(&ex, n, keyfile, scope, address, now, skew, max_age, s, why,
                  sizeof(why));
-        step(n, step_names[n],
-             ex.verdict[n] == HSC_STEP_PASS ? "pass" : "fail", why);
+        step(n, step_names[n], ex.verdict[n] == HSC_STEP_PASS ? "pass" : "fail",
+             why);
     }
     if (verdict == HSC_OK) {
         printf("verdict: valid%s\n", s ? "" : " (steps 1-4; no --db)");
@@ -1380,7 +1388,8 @@ static int cmd_inspect(apr_pool_t *pool, const args_t *a)
     return rc;
 }
 
-/* --- main ------------------------------------------------------------------ */
+/* --- main ------------------------------------------------------------------
+ */
 
 /* Handlers of the table's shape for the commands that need more. */
 static int run_init(apr_pool_t *p, const char *n, const args_t *a)
@@ -1455,12 +1464,11 @@ static const struct {
     const char *help;     /* one line */
 } commands[] = {
     {"init", run_init, 1, 1, 0, "DB", "create an empty user database"},
-    {"add", run_add, 2, 2, OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE
-         | OPT_AUDIT,
+    {"add", run_add, 2, 2,
+     OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT,
      "DB USER [--groups G1,G2] [--kdf SPEC [--force]] [--password-stdin]",
      "add a user (the password is asked for)"},
-    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE
-         | OPT_AUDIT,
+    {"passwd", run_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT,
      "DB USER [--kdf SPEC [--force]] [--password-stdin]",
      "set a user's password (a new salt; old cookies are refused)"},
     {"del", run_simple, 2, 2, OPT_AUDIT, "DB USER", "delete a user"},
@@ -1498,13 +1506,15 @@ static void print_usage(FILE *f)
         fprintf(f, "  hsc-admin %s %s\n      %s\n", commands[c].name,
                 commands[c].synopsis, commands[c].help);
     }
-    fputs("SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p (default "
-          HSC_KDF_DEFAULT_SPEC ").\n"
+    fputs("SPEC is sha256-chain:ITERATIONS or scrypt:N:r:p "
+          "(default " HSC_KDF_DEFAULT_SPEC ").\n"
           "Without --password-stdin the password is read twice from the "
-          "terminal.\n", f);
+          "terminal.\n",
+          f);
     /* The commands that change something: the table's OPT_AUDIT. */
-    fputs("--audit-log FILE and --audit-syslog (one JSON line per change) "
-          "go with:\n ", f);
+    fputs("--audit-log FILE and --audit-syslog (one JSON line per change) go "
+          "with:\n ",
+          f);
     for (c = 0; c < NCOMMANDS; c++) {
         if (commands[c].options & OPT_AUDIT) {
             fprintf(f, " %s", commands[c].name);
@@ -1512,9 +1522,9 @@ static void print_usage(FILE *f)
     }
     fputs("\n"
           "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
-          "4 database or file error. See docs/hsc-admin.md.\n", f);
+          "4 database or file error. See docs/hsc-admin.md.\n",
+          f);
 }
-
 
 /*
  * The audit line of a change (docs/audit-log.md): event "admin", the
@@ -1553,12 +1563,10 @@ static int audit_change(int fd, int use_syslog, const char *action,
         closelog();
     }
     if (fd >= 0 && write_all(fd, line, n) != 0) {
-        return fail(EX_FILE, "cannot write the audit log: %s",
-                    strerror(errno));
+        return fail(EX_FILE, "cannot write the audit log: %s", strerror(errno));
     }
     return EX_OK;
 }
-
 
 static int run(apr_pool_t *pool, int argc, char **argv)
 {
@@ -1601,8 +1609,7 @@ static int run(apr_pool_t *pool, int argc, char **argv)
         return usage_error("%s: wrong number of arguments", cmd);
     }
     /* Only changes are audited ("groups DB USER" alone only prints). */
-    if (!(a.given & OPT_AUDIT)
-        || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
+    if (!(a.given & OPT_AUDIT) || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
         return commands[c].run(pool, commands[c].name, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */
@@ -1619,8 +1626,7 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, cmd, a.pos[1],
                        rc);
     if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
-        arc = fail(EX_FILE, "cannot write the audit log: %s",
-                   strerror(errno));
+        arc = fail(EX_FILE, "cannot write the audit log: %s", strerror(errno));
     }
     return rc != EX_OK ? rc : arc;
 }

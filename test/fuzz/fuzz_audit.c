@@ -156,9 +156,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(got == kept && memcmp(back, data, kept) == 0);
     }
     /* Nothing before the user field was disturbed. */
-    HSC_FUZZ_ASSERT(strncmp(line, "{\"time\":\"2026-12-04T08:43:17.123Z\","
-                                  "\"event\":\"login\",\"outcome\":\"failure\","
-                                  "\"reason\":\"bad_credentials\",",
+    HSC_FUZZ_ASSERT(strncmp(line,
+                            "{\"time\":\"2026-12-04T08:43:17.123Z\","
+                            "\"event\":\"login\",\"outcome\":\"failure\","
+                            "\"reason\":\"bad_credentials\",",
                             (size_t)(p - line) + 1)
                     == 0);
     return 0;

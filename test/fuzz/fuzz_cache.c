@@ -40,8 +40,7 @@ static void name_of(unsigned i, char *buf, size_t len)
     else {
         /* 40..47: long names; from 44 on they do not fit with "g". */
         memset(buf, 'L', 70 + (i - 40) * 2);
-        snprintf(buf + 70 + (i - 40) * 2, len - (70 + (i - 40) * 2), "%u",
-                 i);
+        snprintf(buf + 70 + (i - 40) * 2, len - (70 + (i - 40) * 2), "%u", i);
     }
 }
 
@@ -91,8 +90,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             record(&u, name, groups, next_version);
             hsc_cache_ticket(c, &t);
             kept = hsc_cache_put(c, &t, &u);
-            HSC_FUZZ_ASSERT(kept == hsc_cache_fits(u.name_len,
-                                                   strlen(groups)));
+            HSC_FUZZ_ASSERT(kept == hsc_cache_fits(u.name_len, strlen(groups)));
             if (kept) {
                 m.version[n] = next_version;
             }
@@ -103,16 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (hsc_cache_get(c, name, strlen(name), &got, text)) {
                 HSC_FUZZ_ASSERT(m.version[n] != 0);
                 record(&u, name, groups, m.version[n]);
-                HSC_FUZZ_ASSERT(got.name_len == u.name_len
-                                && strcmp(got.name, name) == 0
-                                && strcmp(got.groups, groups) == 0
-                                && got.revoked_before == u.revoked_before
-                                && got.disabled == u.disabled
-                                && memcmp(got.salt, u.salt, HSC_SALT_LEN)
-                                       == 0
-                                && memcmp(got.authenticator,
-                                          u.authenticator, HSC_AUTH_LEN)
-                                       == 0);
+                HSC_FUZZ_ASSERT(
+                    got.name_len == u.name_len && strcmp(got.name, name) == 0
+                    && strcmp(got.groups, groups) == 0
+                    && got.revoked_before == u.revoked_before
+                    && got.disabled == u.disabled
+                    && memcmp(got.salt, u.salt, HSC_SALT_LEN) == 0
+                    && memcmp(got.authenticator, u.authenticator, HSC_AUTH_LEN)
+                           == 0);
             }
             break;
         case 4: /* drop a name */
@@ -155,8 +151,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 HSC_FUZZ_ASSERT(kept == 0);
             }
             else {
-                HSC_FUZZ_ASSERT(kept == hsc_cache_fits(u.name_len,
-                                                       strlen(groups)));
+                HSC_FUZZ_ASSERT(kept
+                                == hsc_cache_fits(u.name_len, strlen(groups)));
             }
             if (kept) {
                 m.version[held_name] = next_version;
@@ -169,8 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             name_of((unsigned)j, name, sizeof(name));
             if (hsc_cache_get(c, name, strlen(name), &got, text)) {
                 HSC_FUZZ_ASSERT(m.version[j] != 0
-                                && got.revoked_before
-                                       == (int64_t)m.version[j]);
+                                && got.revoked_before == (int64_t)m.version[j]);
             }
         }
     }

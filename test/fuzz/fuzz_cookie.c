@@ -26,10 +26,10 @@
 #include "hsc_util.h"
 
 /* k1 is the vectors' secret 00..1f; k2 (20..3f) is a second verifying key. */
-static const char keyfile[] =
-    "# fuzz_cookie key ring\n"
-    "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n"
-    "k2 ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8\n";
+static const char
+    keyfile[] = "# fuzz_cookie key ring\n"
+                "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n"
+                "k2 ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8\n";
 
 /* The (scope, address) pairs of the vectors: each input is checked with
  * every one of them. */
@@ -64,7 +64,8 @@ static void setup(void)
         abort();
     }
     if (hsc_keyring_parse(pool, "fuzz", keyfile, sizeof(keyfile) - 1, &ring,
-                          &msg) != HSC_OK
+                          &msg)
+            != HSC_OK
         || ring == NULL) {
         fprintf(stderr, "fuzz_cookie: key ring refused: %s\n",
                 msg ? msg : "(no message)");
@@ -177,8 +178,7 @@ static void check_one(const char *v, size_t len, int parsed_ok, size_t b)
     HSC_FUZZ_ASSERT(memcmp(out, v, len) == 0);
 
     /* A refresh is accepted and keeps user, iat and auth. */
-    st = hsc_cookie_refresh(&vp, &c, FUZZ_IDLE, out2, sizeof(out2),
-                            &outlen2);
+    st = hsc_cookie_refresh(&vp, &c, FUZZ_IDLE, out2, sizeof(out2), &outlen2);
     HSC_FUZZ_ASSERT(st == HSC_OK);
     HSC_FUZZ_ASSERT(strlen(out2) == outlen2);
     st = hsc_cookie_check(&vp, out2, outlen2, &c2);
@@ -187,11 +187,10 @@ static void check_one(const char *v, size_t len, int parsed_ok, size_t b)
                     && memcmp(c2.user, c.user, c.user_len) == 0);
     HSC_FUZZ_ASSERT(c2.iat == c.iat);
     HSC_FUZZ_ASSERT(memcmp(c2.auth, c.auth, sizeof(c.auth)) == 0);
-    HSC_FUZZ_ASSERT(c2.exp == hsc_cookie_expiry(c.iat, FUZZ_NOW, FUZZ_IDLE,
-                                                FUZZ_MAX_AGE));
+    HSC_FUZZ_ASSERT(
+        c2.exp == hsc_cookie_expiry(c.iat, FUZZ_NOW, FUZZ_IDLE, FUZZ_MAX_AGE));
     /* The refresh is signed by the ring's signer. */
-    HSC_FUZZ_ASSERT(strcmp(c2.kid, hsc_key_id(hsc_keyring_signer(ring)))
-                    == 0);
+    HSC_FUZZ_ASSERT(strcmp(c2.kid, hsc_key_id(hsc_keyring_signer(ring))) == 0);
     hsc_wipe(&c2, sizeof(c2));
     hsc_wipe(&c, sizeof(c));
 }

@@ -71,8 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(count > 1);
         HSC_FUZZ_ASSERT(val == NULL && vallen == 0);
         break;
-    default:
-        HSC_FUZZ_ASSERT(!"unexpected status");
+    default: HSC_FUZZ_ASSERT(!"unexpected status");
     }
     free(header);
     return 0;

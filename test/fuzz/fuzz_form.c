@@ -58,8 +58,8 @@ static void encode_field(char *out, size_t *n, const char *name,
     out[(*n)++] = '&';
 }
 
-static void check_field(const hsc_form_field_t *f, const char *body,
-                        size_t len, size_t limit)
+static void check_field(const hsc_form_field_t *f, const char *body, size_t len,
+                        size_t limit)
 {
     if (!f->present) {
         HSC_FUZZ_ASSERT(f->len == 0);

@@ -93,8 +93,7 @@ static void check_prepend(apr_pool_t *p, const char *text, size_t size,
     HSC_FUZZ_ASSERT(strcmp(hsc_key_id(hsc_keyring_signer(nr)), "zzrotate")
                     == 0);
     HSC_FUZZ_ASSERT(hsc_keyring_find(nr, hsc_key_id(hsc_keyring_signer(kr)),
-                                     strlen(hsc_key_id(
-                                         hsc_keyring_signer(kr))))
+                                     strlen(hsc_key_id(hsc_keyring_signer(kr))))
                     != NULL);
 }
 

@@ -46,8 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     HSC_FUZZ_ASSERT(form == 0 || form == 1);
     HSC_FUZZ_ASSERT(hsc_content_type_is_form(buf) == form);
     if (form) {
-        HSC_FUZZ_ASSERT(!strncasecmp(buf, "application/x-www-form-urlencoded",
-                                     33));
+        HSC_FUZZ_ASSERT(
+            !strncasecmp(buf, "application/x-www-form-urlencoded", 33));
     }
 
     origin = buf;

@@ -33,8 +33,11 @@ static size_t count(const char *s, const char *set)
 static const struct {
     const char *ent;
     char c;
-} ents[] = {{"&amp;", '&'},  {"&lt;", '<'},    {"&gt;", '>'},
-            {"&quot;", '"'}, {"&#x27;", '\''}};
+} ents[] = {{"&amp;", '&'},
+            {"&lt;", '<'},
+            {"&gt;", '>'},
+            {"&quot;", '"'},
+            {"&#x27;", '\''}};
 
 static void check_escape(apr_pool_t *p, const char *in)
 {
@@ -101,8 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (i = 0; i < size && i < 8; ++i) {
         secs = (secs << 8) | data[i];
     }
-    HSC_FUZZ_ASSERT(strchr(hsc_page_wait_words(p, (int64_t)secs), '-')
-                    == NULL);
+    HSC_FUZZ_ASSERT(strchr(hsc_page_wait_words(p, (int64_t)secs), '-') == NULL);
     apr_pool_destroy(p);
     return 0;
 }

@@ -174,8 +174,7 @@ static void check_counter(const char *buf, size_t size)
         HSC_FUZZ_ASSERT(n == size && memcmp(out, buf, size) == 0);
     }
     else {
-        HSC_FUZZ_ASSERT(st == HSC_EMALFORMED && c.start == now
-                        && c.count == 0);
+        HSC_FUZZ_ASSERT(st == HSC_EMALFORMED && c.start == now && c.count == 0);
     }
 }
 

@@ -18,13 +18,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define HSC_FUZZ_ASSERT(cond)                                                 \
-    do {                                                                      \
-        if (!(cond)) {                                                        \
-            fprintf(stderr, "%s:%d: property violated: %s\n", __FILE__,       \
-                    __LINE__, #cond);                                         \
-            abort();                                                          \
-        }                                                                     \
+#define HSC_FUZZ_ASSERT(cond)                                                  \
+    do {                                                                       \
+        if (!(cond)) {                                                         \
+            fprintf(stderr, "%s:%d: property violated: %s\n", __FILE__,        \
+                    __LINE__, #cond);                                          \
+            abort();                                                           \
+        }                                                                      \
     } while (0)
 
 #endif /* HSC_FUZZ_H */

@@ -126,8 +126,7 @@ int main(int argc, char **argv)
 
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
         if (read_file(path, &buf, &len) != 0) {
-            printf("not ok %zu - %s/%s: unreadable\n", i + 1, label,
-                   names[i]);
+            printf("not ok %zu - %s/%s: unreadable\n", i + 1, label, names[i]);
             failed++;
             free(names[i]);
             continue;

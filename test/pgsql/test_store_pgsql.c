@@ -114,7 +114,8 @@ static int contains(const char *hay, const char *needle)
     return hay != NULL && strstr(hay, needle) != NULL;
 }
 
-/* --- schema ----------------------------------------------------------------- */
+/* --- schema -----------------------------------------------------------------
+ */
 
 static void init_creates_schema_once_and_keeps_its_store_id(void)
 {
@@ -154,8 +155,10 @@ static void concurrent_inits_apply_each_file_once(void)
         if (pids[i] == 0) {
             hsc_store_t *s = NULL;
 
-            _exit(hsc_store_open(sp, HSC_STORE_CREATE, &s, err,
-                                 sizeof(err)) == HSC_OK ? 0 : 1);
+            _exit(hsc_store_open(sp, HSC_STORE_CREATE, &s, err, sizeof(err))
+                          == HSC_OK
+                      ? 0
+                      : 1);
         }
     }
     for (i = 0; i < 4; ++i) {
@@ -179,18 +182,19 @@ static void uninitialised_and_foreign_databases_are_refused(void)
     sql_on(NULL, "CREATE DATABASE hsc_empty");
     sql_on(NULL, "CREATE DATABASE hsc_foreign");
     sql_on("hsc_foreign", "CREATE TABLE hsc_users (x int)");
-    CHECK_EQ(hsc_store_open(spec_for(sp, sizeof(sp), "hsc_empty"), 0, &s,
-                            err, sizeof(err)), HSC_ESTORE,
-             "an empty database is refused without init");
-    CHECK(s == NULL && contains(err, "hsc-admin init"), "the message says "
-          "to run hsc-admin init");
+    CHECK_EQ(hsc_store_open(spec_for(sp, sizeof(sp), "hsc_empty"), 0, &s, err,
+                            sizeof(err)),
+             HSC_ESTORE, "an empty database is refused without init");
+    CHECK(s == NULL && contains(err, "hsc-admin init"),
+          "the message says to run hsc-admin init");
     CHECK_EQ(hsc_store_open(spec_for(sp, sizeof(sp), "hsc_foreign"),
                             HSC_STORE_CREATE, &s, err, sizeof(err)),
              HSC_ESTORE, "init refuses a foreign hsc_users table");
     CHECK(contains(err, "not an hsc user database"), "and says why");
-    CHECK_EQ(sql_long("hsc_foreign", "SELECT count(*) FROM "
-                      "information_schema.tables WHERE table_name = "
-                      "'hsc_schema'"), 0, "the foreign database is untouched");
+    CHECK_EQ(sql_long("hsc_foreign",
+                      "SELECT count(*) FROM information_schema.tables WHERE "
+                      "table_name = 'hsc_schema'"),
+             0, "the foreign database is untouched");
 }
 
 static void a_newer_schema_is_refused(void)
@@ -205,7 +209,8 @@ static void a_newer_schema_is_refused(void)
     sql_on(NULL, "DELETE FROM hsc_schema WHERE version = 99");
 }
 
-/* --- users -------------------------------------------------------------------- */
+/* --- users
+ * -------------------------------------------------------------------- */
 
 static void users_round_trip_byte_for_byte(void)
 {
@@ -228,11 +233,12 @@ static void users_round_trip_byte_for_byte(void)
     memset(salt, 0x00, sizeof(salt));
     memset(v, 0xff, sizeof(v));
     CHECK(memcmp(got.salt, salt, HSC_SALT_LEN) == 0
-          && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
+              && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
           "salt and authenticator come back byte for byte");
     CHECK_STR(got.groups, "staff,admins", "groups");
     CHECK(got.disabled == 0 && got.revoked_before == 0 && got.created > 0
-          && got.updated >= got.created, "flags and times");
+              && got.updated >= got.created,
+          "flags and times");
     CHECK_EQ(got.kdf.iterations, 1000, "kdf");
     CHECK_EQ(hsc_store_get(s, "b\xc3\xa9la", 5, &got), HSC_OK,
              "get the UTF-8 name");
@@ -250,9 +256,9 @@ static void users_round_trip_byte_for_byte(void)
              "set password");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &got), HSC_OK, "get again");
     CHECK(got.disabled == 1 && got.revoked_before == 1234567890
-          && strcmp(got.groups, "ops") == 0 && got.kdf.iterations == 7
-          && memcmp(got.salt, salt, HSC_SALT_LEN) == 0
-          && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
+              && strcmp(got.groups, "ops") == 0 && got.kdf.iterations == 7
+              && memcmp(got.salt, salt, HSC_SALT_LEN) == 0
+              && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
           "every change is read back");
     CHECK_EQ(hsc_store_set_disabled(s, "nobody", 1), HSC_ENOUSER,
              "changing a missing user is ENOUSER");
@@ -273,10 +279,10 @@ static void passwords_never_reach_messages(void)
     hsc_store_t *s = NULL;
     char buf[512], err[256], sp[1200];
 
-    hsc_pg_redact("host=/x user=u password=sekret dbname=d", buf,
-                  sizeof(buf));
+    hsc_pg_redact("host=/x user=u password=sekret dbname=d", buf, sizeof(buf));
     CHECK(!contains(buf, "sekret") && contains(buf, "password=***")
-          && contains(buf, "dbname=d"), "key=value conninfo redacted");
+              && contains(buf, "dbname=d"),
+          "key=value conninfo redacted");
     hsc_pg_redact("postgresql://u:sekret@localhost/d", buf, sizeof(buf));
     CHECK(!contains(buf, "sekret") && contains(buf, "password=***"),
           "URI conninfo redacted");
@@ -286,7 +292,8 @@ static void passwords_never_reach_messages(void)
     CHECK(!contains(err, "sekret") && contains(err, "cannot connect"),
           "its message names no password");
     CHECK_EQ(hsc_store_open("pgsql:host='x password=sekret", 0, &s, err,
-                            sizeof(err)), HSC_EINVAL, "bad conninfo");
+                            sizeof(err)),
+             HSC_EINVAL, "bad conninfo");
     CHECK(!contains(err, "sekret"), "its message names no password");
 }
 
@@ -323,8 +330,8 @@ static void statements_time_out_and_the_pool_wait_is_bounded(void)
     o.pool_size = 1;
     o.wait_ms = 100;
     o.statement_timeout_ms = 600;
-    CHECK_EQ(hsc_pg_pool_create(conninfo, &o, &pool, err, sizeof(err)),
-             HSC_OK, "pool of one");
+    CHECK_EQ(hsc_pg_pool_create(conninfo, &o, &pool, err, sizeof(err)), HSC_OK,
+             "pool of one");
     hsc_store_pgsql_open_pool(pool, 0, &a);
     hsc_store_pgsql_open_pool(pool, 0, &b);
     ga.s = a;
@@ -343,7 +350,7 @@ static void statements_time_out_and_the_pool_wait_is_bounded(void)
     PQfinish(locker);
     CHECK_EQ(ga.st, HSC_ESTORE, "a statement waiting on a lock fails");
     CHECK(contains(ga.msg, "SQLSTATE 57014"), "after the statement timeout, "
-          "with its SQLSTATE");
+                                              "with its SQLSTATE");
     if (!contains(ga.msg, "SQLSTATE 57014")) {
         printf("#   %s\n", ga.msg);
     }
@@ -405,13 +412,12 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     hsc_pg_pool_counters(pool, &n1);
     CHECK(n1.drops >= 1, "the poll named the changed record");
     hsc_store_set_disabled(adm, "alice", 0);
-    CHECK_EQ(hsc_store_get_fresh(s, "alice", 5, &u), HSC_OK,
-             "a login's get");
+    CHECK_EQ(hsc_store_get_fresh(s, "alice", 5, &u), HSC_OK, "a login's get");
     CHECK_EQ(u.disabled, 0, "reads the database at once (no lease)");
     /* 1,100 inserts at once: more than a poll fetches. */
     sql_on(NULL, "INSERT INTO hsc_users SELECT 'bulk' || i, salt, kdf, "
-           "authenticator, '', false, 0, 0, 0 FROM hsc_users, "
-           "generate_series(1, 1100) i WHERE username = 'alice'");
+                 "authenticator, '', false, 0, 0, 0 FROM hsc_users, "
+                 "generate_series(1, 1100) i WHERE username = 'alice'");
     hsc_pg_pool_counters(pool, &n0);
     sleep_ms(320);
     hsc_store_get(s, "alice", 5, &u);
@@ -451,8 +457,9 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     CHECK(system(stop) == 0 && system(start) == 0, "server crashed and back");
     sleep_ms(1050); /* the lease ends: the next get polls */
     st = hsc_store_get(s, "alice", 5, &u);
-    CHECK_EQ(st, HSC_OK, "the first get after a restart succeeds "
-             "(a new connection, statements prepared again)");
+    CHECK_EQ(st, HSC_OK,
+             "the first get after a restart succeeds (a new connection, "
+             "statements prepared again)");
     if (st != HSC_OK) {
         printf("#   %s\n", hsc_store_errmsg(s));
     }

@@ -15,45 +15,45 @@ static int hsc_test_n, hsc_test_failed;
 static const char *hsc_test_current = "";
 
 /* One assertion: prints "ok N - test: what" or "not ok N - ...". */
-#define CHECK(cond, what)                                                     \
-    do {                                                                      \
-        ++hsc_test_n;                                                         \
-        if (cond) {                                                           \
-            printf("ok %d - %s: %s\n", hsc_test_n, hsc_test_current, what);   \
-        }                                                                     \
-        else {                                                                \
-            ++hsc_test_failed;                                                \
-            printf("not ok %d - %s: %s\n", hsc_test_n, hsc_test_current,      \
-                   what);                                                     \
-            printf("# failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);     \
-        }                                                                     \
+#define CHECK(cond, what)                                                      \
+    do {                                                                       \
+        ++hsc_test_n;                                                          \
+        if (cond) {                                                            \
+            printf("ok %d - %s: %s\n", hsc_test_n, hsc_test_current, what);    \
+        }                                                                      \
+        else {                                                                 \
+            ++hsc_test_failed;                                                 \
+            printf("not ok %d - %s: %s\n", hsc_test_n, hsc_test_current,       \
+                   what);                                                      \
+            printf("# failed at %s:%d: %s\n", __FILE__, __LINE__, #cond);      \
+        }                                                                      \
     } while (0)
 
 /* Equality of two integers, showing both on failure. */
-#define CHECK_EQ(a, b, what)                                                  \
-    do {                                                                      \
-        long long hsc_a_ = (long long)(a), hsc_b_ = (long long)(b);           \
-        CHECK(hsc_a_ == hsc_b_, what);                                        \
-        if (hsc_a_ != hsc_b_)                                                 \
-            printf("#   got %lld, expected %lld\n", hsc_a_, hsc_b_);          \
+#define CHECK_EQ(a, b, what)                                                   \
+    do {                                                                       \
+        long long hsc_a_ = (long long)(a), hsc_b_ = (long long)(b);            \
+        CHECK(hsc_a_ == hsc_b_, what);                                         \
+        if (hsc_a_ != hsc_b_)                                                  \
+            printf("#   got %lld, expected %lld\n", hsc_a_, hsc_b_);           \
     } while (0)
 
 /* Equality of two C strings, showing both on failure. */
-#define CHECK_STR(a, b, what)                                                 \
-    do {                                                                      \
-        const char *hsc_sa_ = (a), *hsc_sb_ = (b);                            \
-        int hsc_eq_ = hsc_sa_ && hsc_sb_ && strcmp(hsc_sa_, hsc_sb_) == 0;    \
-        CHECK(hsc_eq_, what);                                                 \
-        if (!hsc_eq_)                                                         \
-            printf("#   got \"%s\", expected \"%s\"\n",                       \
-                   hsc_sa_ ? hsc_sa_ : "(null)",                              \
-                   hsc_sb_ ? hsc_sb_ : "(null)");                             \
+#define CHECK_STR(a, b, what)                                                  \
+    do {                                                                       \
+        const char *hsc_sa_ = (a), *hsc_sb_ = (b);                             \
+        int hsc_eq_ = hsc_sa_ && hsc_sb_ && strcmp(hsc_sa_, hsc_sb_) == 0;     \
+        CHECK(hsc_eq_, what);                                                  \
+        if (!hsc_eq_)                                                          \
+            printf("#   got \"%s\", expected \"%s\"\n",                        \
+                   hsc_sa_ ? hsc_sa_ : "(null)",                               \
+                   hsc_sb_ ? hsc_sb_ : "(null)");                              \
     } while (0)
 
-#define RUN(fn)                                                               \
-    do {                                                                      \
-        hsc_test_current = #fn;                                               \
-        fn();                                                                 \
+#define RUN(fn)                                                                \
+    do {                                                                       \
+        hsc_test_current = #fn;                                                \
+        fn();                                                                  \
     } while (0)
 
 /* Prints the plan (TAP allows it last) and returns main's exit status. */

@@ -83,7 +83,8 @@ static void unset_fields_are_left_out(void)
     e.event = "admin";
     fmt(&e, buf);
     CHECK(strstr(buf, "\"everywhere\":false,\"action\":\"revoke\","
-                      "\"actor\":\"root\"}\n") != NULL,
+                      "\"actor\":\"root\"}\n")
+              != NULL,
           "false, then action and actor");
 }
 
@@ -111,7 +112,7 @@ static const struct {
     const char *out;
 } esc_cases[] = {
     {"plain", 5, "plain"},
-    {"a\"b\\c", 5, "a\\\"b\\\\c"},                 /* quote, backslash */
+    {"a\"b\\c", 5, "a\\\"b\\\\c"},                  /* quote, backslash */
     {"a\nb\rc\td", 7, "a\\u000ab\\u000dc\\u0009d"}, /* no raw line break */
     {"\x00x", 2, "\\u0000x"},                       /* NUL kept, escaped */
     {"\x1b[31mred", 8, "\\u001b[31mred"},           /* terminal escape */
@@ -135,8 +136,7 @@ static void hostile_usernames_are_escaped(void)
     for (i = 0; i < sizeof(esc_cases) / sizeof(esc_cases[0]); ++i) {
         char what[64];
         snprintf(what, sizeof(what), "case %zu", i);
-        hsc_json_escape(esc_cases[i].in, esc_cases[i].len, out,
-                        sizeof(out));
+        hsc_json_escape(esc_cases[i].in, esc_cases[i].len, out, sizeof(out));
         CHECK_STR(out, esc_cases[i].out, what);
     }
 }

@@ -67,8 +67,7 @@ static void encode_uses_the_url_alphabet(void)
 
     hsc_b64url_encode(in, sizeof(in), out);
     CHECK_STR(out, "----__8", "62 and 63 are '-' and '_'");
-    CHECK(hsc_b64url_decode(out, strlen(out), back, sizeof(back), &n)
-                  == HSC_OK
+    CHECK(hsc_b64url_decode(out, strlen(out), back, sizeof(back), &n) == HSC_OK
               && n == sizeof(in) && memcmp(back, in, n) == 0,
           "round trip");
 }
@@ -97,9 +96,9 @@ static void every_byte_value_round_trips(void)
 
 /* Inputs that canonical decoding refuses. */
 static const struct {
-    const char *text;  /* input */
-    hsc_status_t st;   /* expected status */
-    const char *why;   /* what the case shows */
+    const char *text; /* input */
+    hsc_status_t st;  /* expected status */
+    const char *why;  /* what the case shows */
 } reject_cases[] = {
     {"Zg==", HSC_EMALFORMED, "padding"},
     {"Zm8=", HSC_EMALFORMED, "one padding character"},
@@ -123,8 +122,8 @@ static void decode_refuses_non_canonical_input(void)
     for (i = 0; i < sizeof(reject_cases) / sizeof(reject_cases[0]); i++) {
         size_t n = 99;
         hsc_status_t st = hsc_b64url_decode(reject_cases[i].text,
-                                            strlen(reject_cases[i].text),
-                                            out, sizeof(out), &n);
+                                            strlen(reject_cases[i].text), out,
+                                            sizeof(out), &n);
 
         CHECK(st == reject_cases[i].st && n == 0, reject_cases[i].why);
     }

@@ -56,16 +56,13 @@ static int rec_ok(const hsc_user_t *u, const char *name)
     rec_t want;
 
     make_rec(&want, name, (unsigned)u->revoked_before);
-    return u->name_len == want.u.name_len
-           && strcmp(u->name, name) == 0
+    return u->name_len == want.u.name_len && strcmp(u->name, name) == 0
            && strcmp(u->groups, want.groups) == 0
            && u->kdf.alg == want.u.kdf.alg
            && u->kdf.iterations == want.u.kdf.iterations
            && memcmp(u->salt, want.u.salt, HSC_SALT_LEN) == 0
-           && memcmp(u->authenticator, want.u.authenticator,
-                     HSC_AUTH_LEN) == 0
-           && u->disabled == want.u.disabled
-           && u->created == want.u.created
+           && memcmp(u->authenticator, want.u.authenticator, HSC_AUTH_LEN) == 0
+           && u->disabled == want.u.disabled && u->created == want.u.created
            && u->updated == want.u.updated;
 }
 
@@ -95,8 +92,7 @@ static void put_then_get_returns_the_same_record(void)
     CHECK_EQ(get(c, "alice", &u, text), 0, "empty: a miss");
     CHECK_EQ(put(c, "alice", 42), 1, "alice kept");
     CHECK_EQ(get(c, "alice", &u, text), 1, "then a hit");
-    CHECK(rec_ok(&u, "alice") && u.revoked_before == 42,
-          "every field as put");
+    CHECK(rec_ok(&u, "alice") && u.revoked_before == 42, "every field as put");
     CHECK(u.name == text && u.groups == text + 6,
           "strings point into the caller's buffer");
     CHECK_EQ(get(c, "alic", &u, text), 0, "a prefix is another name");
@@ -192,8 +188,7 @@ static void a_new_token_empties_the_cache_the_same_keeps_it(void)
           "one bit of the token changed: all gone");
     put(c, "carol", 3);
     hsc_cache_sync_token(c, tok, sizeof(tok) - 1);
-    CHECK_EQ(get(c, "carol", &u, text), 0,
-             "a shorter token is another token");
+    CHECK_EQ(get(c, "carol", &u, text), 0, "a shorter token is another token");
     put(c, "carol", 3);
     hsc_cache_clear(c);
     CHECK_EQ(get(c, "carol", &u, text), 0, "clear empties it");
@@ -290,17 +285,17 @@ static void the_default_holds_100000_users_within_its_bound(void)
             hits++;
         }
     }
-    snprintf(what, sizeof(what), "100,000 users put, %d of them kept "
-             "(at least 99.9%%)", hits);
+    snprintf(what, sizeof(what),
+             "100,000 users put, %d of them kept (at least 99.9%%)", hits);
     CHECK(hits >= 99900, what);
     for (i = 0; i < 1000000; i++) {
         snprintf(name, sizeof(name), "more%d", i);
         put(c, name, (unsigned)i);
     }
     after = rss_kib();
-    snprintf(what, sizeof(what), "1,000,000 more users: RSS grew %ld KiB, "
-             "the bound is %zu KiB", after - before,
-             hsc_cache_bytes(c) / 1024);
+    snprintf(what, sizeof(what),
+             "1,000,000 more users: RSS grew %ld KiB, the bound is %zu KiB",
+             after - before, hsc_cache_bytes(c) / 1024);
     CHECK(after - before <= (long)(hsc_cache_bytes(c) / 1024) + 1024
                                 + SHADOW_KIB(hsc_cache_bytes(c) / 1024),
           what);
@@ -405,8 +400,8 @@ static void many_threads_never_see_torn_or_stale_records(void)
         bad += w[i].bad;
         stale += w[i].stale;
     }
-    snprintf(what, sizeof(what), "%d threads, %ld gets, %ld hits, 40 "
-             "changes", THREADS, ops, hits);
+    snprintf(what, sizeof(what), "%d threads, %ld gets, %ld hits, 40 changes",
+             THREADS, ops, hits);
     CHECK(ops > 10000 && hits > 0, what);
     CHECK_EQ(bad, 0, "no hit returned a torn or mixed record");
     CHECK_EQ(stale, 0, "no hit was older than a change made before it");
@@ -425,8 +420,7 @@ static int make_db(char *path, size_t len, int nusers)
     int i, rc;
 
     snprintf(path, len, "%s/users.db", dir);
-    if (hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, NULL, 0)
-        != HSC_OK) {
+    if (hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, NULL, 0) != HSC_OK) {
         return 0;
     }
     hsc_store_close(s);
@@ -452,8 +446,7 @@ static hsc_store_t *open_shared(const char *path, hsc_cache_t *c)
 {
     hsc_store_t *s = NULL;
 
-    if (hsc_store_sqlite_open(path, HSC_STORE_NOCACHE, &s, NULL, 0)
-        != HSC_OK) {
+    if (hsc_store_sqlite_open(path, HSC_STORE_NOCACHE, &s, NULL, 0) != HSC_OK) {
         return NULL;
     }
     hsc_store_use_cache(s, c);
@@ -525,25 +518,24 @@ static void handles_share_records_and_see_another_process_change(void)
     CHECK(qa == 100 && hb == 100 && qb == 0,
           "what a read, b was answered from the cache");
 
-    CHECK_EQ(run_sql(path, "UPDATE hsc_users SET revoked_before = 99 "
-                           "WHERE username = 'u7'"), 0,
-             "another process revokes u7");
+    CHECK_EQ(run_sql(path, "UPDATE hsc_users SET revoked_before = 99 WHERE "
+                           "username = 'u7'"),
+             0, "another process revokes u7");
     CHECK(hsc_store_get(b, "u7", 2, &u) == HSC_OK && u.revoked_before == 99,
           "b sees it on its next get");
-    CHECK_EQ(run_sql(path, "UPDATE hsc_users SET disabled = 1 "
-                           "WHERE username = 'u8'"), 0,
-             "another process disables u8");
+    CHECK_EQ(run_sql(path, "UPDATE hsc_users SET disabled = 1 WHERE username = "
+                           "'u8'"),
+             0, "another process disables u8");
     CHECK(hsc_store_get(a, "u8", 2, &u) == HSC_OK && u.disabled == 1,
           "a sees it on its next get");
     CHECK_EQ(run_sql(path, "UPDATE hsc_users SET authenticator = "
                            "x'0101010101010101010101010101010101010101010101"
-                           "010101010101010101' WHERE username = 'u9'"), 0,
-             "another process changes u9's password");
-    CHECK(hsc_store_get(b, "u9", 2, &u) == HSC_OK
-              && u.authenticator[0] == 1,
+                           "010101010101010101' WHERE username = 'u9'"),
+             0, "another process changes u9's password");
+    CHECK(hsc_store_get(b, "u9", 2, &u) == HSC_OK && u.authenticator[0] == 1,
           "b sees the new verifier on its next get");
-    CHECK_EQ(run_sql(path, "DELETE FROM hsc_users WHERE username = 'u10'"),
-             0, "another process deletes u10");
+    CHECK_EQ(run_sql(path, "DELETE FROM hsc_users WHERE username = 'u10'"), 0,
+             "another process deletes u10");
     CHECK_EQ(hsc_store_get(a, "u10", 3, &u), HSC_ENOUSER,
              "a finds no u10 on its next get");
     CHECK_EQ(hsc_store_revoke(a, "u11", 5), HSC_OK, "a revokes u11 itself");
@@ -586,8 +578,7 @@ static void unknown_names_cost_one_lookup_and_evict_nobody(void)
     }
     hsc_store_counters(s, &h0, &q0);
     for (i = 0; i < 100000; i++) {
-        snprintf(name, sizeof(name), "x%08x%08x", rand_r(&seed),
-                 rand_r(&seed));
+        snprintf(name, sizeof(name), "x%08x%08x", rand_r(&seed), rand_r(&seed));
         enouser += hsc_store_get(s, name, strlen(name), &u) == HSC_ENOUSER;
     }
     hsc_store_counters(s, &h1, &q1);
@@ -599,8 +590,9 @@ static void unknown_names_cost_one_lookup_and_evict_nobody(void)
         found += hsc_store_get(s, name, strlen(name), &u) == HSC_OK;
     }
     hsc_store_counters(s, &h2, &q2);
-    snprintf(what, sizeof(what), "then all 1,000 real users are hits "
-             "(%lu hits, %lu lookups)", h2 - h1, q2 - q1);
+    snprintf(what, sizeof(what),
+             "then all 1,000 real users are hits (%lu hits, %lu lookups)",
+             h2 - h1, q2 - q1);
     CHECK(found == 1000 && h2 - h1 == 1000 && q2 == q1, what);
     hsc_store_close(s);
     hsc_cache_destroy(c);

@@ -27,10 +27,10 @@ static apr_pool_t *pool;
 #define S_OLD "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
 #define S_OTHER "QEFCQ0RFRkdISUpLTE1OT1BRUlNUVVZXWFlaW1xdXl8"
 
-#define T0 1800000000  /* a login time */
-#define IDLE 3600      /* idle timeout */
-#define MAX_AGE 86400  /* absolute lifetime */
-#define SKEW 60        /* allowed clock skew */
+#define T0 1800000000 /* a login time */
+#define IDLE 3600     /* idle timeout */
+#define MAX_AGE 86400 /* absolute lifetime */
+#define SKEW 60       /* allowed clock skew */
 #define SCOPE "app"
 #define ADDR "127.0.0.1"
 
@@ -73,8 +73,8 @@ static const char *mint(const hsc_key_t *k, const char *user, int64_t iat,
     char out[HSC_COOKIE_VALUE_MAX];
     size_t n = 0;
 
-    if (hsc_cookie_mint(k, user, strlen(user), iat, exp, xn, SCOPE, ADDR,
-                        out, sizeof(out), &n)
+    if (hsc_cookie_mint(k, user, strlen(user), iat, exp, xn, SCOPE, ADDR, out,
+                        sizeof(out), &n)
         != HSC_OK) {
         printf("# mint failed for a test cookie\n");
         exit(1);
@@ -91,8 +91,8 @@ static const char *signed_fields(const char *f[6])
 {
     unsigned char mac[HSC_MAC_LEN];
     char mac64[HSC_B64URL_LEN(HSC_MAC_LEN) + 1];
-    const char *body = apr_pstrcat(pool, f[0], ".", f[1], ".", f[2], ".",
-                                   f[3], ".", f[4], ".", f[5], NULL);
+    const char *body = apr_pstrcat(pool, f[0], ".", f[1], ".", f[2], ".", f[3],
+                                   ".", f[4], ".", f[5], NULL);
 
     hsc_key_mac3(key_new, body, strlen(body), SCOPE, strlen(SCOPE), ADDR,
                  strlen(ADDR), mac);
@@ -137,18 +137,18 @@ static void cookie_round_trips_through_mint_and_check(void)
 static void cookie_rejects_each_tampered_field(void)
 {
     static const struct {
-        int field;          /* 0..6 */
-        const char *with;   /* the replacement text for that field */
-        hsc_status_t st;    /* expected refusal */
+        int field;        /* 0..6 */
+        const char *with; /* the replacement text for that field */
+        hsc_status_t st;  /* expected refusal */
     } cases[] = {
-        {0, "2", HSC_EMALFORMED},   /* version */
-        {1, "nex", HSC_ENOKEY},     /* kid: no such key */
-        {1, "old", HSC_EBADMAC},    /* kid: another key of the ring */
-        {2, "YWxpY2E", HSC_EBADMAC}, /* user: "alica" */
+        {0, "2", HSC_EMALFORMED},       /* version */
+        {1, "nex", HSC_ENOKEY},         /* kid: no such key */
+        {1, "old", HSC_EBADMAC},        /* kid: another key of the ring */
+        {2, "YWxpY2E", HSC_EBADMAC},    /* user: "alica" */
         {3, "1800000001", HSC_EBADMAC}, /* iat */
         {4, "1800003601", HSC_EBADMAC}, /* exp */
-        {5, NULL, HSC_EBADMAC},     /* auth: first character changed */
-        {6, NULL, HSC_EBADMAC},     /* mac: first character changed */
+        {5, NULL, HSC_EBADMAC},         /* auth: first character changed */
+        {6, NULL, HSC_EBADMAC},         /* mac: first character changed */
     };
     const char *v = mint(key_new, "alice", T0, T0 + IDLE, xn0);
     size_t i;
@@ -170,8 +170,8 @@ static void cookie_rejects_each_tampered_field(void)
         else {
             f[cases[i].field][0] = f[cases[i].field][0] == 'A' ? 'B' : 'A';
         }
-        joined = apr_pstrcat(pool, f[0], ".", f[1], ".", f[2], ".", f[3],
-                             ".", f[4], ".", f[5], ".", f[6], NULL);
+        joined = apr_pstrcat(pool, f[0], ".", f[1], ".", f[2], ".", f[3], ".",
+                             f[4], ".", f[5], ".", f[6], NULL);
         snprintf(what, sizeof(what), "field %d -> %s", cases[i].field,
                  hsc_strerror(cases[i].st));
         CHECK_EQ(check(joined, T0 + 10), cases[i].st, what);
@@ -180,8 +180,8 @@ static void cookie_rejects_each_tampered_field(void)
 
 static void cookie_rejects_any_single_character_change(void)
 {
-    static const char subst[] = {'A', 'z', '0', '9', '-', '_', '.', '=',
-                                 ' ', '+'};
+    static const char subst[] = {'A', 'z', '0', '9', '-',
+                                 '_', '.', '=', ' ', '+'};
     const char *v = mint(key_new, "alice", T0, T0 + IDLE, xn0);
     size_t len = strlen(v), i, j, tried = 0, accepted = 0;
     char *copy = apr_pstrdup(pool, v);
@@ -227,8 +227,12 @@ static void cookie_rejects_spliced_user_and_iat(void)
              "admin / 0+iat: leading zero refused");
     /* Even with a valid MAC over the spliced text it stays malformed. */
     {
-        const char *sf[6] = {"1", "new", b64("admin", 5),
-                             apr_pstrcat(pool, "0", f[3], NULL), f[4], f[5]};
+        const char *sf[6] = {"1",
+                             "new",
+                             b64("admin", 5),
+                             apr_pstrcat(pool, "0", f[3], NULL),
+                             f[4],
+                             f[5]};
 
         CHECK_EQ(check(signed_fields(sf), T0 + 10), HSC_EMALFORMED,
                  "re-MACed splice: still malformed");
@@ -247,8 +251,8 @@ static void cookie_rejects_spliced_user_and_iat(void)
     /* Moving a base64url character across the separator. */
     spliced = apr_pstrcat(pool, f[0], ".", f[1], ".",
                           apr_pstrndup(pool, f[2], strlen(f[2]) - 1), ".",
-                          f[2] + strlen(f[2]) - 1, f[3], ".", f[4], ".",
-                          f[5], ".", f[6], NULL);
+                          f[2] + strlen(f[2]) - 1, f[3], ".", f[4], ".", f[5],
+                          ".", f[6], NULL);
     CHECK(check(spliced, T0 + 10) != HSC_OK, "shifted separator refused");
 }
 
@@ -269,10 +273,8 @@ static const struct {
      "exp with '+'"},
     {{"1", "new", "YWxpY2U", "1800000000", "1800003600 ", NULL},
      "exp with a space"},
-    {{"1", "new", "YWxpY2U", "1800000000", "1800000000", NULL},
-     "exp == iat"},
-    {{"1", "new", "YWxpY2U", "1800000000", "1799999999", NULL},
-     "exp < iat"},
+    {{"1", "new", "YWxpY2U", "1800000000", "1800000000", NULL}, "exp == iat"},
+    {{"1", "new", "YWxpY2U", "1800000000", "1799999999", NULL}, "exp < iat"},
     {{"1", "new", "YWxpY2U", "", "1800003600", NULL}, "empty iat"},
     {{"1", "new", "YWxpY2U", "1800000000", "99999999999999999999", NULL},
      "exp overflows int64"},
@@ -303,10 +305,8 @@ static const struct {
     {{"1", "abcdefghijklmnopqrstuvwxyz0123456", "YWxpY2U", "1800000000",
       "1800003600", NULL},
      "kid of 33 characters"},
-    {{"01", "new", "YWxpY2U", "1800000000", "1800003600", NULL},
-     "version 01"},
-    {{"", "new", "YWxpY2U", "1800000000", "1800003600", NULL},
-     "empty version"},
+    {{"01", "new", "YWxpY2U", "1800000000", "1800003600", NULL}, "version 01"},
+    {{"", "new", "YWxpY2U", "1800000000", "1800003600", NULL}, "empty version"},
     {{"1", "new", "YWxpY2U", "1800000000", "1800003600", "AAAA"},
      "auth of 3 bytes"},
     {{"1", "new", "YWxpY2U", "1800000000", "1800003600",
@@ -344,8 +344,8 @@ static void cookie_signed_fields_helper_produces_valid_cookies(void)
 {
     /* The control for the table above: the same helper with canonical
      * fields yields an accepted cookie, so the refusals are the syntax. */
-    const char *f[6] = {"1", "new", "YWxpY2U", "1800000000", "1800003600",
-                        b64(xn0, HSC_XN_LEN)};
+    const char *f[6] = {"1",          "new",        "YWxpY2U",
+                        "1800000000", "1800003600", b64(xn0, HSC_XN_LEN)};
 
     CHECK_EQ(check(signed_fields(f), T0 + 10), HSC_OK, "canonical accepted");
 }
@@ -379,12 +379,12 @@ static void cookie_rejects_wrong_field_counts(void)
     CHECK_EQ(check(apr_pstrndup(pool, v, (apr_size_t)(strrchr(v, '.') - v)),
                    T0 + 10),
              HSC_EMALFORMED, "six fields (no mac)");
-    CHECK_EQ(check(apr_pstrcat(pool, v, ".x", NULL), T0 + 10),
-             HSC_EMALFORMED, "eight fields");
-    CHECK_EQ(check(apr_pstrcat(pool, v, ".", NULL), T0 + 10),
-             HSC_EMALFORMED, "trailing dot");
-    CHECK_EQ(check(apr_pstrcat(pool, "1.", v, NULL), T0 + 10),
-             HSC_EMALFORMED, "eight fields in front");
+    CHECK_EQ(check(apr_pstrcat(pool, v, ".x", NULL), T0 + 10), HSC_EMALFORMED,
+             "eight fields");
+    CHECK_EQ(check(apr_pstrcat(pool, v, ".", NULL), T0 + 10), HSC_EMALFORMED,
+             "trailing dot");
+    CHECK_EQ(check(apr_pstrcat(pool, "1.", v, NULL), T0 + 10), HSC_EMALFORMED,
+             "eight fields in front");
     CHECK_EQ(check("", T0 + 10), HSC_EMALFORMED, "empty value");
     CHECK_EQ(check("......", T0 + 10), HSC_EMALFORMED, "seven empty fields");
 }
@@ -436,8 +436,8 @@ static void cookie_rejects_unknown_kid(void)
 
 static void cookie_rejects_a_mac_from_another_secret_with_same_kid(void)
 {
-    const char *v = mint(hsc_keyring_signer(ring_other), "alice", T0,
-                         T0 + IDLE, xn0);
+    const char *v = mint(hsc_keyring_signer(ring_other), "alice", T0, T0 + IDLE,
+                         xn0);
 
     CHECK_EQ(check(v, T0 + 10), HSC_EBADMAC, "same kid, other secret");
 }
@@ -503,8 +503,7 @@ static void cookie_rejects_wrong_scope_and_address(void)
     CHECK_EQ(hsc_cookie_check(&vp, v, strlen(v), &c), HSC_EBADMAC,
              "another scope");
     vp.scope = "";
-    CHECK_EQ(hsc_cookie_check(&vp, v, strlen(v), &c), HSC_EBADMAC,
-             "no scope");
+    CHECK_EQ(hsc_cookie_check(&vp, v, strlen(v), &c), HSC_EBADMAC, "no scope");
     vp.scope = SCOPE;
     vp.address = "127.0.0.2";
     CHECK_EQ(hsc_cookie_check(&vp, v, strlen(v), &c), HSC_EBADMAC,
@@ -567,14 +566,14 @@ static void cookie_mint_refuses_bad_input(void)
     CHECK_EQ(hsc_cookie_mint(key_new, "", 0, T0, T0 + 1, xn0, "", "", out,
                              sizeof(out), &n),
              HSC_EINVAL, "empty user");
-    CHECK_EQ(hsc_cookie_mint(key_new, longname, 256, T0, T0 + 1, xn0, "",
-                             "", out, sizeof(out), &n),
+    CHECK_EQ(hsc_cookie_mint(key_new, longname, 256, T0, T0 + 1, xn0, "", "",
+                             out, sizeof(out), &n),
              HSC_EINVAL, "256-byte user");
-    CHECK_EQ(hsc_cookie_mint(key_new, longname, 255, T0, T0 + 1, xn0, "",
-                             "", out, sizeof(out), &n),
+    CHECK_EQ(hsc_cookie_mint(key_new, longname, 255, T0, T0 + 1, xn0, "", "",
+                             out, sizeof(out), &n),
              HSC_OK, "255-byte user fits HSC_COOKIE_VALUE_MAX");
-    CHECK_EQ(hsc_cookie_mint(key_new, longname, 255, INT64_MAX - 1,
-                             INT64_MAX, xn0, "", "", out, sizeof(out), &n),
+    CHECK_EQ(hsc_cookie_mint(key_new, longname, 255, INT64_MAX - 1, INT64_MAX,
+                             xn0, "", "", out, sizeof(out), &n),
              HSC_OK, "the longest value fits too");
     CHECK(n < HSC_COOKIE_VALUE_MAX, "and is under the maximum");
     CHECK_EQ(hsc_cookie_mint(key_new, "alice", 5, T0, T0, xn0, "", "", out,
@@ -614,8 +613,7 @@ static void cookie_expiry_never_passes_max_age(void)
     for (i = 0; i < sizeof(expiry_cases) / sizeof(expiry_cases[0]); i++) {
         snprintf(what, sizeof(what), "case %zu", i);
         CHECK(hsc_cookie_expiry(expiry_cases[i].iat, expiry_cases[i].now,
-                                expiry_cases[i].idle,
-                                expiry_cases[i].max_age)
+                                expiry_cases[i].idle, expiry_cases[i].max_age)
                   == expiry_cases[i].want,
               what);
     }
@@ -679,8 +677,7 @@ static void cookie_refresh_keeps_iat_and_auth_within_max_age(void)
     CHECK(hsc_cookie_parse(out, n, &r) == HSC_OK && r.exp == T0 + MAX_AGE,
           "exp capped at iat + max age");
     vp.now = T0 + MAX_AGE;
-    CHECK(hsc_cookie_refresh(&vp, &c, IDLE, out, sizeof(out), &n)
-                  == HSC_EMAXAGE
+    CHECK(hsc_cookie_refresh(&vp, &c, IDLE, out, sizeof(out), &n) == HSC_EMAXAGE
               && n == 0,
           "no refresh once max age is reached");
 }
@@ -871,14 +868,13 @@ static void verify_password_change_kills_old_cookies(void)
 
     CHECK_EQ(verify(old, T0 + 10, &c, &u), HSC_OK, "old cookie works");
     memset(&u, 0, sizeof(u));
-    CHECK_EQ(hsc_password_make(&test_kdf, "correct horse battery staple",
-                               28, &u),
+    CHECK_EQ(hsc_password_make(&test_kdf, "correct horse battery staple", 28,
+                               &u),
              HSC_OK, "same password, new salt");
     CHECK_EQ(hsc_store_set_password(store, "alice", u.salt, &u.kdf,
                                     u.authenticator),
              HSC_OK, "stored");
-    CHECK_EQ(verify(old, T0 + 10, &c, &u), HSC_EAUTH,
-             "the old cookie is dead");
+    CHECK_EQ(verify(old, T0 + 10, &c, &u), HSC_EAUTH, "the old cookie is dead");
     fresh = login("alice", "correct horse battery staple", T0 + 20);
     CHECK(fresh != NULL && verify(fresh, T0 + 30, &c, &u) == HSC_OK,
           "a new login works");
@@ -897,14 +893,13 @@ static void verify_checks_in_the_spec_order(void)
     bad[strlen(bad) - 2] = bad[strlen(bad) - 2] == 'A' ? 'B' : 'A';
     CHECK_EQ(verify(bad, T0 + IDLE, &c, &u), HSC_EBADMAC,
              "bad MAC before expired");
-    v = mint(hsc_keyring_signer(load_ring("zz " S_OTHER "\n")), "mallory",
-             T0, T0 + IDLE, xn0);
+    v = mint(hsc_keyring_signer(load_ring("zz " S_OTHER "\n")), "mallory", T0,
+             T0 + IDLE, xn0);
     CHECK_EQ(verify(v, T0 + IDLE, &c, &u), HSC_ENOKEY,
              "unknown key before MAC and time");
     bad = apr_pstrdup(pool, v);
     bad[0] = '2';
-    CHECK_EQ(verify(bad, T0 + IDLE, &c, &u), HSC_EMALFORMED,
-             "syntax first");
+    CHECK_EQ(verify(bad, T0 + IDLE, &c, &u), HSC_EMALFORMED, "syntax first");
     /* The store is not consulted before steps 1-4 pass: without one,
      * step 5 would fail with HSC_EINVAL. */
     v = mint(key_new, "alice", T0, T0 + IDLE, xn0);
@@ -914,8 +909,8 @@ static void verify_checks_in_the_spec_order(void)
         CHECK_EQ(hsc_cookie_verify(&vp, NULL, v, strlen(v), &c, &u),
                  HSC_EEXPIRED, "expired: the store is not reached");
         vp.now = T0 + 10;
-        CHECK_EQ(hsc_cookie_verify(&vp, NULL, v, strlen(v), &c, &u),
-                 HSC_EINVAL, "valid: the store is reached");
+        CHECK_EQ(hsc_cookie_verify(&vp, NULL, v, strlen(v), &c, &u), HSC_EINVAL,
+                 "valid: the store is reached");
     }
 }
 
@@ -970,8 +965,8 @@ static void explain_records_every_step(void)
           "mac fail, time fail (expired), user and auth pass");
 
     /* An unknown key: the MAC cannot be checked, the time can. */
-    v = mint(hsc_keyring_signer(load_ring("zz " S_OTHER "\n")), "mallory",
-             T0, T0 + IDLE, xn0);
+    v = mint(hsc_keyring_signer(load_ring("zz " S_OTHER "\n")), "mallory", T0,
+             T0 + IDLE, xn0);
     CHECK_EQ(explain_and_compare(v, T0 + 10, store, &ex), HSC_ENOKEY,
              "unknown key");
     CHECK(ex.verdict[HSC_STEP_KEY] == HSC_STEP_FAIL

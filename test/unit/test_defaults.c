@@ -57,8 +57,7 @@ static const struct {
     {"HSCLoginStylesheet", HSC_DEFAULT_LOGIN_STYLESHEET_TEXT, TEXT, 0},
     {"HSCLoginFailureURL", HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT, TEXT, 0},
     {"HSCThrottleCache", HSC_DEFAULT_THROTTLE_CACHE_TEXT, TEXT, 0},
-    {"HSCThrottleUnavailable", HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT, TEXT,
-     0},
+    {"HSCThrottleUnavailable", HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT, TEXT, 0},
     {"HSCThrottleAddress", HSC_DEFAULT_THROTTLE_ADDRESS_TEXT, COUNT,
      HSC_DEFAULT_THROTTLE_ADDRESS},
     {"HSCThrottleUser", HSC_DEFAULT_THROTTLE_USER_TEXT, COUNT,
@@ -113,12 +112,14 @@ static void defaults_parse_to_the_values_the_module_uses(void)
         else if (defaults[i].kind == DURATION) {
             int64_t v;
             got = hsc_parse_duration(defaults[i].text, 0, &v) == HSC_OK
-                      ? (long long)v : -1;
+                      ? (long long)v
+                      : -1;
         }
         else if (defaults[i].kind == COUNT) {
             int v;
-            got = hsc_parse_count(defaults[i].text, HSC_COUNT_MAX, &v)
-                          == HSC_OK ? v : -1;
+            got = hsc_parse_count(defaults[i].text, HSC_COUNT_MAX, &v) == HSC_OK
+                      ? v
+                      : -1;
         }
         else if (defaults[i].kind == KDF) {
             hsc_kdf_t k;

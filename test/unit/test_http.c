@@ -135,8 +135,7 @@ static void form_parse_accepts_lowercase_hex_and_decoded_names(void)
     char buf[128];
     hsc_login_form_t f;
 
-    CHECK_EQ(parse_copy("user%6eame=%61%62&everywhere=1", buf, sizeof(buf),
-                        &f),
+    CHECK_EQ(parse_copy("user%6eame=%61%62&everywhere=1", buf, sizeof(buf), &f),
              HSC_OK, "parses");
     CHECK_STR(f.username.value, "ab", "encoded name and lowercase hex");
     CHECK_STR(f.everywhere.value, "1", "everywhere");
@@ -161,8 +160,7 @@ static void form_parse_ignores_unknown_and_empty_pairs(void)
     char buf[128];
     hsc_login_form_t f;
 
-    CHECK_EQ(parse_copy("&&foo=bar&username=bob&&x&=y&", buf, sizeof(buf),
-                        &f),
+    CHECK_EQ(parse_copy("&&foo=bar&username=bob&&x&=y&", buf, sizeof(buf), &f),
              HSC_OK, "parses");
     CHECK_STR(f.username.value, "bob", "username");
     CHECK(!f.password.present, "no password");
@@ -193,8 +191,8 @@ static void form_parse_keeps_nul_bytes_counted(void)
 }
 
 static const struct {
-    const char *body;  /* form body */
-    hsc_status_t st;   /* expected status */
+    const char *body; /* form body */
+    hsc_status_t st;  /* expected status */
 } form_bad_cases[] = {
     {"username=%", HSC_EMALFORMED},
     {"username=%4", HSC_EMALFORMED},
@@ -215,11 +213,10 @@ static void form_parse_refuses_bad_escapes_and_repeats(void)
     size_t i;
     char buf[128], what[128];
 
-    for (i = 0; i < sizeof(form_bad_cases) / sizeof(form_bad_cases[0]);
-         ++i) {
+    for (i = 0; i < sizeof(form_bad_cases) / sizeof(form_bad_cases[0]); ++i) {
         hsc_login_form_t f;
-        hsc_status_t st = parse_copy(form_bad_cases[i].body, buf,
-                                     sizeof(buf), &f);
+        hsc_status_t st = parse_copy(form_bad_cases[i].body, buf, sizeof(buf),
+                                     &f);
         snprintf(what, sizeof(what), "\"%s\"", form_bad_cases[i].body);
         CHECK_EQ(st, form_bad_cases[i].st, what);
         CHECK(!f.username.present && !f.password.present && !f.ret.present
@@ -229,8 +226,7 @@ static void form_parse_refuses_bad_escapes_and_repeats(void)
 }
 
 /* Builds "name=" followed by n bytes of fill, possibly percent-encoded. */
-static size_t build_field(char *buf, const char *name, size_t n,
-                          int encoded)
+static size_t build_field(char *buf, const char *name, size_t n, int encoded)
 {
     size_t o = strlen(name), i;
 
@@ -266,8 +262,7 @@ static void form_parse_enforces_decoded_limits(void)
 
     for (i = 0; i < sizeof(form_limits) / sizeof(form_limits[0]); ++i) {
         len = build_field(buf, form_limits[i].name, form_limits[i].limit, 0);
-        snprintf(what, sizeof(what), "%s at its limit",
-                 form_limits[i].name);
+        snprintf(what, sizeof(what), "%s at its limit", form_limits[i].name);
         CHECK_EQ(hsc_form_parse(buf, len, &f), HSC_OK, what);
         len = build_field(buf, form_limits[i].name, form_limits[i].limit + 1,
                           0);
@@ -351,7 +346,7 @@ static const struct {
     {"/a%2Eb", 0, 0},
     {"/a%2fb", 0, 0},
     {"/%252e%252e%252f%252fevil.com", 0, 0},
-    {"/a/..%3f/", 0, 0},  /* "/a/..?/" once decoded: a dot segment */
+    {"/a/..%3f/", 0, 0}, /* "/a/..?/" once decoded: a dot segment */
     {"/a/..%23x", 0, 0},
     /* Control characters, raw and encoded. */
     {"/\t/evil.example", 0, 0},
@@ -413,9 +408,9 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
 /* --- Cache-Control of admitted requests (issue 10) ------------------------ */
 
 static const struct {
-    const char *cc;     /* what the response had (NULL: none) */
-    int cookie_set;     /* the response sets or refreshes the cookie */
-    const char *want;   /* hsc_cache_control_private */
+    const char *cc;   /* what the response had (NULL: none) */
+    int cookie_set;   /* the response sets or refreshes the cookie */
+    const char *want; /* hsc_cache_control_private */
 } cc_cases[] = {
     {NULL, 0, "private"},
     {"", 0, "private"},
@@ -514,8 +509,7 @@ static void same_origin_follows_the_table(void)
         snprintf(what, sizeof(what), "Origin \"%s\", %s, Host \"%s\"",
                  origin_cases[i].origin, origin_cases[i].scheme,
                  origin_cases[i].host);
-        CHECK_EQ(hsc_same_origin(origin_cases[i].origin,
-                                 origin_cases[i].scheme,
+        CHECK_EQ(hsc_same_origin(origin_cases[i].origin, origin_cases[i].scheme,
                                  origin_cases[i].host),
                  origin_cases[i].same, what);
     }

@@ -11,15 +11,15 @@
 #include "hsc_test.h"
 #include "hsc_kdf.h"
 
-static const unsigned char salt[HSC_SALT_LEN] = {
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+static const unsigned char salt[HSC_SALT_LEN] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                 8, 9, 10, 11, 12, 13, 14, 15};
 
 /* --- parse and format ---------------------------------------------------- */
 
 /* Specs that parse, and what they parse to; each formats back to itself. */
 static const struct {
-    const char *spec;   /* input and expected canonical output */
-    hsc_kdf_alg_t alg;  /* expected algorithm */
+    const char *spec;    /* input and expected canonical output */
+    hsc_kdf_alg_t alg;   /* expected algorithm */
     uint32_t iterations; /* sha256-chain n */
     uint64_t N;          /* scrypt N */
     uint32_t r, p;       /* scrypt r, p */
@@ -132,8 +132,8 @@ static void kdf_parse_refuses_bad_specs(void)
         st = hsc_kdf_parse(bad_specs[i].spec, &k);
         snprintf(what, sizeof(what), "%s: \"%s\"", bad_specs[i].why,
                  bad_specs[i].spec);
-        CHECK(st == HSC_EINVAL && k.alg == 0 && k.iterations == 0
-                  && k.N == 0 && k.r == 0 && k.p == 0,
+        CHECK(st == HSC_EINVAL && k.alg == 0 && k.iterations == 0 && k.N == 0
+                  && k.r == 0 && k.p == 0,
               what);
     }
     CHECK_EQ(hsc_kdf_parse(NULL, &(hsc_kdf_t){0}), HSC_EINVAL, "NULL");
@@ -176,10 +176,9 @@ static void chain_matches_the_definition(void)
             unsigned char xn[32], ref[32];
 
             chain_reference(pws[j], strlen(pws[j]), ns[i], ref);
-            snprintf(what, sizeof(what), "n = %u, password length %zu",
-                     ns[i], strlen(pws[j]));
-            CHECK(hsc_kdf_derive(&k, pws[j], strlen(pws[j]), salt, xn)
-                          == HSC_OK
+            snprintf(what, sizeof(what), "n = %u, password length %zu", ns[i],
+                     strlen(pws[j]));
+            CHECK(hsc_kdf_derive(&k, pws[j], strlen(pws[j]), salt, xn) == HSC_OK
                       && memcmp(xn, ref, 32) == 0,
                   what);
         }
@@ -195,8 +194,8 @@ static void scrypt_matches_openssl_and_depends_on_every_input(void)
     hsc_kdf_parse("scrypt:1024:8:1", &k);
     CHECK_EQ(hsc_kdf_derive(&k, pw, strlen(pw), salt, xn), HSC_OK,
              "derive N=1024");
-    CHECK(EVP_PBE_scrypt(pw, strlen(pw), salt, sizeof(salt), 1024, 8, 1, 0,
-                         ref, sizeof(ref))
+    CHECK(EVP_PBE_scrypt(pw, strlen(pw), salt, sizeof(salt), 1024, 8, 1, 0, ref,
+                         sizeof(ref))
                   == 1
               && memcmp(xn, ref, 32) == 0,
           "equals EVP_PBE_scrypt");
@@ -251,8 +250,8 @@ static void derive_refuses_passwords_over_1024_bytes(void)
              "1025 bytes refused (chain)");
     CHECK(memcmp(xn, zero, 32) == 0, "xn wiped");
     memset(xn, 0xAA, sizeof(xn));
-    CHECK_EQ(hsc_kdf_derive(&scrypt, pw, sizeof(pw), salt, xn),
-             HSC_ETOOLONG, "1100 bytes refused (scrypt)");
+    CHECK_EQ(hsc_kdf_derive(&scrypt, pw, sizeof(pw), salt, xn), HSC_ETOOLONG,
+             "1100 bytes refused (scrypt)");
     CHECK(memcmp(xn, zero, 32) == 0, "xn wiped");
     /* Refused before hashing: even with parameters too big to run. */
     chain.iterations = 100000000;
@@ -304,16 +303,16 @@ static const struct {
     const char *spec;
     int within; /* expected hsc_kdf_within_ceiling */
 } ceiling_cases[] = {
-    {"sha256-chain:20000000", 1},  /* the chain ceiling itself */
+    {"sha256-chain:20000000", 1}, /* the chain ceiling itself */
     {"sha256-chain:20000001", 0},
     {"sha256-chain:100000000", 0}, /* 8 s a login */
     {"scrypt:65536:8:2", 1},       /* the default: 64 MiB */
     {"scrypt:262144:8:1", 1},      /* 256 MiB, the memory ceiling */
     {"scrypt:262144:8:2", 1},      /* 512 MiB of work, the work ceiling */
     {"scrypt:262144:8:3", 0},
-    {"scrypt:524288:8:1", 0},      /* 512 MiB of memory */
-    {"scrypt:1048576:8:1", 0},     /* 1 GiB, 12 s a login */
-    {"scrypt:65536:8:8", 1},       /* 512 MiB of work */
+    {"scrypt:524288:8:1", 0},  /* 512 MiB of memory */
+    {"scrypt:1048576:8:1", 0}, /* 1 GiB, 12 s a login */
+    {"scrypt:65536:8:8", 1},   /* 512 MiB of work */
     {"scrypt:65536:8:9", 0},
 };
 

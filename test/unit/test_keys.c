@@ -74,8 +74,8 @@ static const struct {
      "keys.txt:1: secret is not canonical base64url without padding"},
     {"k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh9\n", HSC_EINVAL, 0, NULL,
      "keys.txt:1: secret is not canonical base64url without padding"},
-    {"k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+/\n", HSC_EINVAL, 0,
-     NULL, "keys.txt:1: secret is not canonical base64url without padding"},
+    {"k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+/\n", HSC_EINVAL, 0, NULL,
+     "keys.txt:1: secret is not canonical base64url without padding"},
     {"k1 " S0 " extra\n", HSC_EINVAL, 0, NULL,
      "keys.txt:1: trailing garbage after the secret"},
     {"k1 " S0 " # comment\n", HSC_EINVAL, 0, NULL,
@@ -105,8 +105,8 @@ static void keyring_parse_follows_the_table(void)
             snprintf(what, sizeof(what), "case %zu count", i);
             CHECK_EQ(hsc_keyring_count(kr), file_cases[i].count, what);
             snprintf(what, sizeof(what), "case %zu signer", i);
-            CHECK_STR(hsc_key_id(hsc_keyring_signer(kr)),
-                      file_cases[i].signer, what);
+            CHECK_STR(hsc_key_id(hsc_keyring_signer(kr)), file_cases[i].signer,
+                      what);
         }
         else {
             snprintf(what, sizeof(what), "case %zu no ring", i);
@@ -134,8 +134,8 @@ static void keyring_parse_handles_nul_bytes(void)
     hsc_keyring_t *kr;
     const char *msg = NULL;
 
-    CHECK_EQ(hsc_keyring_parse(pool, "keys.txt", text, sizeof(text) - 1,
-                               &kr, &msg),
+    CHECK_EQ(hsc_keyring_parse(pool, "keys.txt", text, sizeof(text) - 1, &kr,
+                               &msg),
              HSC_EINVAL, "NUL after the secret is refused");
     CHECK_EQ(hsc_keyring_parse(pool, "keys.txt", "k\0 " S0, 46, &kr, &msg),
              HSC_EINVAL, "NUL in the key id is refused");
@@ -168,8 +168,7 @@ static void reference_mac(const unsigned char *secret, size_t slen,
 
     HMAC(EVP_sha256(), secret, (int)slen,
          (const unsigned char *)"hsc-cookie-mac-v1", 17, K, &n);
-    HMAC(EVP_sha256(), K, 32, (const unsigned char *)msg, strlen(msg), out,
-         &n);
+    HMAC(EVP_sha256(), K, 32, (const unsigned char *)msg, strlen(msg), out, &n);
 }
 
 static void key_mac3_is_hmac_with_the_derived_key(void)
@@ -206,15 +205,15 @@ static void key_mac3_is_hmac_with_the_derived_key(void)
     reference_mac(secret, 32, joined, ref);
     CHECK(memcmp(mac, ref, 32) == 0, "300-byte message");
     /* The other key gives another MAC. */
-    hsc_key_mac3(hsc_keyring_find(kr, "b", 1), "abc", 3, "scope", 5, "::1",
-                 3, ref);
-    hsc_key_mac3(hsc_keyring_find(kr, "a", 1), "abc", 3, "scope", 5, "::1",
-                 3, mac);
+    hsc_key_mac3(hsc_keyring_find(kr, "b", 1), "abc", 3, "scope", 5, "::1", 3,
+                 ref);
+    hsc_key_mac3(hsc_keyring_find(kr, "a", 1), "abc", 3, "scope", 5, "::1", 3,
+                 mac);
     CHECK(memcmp(mac, ref, 32) != 0, "another key, another MAC");
     /* Repeated calls give the same result (the shared state is not
      * modified). */
-    hsc_key_mac3(hsc_keyring_find(kr, "a", 1), "abc", 3, "scope", 5, "::1",
-                 3, ref);
+    hsc_key_mac3(hsc_keyring_find(kr, "a", 1), "abc", 3, "scope", 5, "::1", 3,
+                 ref);
     CHECK(memcmp(mac, ref, 32) == 0, "the key state is only read");
 }
 
@@ -280,15 +279,14 @@ static void keyring_load_warns_about_readable_modes(void)
         hsc_status_t st = hsc_keyring_load(pool, path, &kr, &msg);
 
         snprintf(what, sizeof(what), "mode %04o loads", modes[i].mode);
-        CHECK(st == HSC_OK && kr != NULL && hsc_keyring_count(kr) == 1,
-              what);
+        CHECK(st == HSC_OK && kr != NULL && hsc_keyring_count(kr) == 1, what);
         snprintf(what, sizeof(what), "mode %04o %s", modes[i].mode,
                  modes[i].warns ? "warns" : "is quiet");
         if (modes[i].warns) {
             CHECK_STR(msg,
                       apr_pstrcat(pool, path,
-                                  ": key file is readable by group or "
-                                  "others (chmod 600 or 400 it)",
+                                  ": key file is readable by group or others "
+                                  "(chmod 600 or 400 it)",
                                   NULL),
                       what);
         }
@@ -304,8 +302,7 @@ static void keyring_load_warns_about_readable_modes(void)
  * 0000 file, so as root the load runs in a child that drops to nobody
  * (65534); the message comes back through a pipe.
  */
-static hsc_status_t load_unprivileged(const char *path, char *buf,
-                                      size_t len)
+static hsc_status_t load_unprivileged(const char *path, char *buf, size_t len)
 {
     hsc_keyring_t *kr;
     const char *msg = NULL;
@@ -374,8 +371,8 @@ static void keyring_load_reports_file_faults(void)
         char buf[300];
         hsc_status_t st = load_unprivileged(path, buf, sizeof(buf));
 
-        CHECK_EQ(st, HSC_EIO, "unreadable (mode 0000, as an unprivileged "
-                              "user)");
+        CHECK_EQ(st, HSC_EIO,
+                 "unreadable (mode 0000, as an unprivileged user)");
         CHECK_STR(buf,
                   apr_pstrcat(pool, path,
                               ": cannot open key file: Permission denied",
@@ -387,14 +384,12 @@ static void keyring_load_reports_file_faults(void)
     path = write_file("dup", "# test\nk1 " S0 "\nk1 " S1 "\n", 0600);
     CHECK_EQ(hsc_keyring_load(pool, path, &kr, &msg), HSC_EINVAL,
              "content faults come through");
-    CHECK_STR(msg, apr_pstrcat(pool, path, ":3: duplicate key id \"k1\"",
-                               NULL),
+    CHECK_STR(msg, apr_pstrcat(pool, path, ":3: duplicate key id \"k1\"", NULL),
               "with path and line");
     unlink(path);
 
     path = write_file("empty", "", 0600);
-    CHECK_EQ(hsc_keyring_load(pool, path, &kr, &msg), HSC_EINVAL,
-             "empty file");
+    CHECK_EQ(hsc_keyring_load(pool, path, &kr, &msg), HSC_EINVAL, "empty file");
     CHECK_STR(msg, apr_pstrcat(pool, path, ": no key in key file", NULL),
               "empty file message");
     unlink(path);
@@ -409,7 +404,7 @@ static const struct {
     {"k1", 1},
     {"a", 1},
     {"A-Z_a-z_0-9", 1},
-    {"0123456789abcdef0123456789abcdef", 1}, /* 32 */
+    {"0123456789abcdef0123456789abcdef", 1},  /* 32 */
     {"0123456789abcdef0123456789abcdefg", 0}, /* 33 */
     {"", 0},
     {"k 1", 0},
@@ -461,8 +456,8 @@ static void key_generate_line_makes_loadable_keys(void)
     CHECK_EQ(hsc_key_generate_line("bad kid", a, sizeof(a)), HSC_EINVAL,
              "bad kid refused");
     CHECK_EQ(a[0], '\0', "buffer empty on failure");
-    CHECK_EQ(hsc_key_generate_line("mykid", small, sizeof(small)),
-             HSC_EINVAL, "small buffer refused");
+    CHECK_EQ(hsc_key_generate_line("mykid", small, sizeof(small)), HSC_EINVAL,
+             "small buffer refused");
 }
 
 /* The metrics list every key id from startup: keys by position. */
@@ -485,22 +480,20 @@ static void keyring_key_walks_keys_in_file_order(void)
 /* --- rotation: hsc_keyfile_prepend ---------------------------------------- */
 
 static const struct {
-    const char *text;   /* the key file before */
-    const char *line;   /* the new key line */
-    hsc_status_t st;    /* expected status */
-    const char *out;    /* expected text after (HSC_OK) */
-    const char *msg;    /* expected message (failure), exact */
+    const char *text; /* the key file before */
+    const char *line; /* the new key line */
+    hsc_status_t st;  /* expected status */
+    const char *out;  /* expected text after (HSC_OK) */
+    const char *msg;  /* expected message (failure), exact */
 } prepend_cases[] = {
-    {"old " S0 "\n", "new " S1 "\n", HSC_OK, "new " S1 "\nold " S0 "\n",
-     NULL},
+    {"old " S0 "\n", "new " S1 "\n", HSC_OK, "new " S1 "\nold " S0 "\n", NULL},
     /* comments and blank lines above the first key stay above it */
     {"# keys\n\n# more\nold " S0 "\n# tail\n", "new " S1 "\n", HSC_OK,
      "# keys\n\n# more\nnew " S1 "\nold " S0 "\n# tail\n", NULL},
     /* a file without a final line feed keeps its last line as it was */
-    {"a " S0 "\nb " S1, "new " S2 "\n", HSC_OK,
-     "new " S2 "\na " S0 "\nb " S1, NULL},
-    {"a " S0 "\r\n", "new " S1 "\n", HSC_OK, "new " S1 "\na " S0 "\r\n",
+    {"a " S0 "\nb " S1, "new " S2 "\n", HSC_OK, "new " S2 "\na " S0 "\nb " S1,
      NULL},
+    {"a " S0 "\r\n", "new " S1 "\n", HSC_OK, "new " S1 "\na " S0 "\r\n", NULL},
     /* refused */
     {"old " S0 "\n", "old " S1 "\n", HSC_EEXISTS, NULL,
      "keys.txt: key id old is already in the file"},
@@ -508,8 +501,8 @@ static const struct {
      "keys.txt: no key in key file; not rotating a key file that does not "
      "load"},
     {"k1 " S31 "\n", "new " S1 "\n", HSC_EINVAL, NULL,
-     "keys.txt:1: secret is 31 bytes, at least 32 are needed; not rotating "
-     "a key file that does not load"},
+     "keys.txt:1: secret is 31 bytes, at least 32 are needed; not rotating a "
+     "key file that does not load"},
     {"old " S0 "\n", "new " S1, HSC_EINVAL, NULL,
      "keys.txt: the new key line is not one valid key"},
     {"old " S0 "\n", "new " S1 "\nx " S2 "\n", HSC_EINVAL, NULL,
@@ -535,8 +528,8 @@ static void keyfile_prepend_follows_the_table(void)
         snprintf(what, sizeof(what), "case %lu", (unsigned long)i);
         st = hsc_keyfile_prepend(pool, "keys.txt", prepend_cases[i].text,
                                  strlen(prepend_cases[i].text),
-                                 prepend_cases[i].line, &out, &outlen,
-                                 &count, &msg);
+                                 prepend_cases[i].line, &out, &outlen, &count,
+                                 &msg);
         CHECK_EQ(st, prepend_cases[i].st, what);
         if (prepend_cases[i].st == HSC_OK) {
             hsc_keyring_t *kr = NULL, *nr = NULL;
@@ -552,8 +545,7 @@ static void keyfile_prepend_follows_the_table(void)
                              == HSC_OK
                       && count == hsc_keyring_count(kr) + 1
                       && count == hsc_keyring_count(nr)
-                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)), "new")
-                             == 0,
+                      && strcmp(hsc_key_id(hsc_keyring_signer(nr)), "new") == 0,
                   "one key more, and the new one signs");
         }
         else {
@@ -588,8 +580,8 @@ static void keyfile_prepend_output_is_wiped_with_its_pool(void)
 
 static const struct {
     hsc_rotate_t op;
-    const char *text;   /* the key file before */
-    const char *arg;    /* the new key line, or the key id */
+    const char *text; /* the key file before */
+    const char *arg;  /* the new key line, or the key id */
     hsc_status_t st;
     const char *out;    /* expected text after (HSC_OK) */
     int count;          /* its keys */
@@ -600,13 +592,13 @@ static const struct {
      "# k\nold " S0 "\nnew " S1 "\n", 2, "old"},
     {HSC_ROTATE_VERIFY_ONLY, "old " S0, "new " S1 "\n", HSC_OK,
      "old " S0 "\nnew " S1 "\n", 2, "old"},
-    {HSC_ROTATE_VERIFY_ONLY, "old " S0 "\n", "old " S1 "\n", HSC_EEXISTS,
-     NULL, 0, NULL},
+    {HSC_ROTATE_VERIFY_ONLY, "old " S0 "\n", "old " S1 "\n", HSC_EEXISTS, NULL,
+     0, NULL},
     /* promote: the line moves first, below the leading comments */
     {HSC_ROTATE_PROMOTE, "# k\na " S0 "\n# mid\nb " S1 "\n", "b", HSC_OK,
      "# k\nb " S1 "\na " S0 "\n# mid\n", 2, "b"},
-    {HSC_ROTATE_PROMOTE, "a " S0 "\nb " S1, "b", HSC_OK,
-     "b " S1 "\na " S0 "\n", 2, "b"},
+    {HSC_ROTATE_PROMOTE, "a " S0 "\nb " S1, "b", HSC_OK, "b " S1 "\na " S0 "\n",
+     2, "b"},
     {HSC_ROTATE_PROMOTE, "a " S0 "\n", "a", HSC_OK, "a " S0 "\n", 1, "a"},
     {HSC_ROTATE_PROMOTE, "a " S0 "\n", "c", HSC_ENOKEY, NULL, 0, NULL},
     /* retire: the line goes, never the signer's */
@@ -637,8 +629,8 @@ static void keyfile_rotate_follows_the_table(void)
         snprintf(what, sizeof(what), "rotate case %lu", (unsigned long)i);
         st = hsc_keyfile_rotate(pool, "keys.txt", rotate_cases[i].text,
                                 strlen(rotate_cases[i].text),
-                                rotate_cases[i].op, rotate_cases[i].arg,
-                                &out, &outlen, &count, &msg);
+                                rotate_cases[i].op, rotate_cases[i].arg, &out,
+                                &outlen, &count, &msg);
         CHECK_EQ(st, rotate_cases[i].st, what);
         if (rotate_cases[i].st == HSC_OK && st == HSC_OK) {
             hsc_keyring_t *nr = NULL;
@@ -647,10 +639,10 @@ static void keyfile_rotate_follows_the_table(void)
             CHECK_STR(out, rotate_cases[i].out, what);
             CHECK_EQ(outlen, strlen(rotate_cases[i].out), what);
             CHECK_EQ(count, rotate_cases[i].count, what);
-            CHECK(hsc_keyring_parse(pool, "b", out, outlen, &nr, &m)
-                          == HSC_OK
+            CHECK(hsc_keyring_parse(pool, "b", out, outlen, &nr, &m) == HSC_OK
                       && strcmp(hsc_key_id(hsc_keyring_signer(nr)),
-                                rotate_cases[i].signer) == 0,
+                                rotate_cases[i].signer)
+                             == 0,
                   "it loads and the expected key signs");
         }
         else if (st != HSC_OK) {

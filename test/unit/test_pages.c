@@ -74,8 +74,7 @@ static void csp_allows_the_hash_and_nothing_inline(void)
              hsc_page_style_hash());
     CHECK(has(csp, want), "a local stylesheet adds 'self'");
     csp = hsc_page_csp(pool, "https://cdn.example/site.css");
-    snprintf(want, sizeof(want),
-             "style-src '%s' https://cdn.example/site.css;",
+    snprintf(want, sizeof(want), "style-src '%s' https://cdn.example/site.css;",
              hsc_page_style_hash());
     CHECK(has(csp, want), "an absolute stylesheet adds its URL");
     csp = hsc_page_csp(pool, "https://x/a.css; script-src *");
@@ -103,15 +102,24 @@ static const struct {
     int64_t s;
     const char *words;
 } waits[] = {
-    {0, "a moment"},           {-3, "a moment"},
-    {1, "less than a minute"}, {44, "less than a minute"},
-    {45, "about a minute"},    {89, "about a minute"},
-    {90, "about 2 minutes"},   {287, "about 5 minutes"},
-    {300, "about 5 minutes"},  {3569, "about 59 minutes"},
-    {3570, "about an hour"},   {5399, "about an hour"},
-    {5400, "about 2 hours"},   {7200, "about 2 hours"},
-    {172800, "about 2 days"},  {86399999, "about 1000 days"},
-    {86400000, "a long while"}, {INT64_MAX, "a long while"},
+    {0, "a moment"},
+    {-3, "a moment"},
+    {1, "less than a minute"},
+    {44, "less than a minute"},
+    {45, "about a minute"},
+    {89, "about a minute"},
+    {90, "about 2 minutes"},
+    {287, "about 5 minutes"},
+    {300, "about 5 minutes"},
+    {3569, "about 59 minutes"},
+    {3570, "about an hour"},
+    {5399, "about an hour"},
+    {5400, "about 2 hours"},
+    {7200, "about 2 hours"},
+    {172800, "about 2 days"},
+    {86399999, "about 1000 days"},
+    {86400000, "a long while"},
+    {INT64_MAX, "a long while"},
 };
 
 static void waits_are_rounded_to_human_words(void)
@@ -133,7 +141,8 @@ static void login_page_for_people_and_screen_readers(void)
 
     CHECK(!strncmp(h, "<!DOCTYPE html>\n<html lang=\"en\">", 32), "HTML5");
     CHECK(has(h, "<meta name=\"viewport\" content=\"width=device-width, "
-                 "initial-scale=1\">"), "viewport meta");
+                 "initial-scale=1\">"),
+          "viewport meta");
     CHECK(has(h, "<title>Log in \xc2\xb7 Example &lt;Corp&gt;</title>"),
           "site name in the title, escaped");
     CHECK(has(h, "<p class=\"hsc-site\">Example &lt;Corp&gt;</p>\n<h1>Log in"),
@@ -160,7 +169,8 @@ static void login_page_for_people_and_screen_readers(void)
           "no site name: plain title");
     CHECK(has(h, "value=\"al&quot;ice&lt;\""), "username kept, escaped");
     CHECK(has(h, "<p id=\"hsc-error\" class=\"hsc-error\" role=\"alert\">"
-                 "Login failed.</p>"), "the error is an alert");
+                 "Login failed.</p>"),
+          "the error is an alert");
     CHECK_EQ(count(h, "aria-invalid=\"true\" aria-describedby=\"hsc-error\""),
              2, "both fields point at the error");
     CHECK(has(h, "current-password\" required autofocus"),

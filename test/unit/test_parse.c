@@ -23,8 +23,8 @@ static const struct {
     {"0s", 1, HSC_OK, 0},
     {"0", 0, HSC_EMALFORMED, 0},
     {"0m", 0, HSC_EMALFORMED, 0},
-    {"3660d", 0, HSC_OK, 3660LL * 86400},         /* exactly ten years */
-    {"3661d", 0, HSC_EMALFORMED, 0},              /* over ten years */
+    {"3660d", 0, HSC_OK, 3660LL * 86400}, /* exactly ten years */
+    {"3661d", 0, HSC_EMALFORMED, 0},      /* over ten years */
     {"316224001", 0, HSC_EMALFORMED, 0},
     {"99999999999999999999d", 0, HSC_EMALFORMED, 0}, /* no overflow */
     {"", 0, HSC_EMALFORMED, 0},
@@ -43,14 +43,12 @@ static void parse_duration_follows_the_table(void)
     size_t i;
     char what[96];
 
-    for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]);
-         i++) {
+    for (i = 0; i < sizeof(duration_cases) / sizeof(duration_cases[0]); i++) {
         int64_t out = -1;
         hsc_status_t st = hsc_parse_duration(duration_cases[i].in,
                                              duration_cases[i].allow_zero,
                                              &out);
-        snprintf(what, sizeof(what), "\"%s\" (zero %s)",
-                 duration_cases[i].in,
+        snprintf(what, sizeof(what), "\"%s\" (zero %s)", duration_cases[i].in,
                  duration_cases[i].allow_zero ? "allowed" : "refused");
         CHECK_EQ(st, duration_cases[i].st, what);
         CHECK_EQ(out, duration_cases[i].out, "and its seconds (0 on error)");
@@ -93,8 +91,8 @@ static void parse_count_follows_the_table(void)
 
     for (i = 0; i < sizeof(count_cases) / sizeof(count_cases[0]); i++) {
         int out = -1;
-        hsc_status_t st = hsc_parse_count(count_cases[i].in,
-                                          count_cases[i].max, &out);
+        hsc_status_t st = hsc_parse_count(count_cases[i].in, count_cases[i].max,
+                                          &out);
         snprintf(what, sizeof(what), "\"%s\" (max %d)", count_cases[i].in,
                  count_cases[i].max);
         CHECK_EQ(st, count_cases[i].st, what);

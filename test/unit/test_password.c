@@ -16,7 +16,8 @@
 #include "hsc_password.h"
 #include "hsc_store_backend.h" /* a broken store of its own */
 
-/* --- the derivation spy ---------------------------------------------------- */
+/* --- the derivation spy ----------------------------------------------------
+ */
 
 hsc_status_t __real_hsc_kdf_derive(const hsc_kdf_t *k, const void *password,
                                    size_t pwlen,
@@ -56,8 +57,8 @@ static void spy_reset(void)
 
 static int kdf_equal(const hsc_kdf_t *a, const hsc_kdf_t *b)
 {
-    return a->alg == b->alg && a->iterations == b->iterations
-           && a->N == b->N && a->r == b->r && a->p == b->p;
+    return a->alg == b->alg && a->iterations == b->iterations && a->N == b->N
+           && a->r == b->r && a->p == b->p;
 }
 
 static int all_zero(const unsigned char *p, size_t len)
@@ -72,7 +73,8 @@ static int all_zero(const unsigned char *p, size_t len)
     return 1;
 }
 
-/* --- fixtures -------------------------------------------------------------- */
+/* --- fixtures --------------------------------------------------------------
+ */
 
 static char tmpdir[256];
 static char dbpath[512];
@@ -137,7 +139,8 @@ static void teardown(void)
     rmdir(tmpdir);
 }
 
-/* --- hsc_password_make ----------------------------------------------------- */
+/* --- hsc_password_make -----------------------------------------------------
+ */
 
 static void make_fills_salt_kdf_and_authenticator_only(void)
 {
@@ -161,20 +164,19 @@ static void make_fills_salt_kdf_and_authenticator_only(void)
 
     memset(&u2, 0, sizeof(u2));
     hsc_password_make(&user_kdf, "pw", 2, &u2);
-    CHECK(memcmp(u.salt, u2.salt, HSC_SALT_LEN) != 0,
-          "a new salt every time");
+    CHECK(memcmp(u.salt, u2.salt, HSC_SALT_LEN) != 0, "a new salt every time");
     CHECK(memcmp(u.authenticator, u2.authenticator, HSC_AUTH_LEN) != 0,
           "so a new authenticator for the same password");
 
-    CHECK_EQ(hsc_password_make(&user_kdf, long_pw, HSC_PASSWORD_MAX + 1,
-                               &u2),
+    CHECK_EQ(hsc_password_make(&user_kdf, long_pw, HSC_PASSWORD_MAX + 1, &u2),
              HSC_ETOOLONG, "1025 bytes refused");
     memset(&u2.kdf, 0, sizeof(u2.kdf));
     CHECK(hsc_password_make(&u2.kdf, "pw", 2, &u) != HSC_OK,
           "an empty kdf is refused");
 }
 
-/* --- hsc_password_check ---------------------------------------------------- */
+/* --- hsc_password_check ----------------------------------------------------
+ */
 
 static void check_accepts_the_right_password(void)
 {
@@ -209,8 +211,7 @@ static void check_refuses_a_wrong_password_and_wipes_xn(void)
     CHECK(kdf_equal(&derive_kdf, &dummy_kdf), "then the dummy's");
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
     CHECK(u.name == NULL, "no user returned");
-    CHECK_EQ(hsc_password_check(store, "alice", 5, "", 0, &dummy_kdf, xn,
-                                &u),
+    CHECK_EQ(hsc_password_check(store, "alice", 5, "", 0, &dummy_kdf, xn, &u),
              HSC_EAUTH, "empty password");
     CHECK_EQ(hsc_password_check(store, "alice", 5, "correct horse", 12,
                                 &dummy_kdf, xn, &u),
@@ -264,8 +265,8 @@ static void check_disabled_user_does_the_work_then_refuses(void)
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
     CHECK(u.name == NULL, "no user returned");
     spy_reset();
-    CHECK_EQ(hsc_password_check(store, "mallory", 7, "wrong", 5, &dummy_kdf,
-                                xn, &u),
+    CHECK_EQ(hsc_password_check(store, "mallory", 7, "wrong", 5, &dummy_kdf, xn,
+                                &u),
              HSC_EDISABLED, "disabled, wrong password: the same answer");
     CHECK_EQ(derive_calls, 2, "the derivation was done, and the dummy");
 }
@@ -281,8 +282,8 @@ static void check_failure_costs_the_dummy_only_when_the_kdf_differs(void)
     hsc_user_t u;
 
     spy_reset();
-    CHECK_EQ(hsc_password_check(store, "alice", 5, "wrong", 5, &user_kdf,
-                                xn, &u),
+    CHECK_EQ(hsc_password_check(store, "alice", 5, "wrong", 5, &user_kdf, xn,
+                                &u),
              HSC_EAUTH, "wrong password, the dummy is the user's kdf");
     CHECK_EQ(derive_calls, 1, "one derivation: already the dummy's cost");
     spy_reset();
@@ -335,8 +336,8 @@ static void check_refuses_long_passwords_and_bad_names_before_hashing(void)
 
     spy_reset();
     memset(xn, 0xaa, sizeof(xn));
-    CHECK_EQ(hsc_password_check(store, "long", 4, long_pw,
-                                HSC_PASSWORD_MAX + 1, &dummy_kdf, xn, &u),
+    CHECK_EQ(hsc_password_check(store, "long", 4, long_pw, HSC_PASSWORD_MAX + 1,
+                                &dummy_kdf, xn, &u),
              HSC_ETOOLONG, "1025 bytes refused");
     CHECK_EQ(derive_calls, 0, "without hashing");
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
@@ -346,13 +347,13 @@ static void check_refuses_long_passwords_and_bad_names_before_hashing(void)
     CHECK_EQ(derive_calls, 1, "and hashed");
 
     spy_reset();
-    CHECK_EQ(hsc_password_check(store, "bad\tname", 8, "pw", 2, &dummy_kdf,
-                                xn, &u),
+    CHECK_EQ(hsc_password_check(store, "bad\tname", 8, "pw", 2, &dummy_kdf, xn,
+                                &u),
              HSC_EINVAL, "a control character in the name");
     CHECK_EQ(hsc_password_check(store, "", 0, "pw", 2, &dummy_kdf, xn, &u),
              HSC_EINVAL, "an empty name");
-    CHECK_EQ(hsc_password_check(store, "\xc0\xaf", 2, "pw", 2, &dummy_kdf,
-                                xn, &u),
+    CHECK_EQ(hsc_password_check(store, "\xc0\xaf", 2, "pw", 2, &dummy_kdf, xn,
+                                &u),
              HSC_EINVAL, "an overlong UTF-8 name");
     CHECK_EQ(derive_calls, 0, "no hashing for names no user can have");
 }
@@ -370,9 +371,7 @@ static hsc_status_t broken_get(hsc_store_t *s, const char *user, size_t len,
 
 static void check_fails_closed_when_the_store_fails(void)
 {
-    static const hsc_store_vtable_t vt = {
-        .name = "broken", .get = broken_get
-    };
+    static const hsc_store_vtable_t vt = {.name = "broken", .get = broken_get};
     hsc_store_t broken;
     unsigned char xn[HSC_XN_LEN];
     hsc_user_t u;

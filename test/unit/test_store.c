@@ -135,7 +135,8 @@ static int contains(const char *hay, const char *needle)
     return hay != NULL && strstr(hay, needle) != NULL;
 }
 
-/* --- schema ---------------------------------------------------------------- */
+/* --- schema ----------------------------------------------------------------
+ */
 
 static void create_writes_application_id_version_and_wal(void)
 {
@@ -152,8 +153,8 @@ static void create_writes_application_id_version_and_wal(void)
     CHECK_EQ(raw_int(path, "PRAGMA application_id"), APP_ID,
              "application_id is HSC1");
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "user_version is 1");
-    CHECK_STR(raw_text(path, "PRAGMA journal_mode", text, sizeof(text)),
-              "wal", "journal mode is WAL");
+    CHECK_STR(raw_text(path, "PRAGMA journal_mode", text, sizeof(text)), "wal",
+              "journal mode is WAL");
     raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'hsc_users'",
              text, sizeof(text));
     CHECK(contains(text, "WITHOUT ROWID"), "hsc_users is WITHOUT ROWID");
@@ -176,34 +177,35 @@ static void schema_checks_refuse_bad_lengths(void)
 
     s = fresh_store(path, sizeof(path), "checks");
     hsc_store_close(s);
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('bob', "
-                      "zeroblob(15), 'sha256-chain:1', zeroblob(32), '', 0, "
-                      "0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('bob', zeroblob(15), "
+                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
              SQLITE_CONSTRAINT, "a 15-byte salt is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('bob', "
-                      "zeroblob(16), 'sha256-chain:1', zeroblob(31), '', 0, "
-                      "0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
+                      "'sha256-chain:1', zeroblob(31), '', 0, 0, 1, 1)"),
              SQLITE_CONSTRAINT, "a 31-byte authenticator is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('', "
-                      "zeroblob(16), 'sha256-chain:1', zeroblob(32), '', 0, "
-                      "0, 1, 1)"),
+    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('', zeroblob(16), "
+                            "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
              SQLITE_CONSTRAINT, "an empty username is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('bob', "
-                      "'0123456789abcdef', 'sha256-chain:1', zeroblob(32), "
-                      "'', 0, 0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('bob', "
+                      "'0123456789abcdef', 'sha256-chain:1', zeroblob(32), '', "
+                      "0, 0, 1, 1)"),
              SQLITE_CONSTRAINT, "a text salt is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('bob', "
-                      "zeroblob(16), 'sha256-chain:1', zeroblob(32), '', 2, "
-                      "0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
+                      "'sha256-chain:1', zeroblob(32), '', 2, 0, 1, 1)"),
              SQLITE_CONSTRAINT, "disabled = 2 is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('bob', "
-                      "zeroblob(16), 'sha256-chain:1', zeroblob(32), '', 0, "
-                      "0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
+                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
              SQLITE_OK, "a well-formed row is accepted");
     rm_db(path);
 }
 
-/* --- the operations -------------------------------------------------------- */
+/* --- the operations --------------------------------------------------------
+ */
 
 static void add_then_get_returns_every_field(void)
 {
@@ -233,9 +235,8 @@ static void add_then_get_returns_every_field(void)
     CHECK_EQ(u.revoked_before, 0, "never revoked");
     CHECK(u.created >= now - 5 && u.created <= now + 5, "created is now");
     CHECK_EQ(u.updated, u.created, "updated equals created");
-    CHECK_STR(raw_text(path, "SELECT kdf FROM hsc_users", spec,
-                       sizeof(spec)), "sha256-chain:1000",
-              "the kdf column holds the SPEC text");
+    CHECK_STR(raw_text(path, "SELECT kdf FROM hsc_users", spec, sizeof(spec)),
+              "sha256-chain:1000", "the kdf column holds the SPEC text");
 
     /* The key is the exact byte string: a prefix or longer name misses. */
     CHECK_EQ(hsc_store_get(s, "alic", 4, &u), HSC_ENOUSER, "prefix misses");
@@ -389,8 +390,8 @@ static int list_cb(void *baton, const hsc_user_t *u)
     list_acc_t *acc = baton;
     size_t n = strlen(acc->names);
 
-    snprintf(acc->names + n, sizeof(acc->names) - n, "%s%s(%s)",
-             n ? " " : "", u->name, u->groups);
+    snprintf(acc->names + n, sizeof(acc->names) - n, "%s%s(%s)", n ? " " : "",
+             u->name, u->groups);
     acc->count++;
     return acc->stop != 0 && acc->count >= acc->stop;
 }
@@ -462,7 +463,7 @@ static void get_refuses_a_record_with_an_invalid_kdf(void)
         return;
     }
     raw_exec(path, "UPDATE hsc_users SET kdf = 'md5:1' WHERE username = "
-             "'alice'");
+                   "'alice'");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_ESTORE,
              "an unknown kdf is a store failure, not a login");
     CHECK(contains(hsc_store_errmsg(s), "kdf"), "errmsg names the kdf");
@@ -471,7 +472,8 @@ static void get_refuses_a_record_with_an_invalid_kdf(void)
     rm_db(path);
 }
 
-/* --- refusals at open ------------------------------------------------------ */
+/* --- refusals at open ------------------------------------------------------
+ */
 
 static void open_refuses_missing_foreign_garbage_and_newer_files(void)
 {
@@ -514,8 +516,8 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
         fputc((i * 7919) & 0xff, f);
     }
     fclose(f);
-    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)),
-             HSC_ESTORE, "a garbage file is refused");
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
+             "a garbage file is refused");
     CHECK(contains(err, "not an hsc user database"), "message says why");
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_READONLY, &s, err,
                                    sizeof(err)),
@@ -525,8 +527,8 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
     tmp_path(path, sizeof(path), "empty");
     f = fopen(path, "wb");
     fclose(f);
-    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)),
-             HSC_ESTORE, "an empty file without CREATE is refused");
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
+             "an empty file without CREATE is refused");
     CHECK(contains(err, "hsc-admin init"), "message says to init it");
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
                                    sizeof(err)),
@@ -537,17 +539,16 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
     s = fresh_store(path, sizeof(path), "newer");
     hsc_store_close(s);
     raw_exec(path, "PRAGMA user_version = 2");
-    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)),
-             HSC_ESTORE, "a newer schema version is refused");
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
+             "a newer schema version is refused");
     CHECK(contains(err, "newer"), "message says newer");
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "version untouched");
     rm_db(path);
 
-    CHECK_EQ(hsc_store_sqlite_open(tmpdir, 0, &s, err, sizeof(err)),
-             HSC_EIO, "a directory is refused");
-    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE
-                                   | HSC_STORE_READONLY, &s, err,
-                                   sizeof(err)),
+    CHECK_EQ(hsc_store_sqlite_open(tmpdir, 0, &s, err, sizeof(err)), HSC_EIO,
+             "a directory is refused");
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE | HSC_STORE_READONLY,
+                                   &s, err, sizeof(err)),
              HSC_ESTORE, "CREATE with READONLY is refused");
 }
 
@@ -641,8 +642,7 @@ static void read_only_handle_reads_and_refuses_writes(void)
              "set_groups refused");
     CHECK_EQ(hsc_store_set_disabled(ro, "alice", 1), HSC_EREADONLY,
              "set_disabled refused");
-    CHECK_EQ(hsc_store_revoke(ro, "alice", 5), HSC_EREADONLY,
-             "revoke refused");
+    CHECK_EQ(hsc_store_revoke(ro, "alice", 5), HSC_EREADONLY, "revoke refused");
     CHECK_EQ(hsc_store_del(ro, "alice"), HSC_EREADONLY, "del refused");
     CHECK_EQ(hsc_store_get(ro, "alice", 5, &u), HSC_OK, "alice unchanged");
     CHECK_EQ(u.disabled, 0, "not disabled");
@@ -673,12 +673,13 @@ static void locked_database_fails_closed(void)
     /* Exclusive locking mode keeps every other connection out, readers
      * included, until this one closes. */
     sqlite3_open(path, &db);
-    rc = sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;"
+    rc = sqlite3_exec(db,
+                      "PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE;"
                       " UPDATE hsc_users SET updated = updated; COMMIT",
                       NULL, NULL, NULL);
     CHECK_EQ(rc, SQLITE_OK, "another connection holds an exclusive lock");
-    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s2, err, sizeof(err)),
-             HSC_ESTORE, "opening a locked database is HSC_ESTORE");
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s2, err, sizeof(err)), HSC_ESTORE,
+             "opening a locked database is HSC_ESTORE");
     CHECK(s2 == NULL, "no handle");
     CHECK(contains(err, "locked"), "message says locked");
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_READONLY, &s2, err,
@@ -711,8 +712,7 @@ static void handle_notices_a_deleted_or_replaced_file(void)
              "once the file is deleted, get fails closed");
     CHECK(contains(hsc_store_errmsg(s), "no such file"),
           "errmsg says the file is gone");
-    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_ESTORE,
-             "and keeps failing");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_ESTORE, "and keeps failing");
 
     /* A new database appears at the path: the handle reopens it. */
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s2, err,
@@ -866,31 +866,38 @@ typedef enum { F_NONE, F_REVOKED, F_DISABLED, F_SALT, F_GROUPS } field_t;
 static void cache_sees_every_change_on_the_next_get(int writer)
 {
     static const struct {
-        const char *what;     /* the change, as hsc-admin would make it */
-        const char *sql;      /* how the other writer makes it */
-        hsc_status_t expect;  /* the next get() */
-        field_t field;        /* which field shows the change */
-        long long value;      /* its new value (first byte for salt) */
-        const char *groups;   /* F_GROUPS: the new list */
+        const char *what;    /* the change, as hsc-admin would make it */
+        const char *sql;     /* how the other writer makes it */
+        hsc_status_t expect; /* the next get() */
+        field_t field;       /* which field shows the change */
+        long long value;     /* its new value (first byte for salt) */
+        const char *groups;  /* F_GROUPS: the new list */
     } steps[] = {
-        {"revoke", "UPDATE hsc_users SET revoked_before = 1234 "
-         "WHERE username = 'alice'", HSC_OK, F_REVOKED, 1234, NULL},
-        {"disable", "UPDATE hsc_users SET disabled = 1 "
-         "WHERE username = 'alice'", HSC_OK, F_DISABLED, 1, NULL},
-        {"enable", "UPDATE hsc_users SET disabled = 0 "
-         "WHERE username = 'alice'", HSC_OK, F_DISABLED, 0, NULL},
-        {"password change", "UPDATE hsc_users SET salt = "
+        {"revoke",
+         "UPDATE hsc_users SET revoked_before = 1234 WHERE username = 'alice'",
+         HSC_OK, F_REVOKED, 1234, NULL},
+        {"disable",
+         "UPDATE hsc_users SET disabled = 1 WHERE username = 'alice'", HSC_OK,
+         F_DISABLED, 1, NULL},
+        {"enable", "UPDATE hsc_users SET disabled = 0 WHERE username = 'alice'",
+         HSC_OK, F_DISABLED, 0, NULL},
+        {"password change",
+         "UPDATE hsc_users SET salt = "
          "x'22222222222222222222222222222222', authenticator = x'"
          "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd'"
-         " WHERE username = 'alice'", HSC_OK, F_SALT, 0x22, NULL},
-        {"groups", "UPDATE hsc_users SET groups = 'ops' "
-         "WHERE username = 'alice'", HSC_OK, F_GROUPS, 0, "ops"},
+         " WHERE username = 'alice'",
+         HSC_OK, F_SALT, 0x22, NULL},
+        {"groups",
+         "UPDATE hsc_users SET groups = 'ops' WHERE username = 'alice'", HSC_OK,
+         F_GROUPS, 0, "ops"},
         {"delete", "DELETE FROM hsc_users WHERE username = 'alice'",
          HSC_ENOUSER, F_NONE, 0, NULL},
-        {"re-add", "INSERT INTO hsc_users VALUES ('alice', "
+        {"re-add",
+         "INSERT INTO hsc_users VALUES ('alice', "
          "x'33333333333333333333333333333333', 'sha256-chain:1000', x'"
          "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc'"
-         ", '', 0, 0, 1, 1)", HSC_OK, F_SALT, 0x33, NULL},
+         ", '', 0, 0, 1, 1)",
+         HSC_OK, F_SALT, 0x33, NULL},
     };
     char path[512], what[160];
     hsc_store_t *s;
@@ -916,16 +923,11 @@ static void cache_sees_every_change_on_the_next_get(int writer)
                  steps[i].what, writer ? "process" : "connection");
         CHECK_EQ(rc, 0, what);
         h = cache_hits(s);
-        snprintf(what, sizeof(what), "%s: seen on the next get",
-                 steps[i].what);
+        snprintf(what, sizeof(what), "%s: seen on the next get", steps[i].what);
         CHECK_EQ(hsc_store_get(s, "alice", 5, &u), steps[i].expect, what);
         switch (steps[i].field) {
-        case F_REVOKED:
-            ok = u.revoked_before == steps[i].value;
-            break;
-        case F_DISABLED:
-            ok = u.disabled == (int)steps[i].value;
-            break;
+        case F_REVOKED: ok = u.revoked_before == steps[i].value; break;
+        case F_DISABLED: ok = u.disabled == (int)steps[i].value; break;
         case F_SALT:
             ok = u.salt[0] == steps[i].value
                  && u.salt[HSC_SALT_LEN - 1] == steps[i].value
@@ -934,9 +936,7 @@ static void cache_sees_every_change_on_the_next_get(int writer)
         case F_GROUPS:
             ok = u.groups != NULL && strcmp(u.groups, steps[i].groups) == 0;
             break;
-        default:
-            ok = u.name == NULL;
-            break;
+        default: ok = u.name == NULL; break;
         }
         snprintf(what, sizeof(what), "%s: the new value", steps[i].what);
         CHECK(ok, what);
@@ -944,11 +944,11 @@ static void cache_sees_every_change_on_the_next_get(int writer)
                  steps[i].what);
         CHECK_EQ(cache_hits(s), h, what);
         if (steps[i].expect == HSC_OK) {
-            snprintf(what, sizeof(what), "%s: the get after it is a hit "
-                     "with the same record", steps[i].what);
+            snprintf(what, sizeof(what),
+                     "%s: the get after it is a hit with the same record",
+                     steps[i].what);
             CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
-                      && cache_hits(s) == h + 1
-                      && strcmp(u.name, "alice") == 0,
+                      && cache_hits(s) == h + 1 && strcmp(u.name, "alice") == 0,
                   what);
         }
     }
@@ -989,8 +989,7 @@ static void cache_sees_writes_through_store_handles(void)
     CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.disabled == 1,
           "a second handle's disable is seen");
     CHECK_EQ(hsc_store_revoke(s, "alice", 77), HSC_OK, "revoke (own)");
-    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
-              && u.revoked_before == 77,
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.revoked_before == 77,
           "an own revoke is seen");
     memset(salt, 0x44, sizeof(salt));
     memset(v, 0x55, sizeof(v));
@@ -1077,10 +1076,9 @@ static void cache_is_off_in_rollback_mode_and_wal_cannot_be_left(void)
           "another connection cannot leave WAL under an open handle");
     CHECK(sqlite3_process(path, "PRAGMA journal_mode = DELETE") > 0,
           "neither can another process");
-    CHECK_STR(raw_text(path, "PRAGMA journal_mode", mode, sizeof(mode)),
-              "wal", "the file stays in WAL mode");
-    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
-              && cache_hits(s) >= 1,
+    CHECK_STR(raw_text(path, "PRAGMA journal_mode", mode, sizeof(mode)), "wal",
+              "the file stays in WAL mode");
+    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && cache_hits(s) >= 1,
           "and the handle keeps its cache");
     hsc_store_close(s);
 
@@ -1099,8 +1097,7 @@ static void cache_is_off_in_rollback_mode_and_wal_cannot_be_left(void)
     hsc_store_get(s, "alice", 5, &u);
     hsc_store_get(s, "alice", 5, &u);
     CHECK(raw_exec(path, "UPDATE hsc_users SET disabled = 1") == SQLITE_OK
-              && hsc_store_get(s, "alice", 5, &u) == HSC_OK
-              && u.disabled == 1,
+              && hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.disabled == 1,
           "changes are seen");
     CHECK(cache_hits(s) == 0 && cache_queries(s) == 3,
           "every get ran the query");
@@ -1169,14 +1166,12 @@ static void cache_takes_the_query_on_a_torn_or_changed_header(void)
         snprintf(what, sizeof(what), "%s: warm before", cases[i].what);
         CHECK_EQ(cache_hits(s), h + 1, what);
         snprintf(what, sizeof(what), "%s: header poked", cases[i].what);
-        CHECK_EQ(poke_wal_header(path, cases[i].off, cases[i].both), 0,
-                 what);
+        CHECK_EQ(poke_wal_header(path, cases[i].off, cases[i].both), 0, what);
         h = cache_hits(s);
         q = cache_queries(s);
-        snprintf(what, sizeof(what), "%s: get answers by query",
-                 cases[i].what);
-        CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
-                  && cache_hits(s) == h && cache_queries(s) == q + 1
+        snprintf(what, sizeof(what), "%s: get answers by query", cases[i].what);
+        CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && cache_hits(s) == h
+                  && cache_queries(s) == q + 1
                   && strcmp(u.groups, "staff,admins") == 0,
               what);
     }
@@ -1222,14 +1217,15 @@ static void groups_contain_matches_whole_names_only(void)
              "the length bounds the group, not a NUL");
 }
 
-/* --- concurrency ----------------------------------------------------------- */
+/* --- concurrency -----------------------------------------------------------
+ */
 
 #define READERS 4
 #define RUN_SECONDS 1.5
 
 typedef struct {
     const char *path;
-    hsc_user_t pw[2];       /* salt/kdf/v for password "pw-a" and "pw-b" */
+    hsc_user_t pw[2]; /* salt/kdf/v for password "pw-a" and "pw-b" */
     volatile int stop;
     /* writer */
     long writes;
@@ -1241,7 +1237,7 @@ typedef struct {
     int store_errors[READERS];
     int torn[READERS];
     int bad_check[READERS];
-    int saw_pw[READERS][2];   /* saw each password's record */
+    int saw_pw[READERS][2];       /* saw each password's record */
     int saw_disabled[READERS][2]; /* saw carol enabled, disabled */
     char read_err[READERS][320];
 } race_t;
@@ -1286,8 +1282,7 @@ static void *writer_main(void *arg)
             st = hsc_store_set_disabled(s, "carol", (int)((i / 4) & 1));
             break;
         case 2:
-            st = hsc_store_set_groups(s, "carol",
-                                      (i / 4) & 1 ? "g2,g3" : "g1");
+            st = hsc_store_set_groups(s, "carol", (i / 4) & 1 ? "g2,g3" : "g1");
             break;
         case 3:
             /* An insert and a delete, so pages split and merge too. */
@@ -1323,8 +1318,8 @@ static void *reader_main(void *arg)
     int id = ra->id, k;
 
     hsc_kdf_parse("sha256-chain:10", &dummy);
-    if (hsc_store_sqlite_open(r->path, id % 2 ? HSC_STORE_READONLY : 0, &s,
-                              err, sizeof(err))
+    if (hsc_store_sqlite_open(r->path, id % 2 ? HSC_STORE_READONLY : 0, &s, err,
+                              sizeof(err))
         != HSC_OK) {
         snprintf(r->read_err[id], sizeof(r->read_err[id]), "open: %s", err);
         r->store_errors[id]++;
@@ -1361,9 +1356,8 @@ static void *reader_main(void *arg)
         r->checks[id]++;
         if (st != HSC_OK && st != HSC_EAUTH && st != HSC_EDISABLED) {
             r->bad_check[id]++;
-            snprintf(r->read_err[id], sizeof(r->read_err[id]),
-                     "check: %s: %s", hsc_strerror(st),
-                     hsc_store_errmsg(s));
+            snprintf(r->read_err[id], sizeof(r->read_err[id]), "check: %s: %s",
+                     hsc_strerror(st), hsc_store_errmsg(s));
         }
         hsc_wipe(xn, sizeof(xn));
     }
@@ -1486,10 +1480,11 @@ static void race(int writer_process)
 
         snprintf(what, sizeof(what), "reader %d made progress", i);
         CHECK(r->reads[i] > 100, what);
-        snprintf(what, sizeof(what), "reader %d saw both passwords and "
-                 "both disabled states", i);
+        snprintf(what, sizeof(what),
+                 "reader %d saw both passwords and both disabled states", i);
         CHECK(r->saw_pw[i][0] && r->saw_pw[i][1] && r->saw_disabled[i][0]
-              && r->saw_disabled[i][1], what);
+                  && r->saw_disabled[i][1],
+              what);
     }
     CHECK_EQ(errors, 0, "no reader got a store error");
     CHECK_EQ(torn, 0, "no reader saw a torn record");

@@ -29,8 +29,7 @@ static hsc_status_t some_store_work(void)
     hsc_status_t st;
 
     unlink(dbpath);
-    st = hsc_store_sqlite_open(dbpath, HSC_STORE_CREATE, &s, err,
-                               sizeof(err));
+    st = hsc_store_sqlite_open(dbpath, HSC_STORE_CREATE, &s, err, sizeof(err));
     if (st != HSC_OK) {
         printf("# open %s: %s\n", dbpath, err);
         return st;
@@ -70,8 +69,7 @@ static void first_call_turns_memory_statistics_off(void)
     CHECK_EQ(hsc_store_sqlite_process_init(), 1,
              "before SQLite's first use, the call takes effect");
     CHECK_EQ(some_store_work(), HSC_OK, "the store works");
-    CHECK_EQ(sqlite_memory_used(), 0,
-             "SQLite counted none of its allocations");
+    CHECK_EQ(sqlite_memory_used(), 0, "SQLite counted none of its allocations");
 }
 
 static void a_later_call_changes_nothing(void)

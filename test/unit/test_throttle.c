@@ -69,8 +69,7 @@ static const struct {
     const char *ip, *want, *what;
 } address_cases[] = {
     {"198.51.100.7", "198.51.100.7", "IPv4 as it is"},
-    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64",
-     "IPv6: its /64"},
+    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", "2001:db8:1:2::/64", "IPv6: its /64"},
     {"2001:db8:1:2::1", "2001:db8:1:2::/64", "another address, same /64"},
     {"2001:DB8:1:2:0:0:0:ffff", "2001:db8:1:2::/64", "any spelling"},
     {"2001:db8:1:3::1", "2001:db8:1:3::/64", "the next /64 is another"},
@@ -158,9 +157,10 @@ static void decode_reads_two_canonical_decimals_within_the_window(void)
 
     for (i = 0; i < sizeof(decode_cases) / sizeof(decode_cases[0]); i++) {
         hsc_counter_t c = {-1, 77};
-        hsc_status_t st = hsc_counter_decode(
-            decode_cases[i].value, strlen(decode_cases[i].value),
-            decode_cases[i].now, WINDOW, MAX, &c);
+        hsc_status_t st = hsc_counter_decode(decode_cases[i].value,
+                                             strlen(decode_cases[i].value),
+                                             decode_cases[i].now, WINDOW, MAX,
+                                             &c);
 
         CHECK(st == decode_cases[i].st && c.start == decode_cases[i].start
                   && c.count == decode_cases[i].count,

@@ -43,15 +43,23 @@ static void status_class_puts_every_status_in_one_class(void)
         hsc_class_t cl;  /* its class */
     } cases[] = {
         {HSC_OK, HSC_CLASS_OK},
-        {HSC_EEXPIRED, HSC_CLASS_REFUSAL},   {HSC_EMAXAGE, HSC_CLASS_REFUSAL},
-        {HSC_ENOUSER, HSC_CLASS_REFUSAL},    {HSC_EDISABLED, HSC_CLASS_REFUSAL},
-        {HSC_EREVOKED, HSC_CLASS_REFUSAL},   {HSC_EAUTH, HSC_CLASS_REFUSAL},
-        {HSC_EMALFORMED, HSC_CLASS_FORGERY}, {HSC_ETOOLONG, HSC_CLASS_FORGERY},
-        {HSC_ENOKEY, HSC_CLASS_FORGERY},     {HSC_EBADMAC, HSC_CLASS_FORGERY},
-        {HSC_EFUTURE, HSC_CLASS_FORGERY},    {HSC_EEXISTS, HSC_CLASS_FORGERY},
+        {HSC_EEXPIRED, HSC_CLASS_REFUSAL},
+        {HSC_EMAXAGE, HSC_CLASS_REFUSAL},
+        {HSC_ENOUSER, HSC_CLASS_REFUSAL},
+        {HSC_EDISABLED, HSC_CLASS_REFUSAL},
+        {HSC_EREVOKED, HSC_CLASS_REFUSAL},
+        {HSC_EAUTH, HSC_CLASS_REFUSAL},
+        {HSC_EMALFORMED, HSC_CLASS_FORGERY},
+        {HSC_ETOOLONG, HSC_CLASS_FORGERY},
+        {HSC_ENOKEY, HSC_CLASS_FORGERY},
+        {HSC_EBADMAC, HSC_CLASS_FORGERY},
+        {HSC_EFUTURE, HSC_CLASS_FORGERY},
+        {HSC_EEXISTS, HSC_CLASS_FORGERY},
         {HSC_EINVAL, HSC_CLASS_FORGERY},
-        {HSC_ESTORE, HSC_CLASS_FAULT},       {HSC_EREADONLY, HSC_CLASS_FAULT},
-        {HSC_ECRYPTO, HSC_CLASS_FAULT},      {HSC_EIO, HSC_CLASS_FAULT},
+        {HSC_ESTORE, HSC_CLASS_FAULT},
+        {HSC_EREADONLY, HSC_CLASS_FAULT},
+        {HSC_ECRYPTO, HSC_CLASS_FAULT},
+        {HSC_EIO, HSC_CLASS_FAULT},
         {HSC_ENOMEM, HSC_CLASS_FAULT},
         {HSC_EKDFLIMIT, HSC_CLASS_REFUSAL},
     };
@@ -176,8 +184,7 @@ static void format_time_round_trips(void)
         snprintf(what, sizeof(what), "%lld: length matches",
                  (long long)values[i]);
         CHECK_EQ(n, strlen(buf), what);
-        snprintf(what, sizeof(what), "%lld: parses back",
-                 (long long)values[i]);
+        snprintf(what, sizeof(what), "%lld: parses back", (long long)values[i]);
         CHECK(hsc_parse_time(buf, n, &back) == HSC_OK && back == values[i],
               what);
     }
@@ -258,16 +265,12 @@ static const struct {
     const char *name; /* group name */
     int valid;        /* expected result */
 } group_cases[] = {
-    {"admins", 1},
-    {"team-a_b.c", 1},
-    {"\xc3\xa9quipe", 1}, /* UTF-8 */
-    {"", 0},
-    {"a,b", 0},  /* the store's separator */
-    {"a b", 0},  /* Require's separator */
-    {"a\tb", 0}, /* control */
-    {"a\x7f", 0},
-    {"\xc0\xaf", 0}, /* overlong */
-    {"\xc2\x85", 0}, /* C1 next line */
+    {"admins", 1},   {"team-a_b.c", 1}, {"\xc3\xa9quipe", 1}, /* UTF-8 */
+    {"", 0},         {"a,b", 0},      /* the store's separator */
+    {"a b", 0},                       /* Require's separator */
+    {"a\tb", 0},                      /* control */
+    {"a\x7f", 0},    {"\xc0\xaf", 0}, /* overlong */
+    {"\xc2\x85", 0},                  /* C1 next line */
 };
 
 static void groupname_valid_follows_the_table(void)
@@ -307,10 +310,13 @@ static void random_fills_and_differs(void)
 static void username_invisible_characters_are_found_and_escaped(void)
 {
     static const struct {
-        const char *name; /* a valid username */
-        int invisible;    /* expected hsc_username_has_invisible */
+        const char *name;  /* a valid username */
+        int invisible;     /* expected hsc_username_has_invisible */
         const char *shown; /* hsc_username_escape */
     } cases[] = {
+        /* A name whose \x escape comes before a letter is two literals;
+         * the table keeps each case on one line. */
+        /* clang-format off */
         {"alice", 0, "alice"},
         {"j\xc3\xb6rg", 0, "j\xc3\xb6rg"}, /* U+00F6: an ordinary letter */
         {"evil\xe2\x80\xaegnp", 1, "evil\\u{202E}gnp"}, /* RLO */
@@ -321,6 +327,7 @@ static void username_invisible_characters_are_found_and_escaped(void)
         {"x\xd8\x9c", 1, "x\\u{61C}"},                    /* ALM */
         {"a\xe2\x80\x8e", 1, "a\\u{200E}"},              /* LRM */
         {"a\\b", 0, "a\\u{5C}b"}, /* the escape character itself */
+        /* clang-format on */
     };
     char out[8 * 32 + 1];
     size_t i;

@@ -102,9 +102,9 @@ static void check_kdf_block(block_t *b)
     else if (alg != NULL && strcmp(alg, "scrypt") == 0) {
         const char *N = field(b, "N"), *r = field(b, "r"), *p = field(b, "p");
 
-        spec = (N && r && p) ? apr_pstrcat(pool, "scrypt:", N, ":", r, ":", p,
-                                           NULL)
-                             : NULL;
+        spec = (N && r && p)
+                   ? apr_pstrcat(pool, "scrypt:", N, ":", r, ":", p, NULL)
+                   : NULL;
     }
     snprintf(what, sizeof(what), "line %d: block complete (%s)", b->line,
              spec ? spec : "?");
@@ -162,11 +162,10 @@ static void check_cookie_block(block_t *b)
     snprintf(what, sizeof(what), "line %d: block complete", b->line);
     CHECK(kid && slen >= 32 && mac_key_hex
               && unhex(mac_key_hex, mac_key, 32) == 32 && user && iat_s
-              && hsc_parse_time(iat_s, strlen(iat_s), &iat) == HSC_OK
-              && exp_s
-              && hsc_parse_time(exp_s, strlen(exp_s), &exp) == HSC_OK
-              && xn_hex && unhex(xn_hex, xn, 32) == 32 && scope && address
-              && milen > 0 && value,
+              && hsc_parse_time(iat_s, strlen(iat_s), &iat) == HSC_OK && exp_s
+              && hsc_parse_time(exp_s, strlen(exp_s), &exp) == HSC_OK && xn_hex
+              && unhex(xn_hex, xn, 32) == 32 && scope && address && milen > 0
+              && value,
           what);
     if (!(kid && slen >= 32 && mac_key_hex && user && iat_s && exp_s && xn_hex
           && scope && address && milen > 0 && value)) {
@@ -209,8 +208,8 @@ static void check_cookie_block(block_t *b)
                      == 0,
           what);
     HMAC(EVP_sha256(), mac_key, 32, mi, (size_t)milen, ref, &hlen);
-    snprintf(what, sizeof(what), "line %d: hsc_key_mac3 = HMAC(mac_key, "
-             "mac_input)", b->line);
+    snprintf(what, sizeof(what),
+             "line %d: hsc_key_mac3 = HMAC(mac_key, mac_input)", b->line);
     CHECK(dot != NULL
               && hsc_key_mac3(key, value, (size_t)(dot - value), scope,
                               strlen(scope), address, strlen(address), mac)
@@ -219,8 +218,8 @@ static void check_cookie_block(block_t *b)
           what);
 
     /* The exact value. */
-    st = hsc_cookie_mint(key, user, strlen(user), iat, exp, xn, scope,
-                         address, out, sizeof(out), &outlen);
+    st = hsc_cookie_mint(key, user, strlen(user), iat, exp, xn, scope, address,
+                         out, sizeof(out), &outlen);
     snprintf(what, sizeof(what), "line %d: mint status", b->line);
     CHECK_EQ(st, HSC_OK, what);
     snprintf(what, sizeof(what), "line %d: minted value is the vector",
@@ -245,8 +244,7 @@ static void check_cookie_block(block_t *b)
           what);
     /* The same value under another scope/address is refused. */
     vp.scope = *scope ? "" : "other";
-    snprintf(what, sizeof(what), "line %d: another scope is refused",
-             b->line);
+    snprintf(what, sizeof(what), "line %d: another scope is refused", b->line);
     CHECK_EQ(hsc_cookie_check(&vp, value, vlen, &c), HSC_EBADMAC, what);
     vp.scope = scope;
     vp.address = *address ? "" : "10.0.0.1";
