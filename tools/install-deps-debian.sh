@@ -16,7 +16,8 @@ BUILD="build-essential pkg-config autoconf automake libtool
        libsqlite3-dev libpq-dev"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; sqlite3 and
 # curl for the shell tests and the demo's smoke test; clang + its runtime for
-# libFuzzer and sanitizers; valgrind for a memcheck pass of the unit tests;
+# libFuzzer and sanitizers; clang-format, which test/check-format.sh runs
+# over the C files; valgrind for a memcheck pass of the unit tests;
 # git, whose list of tracked files makes the sanitizer build's copy of the
 # tree; ssl-cert for the snakeoil certificate the sample TLS site names;
 # debhelper, fakeroot and lintian to build and check the Debian package;
@@ -27,7 +28,8 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # runs the shipped filter over the audit log (t/17_audit.t);
 # python3-prometheus-client, whose text parser reads the metrics page
 # (t/18_metrics.t); apache2-utils for rotatelogs (a piped audit log).
-TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev valgrind git
+TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev clang-format
+      valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
       chromium chromium-driver python3-selenium postgresql memcached
       fail2ban python3-prometheus-client apache2-utils"
