@@ -221,7 +221,12 @@ RemoteIPInternalProxy 127.0.0.1
 </Location>
 EOT
 $out = `"$httpd" -f "$conf" -k start 2>&1`;
-my $up = $? == 0 && poll_until(10, sub {
+# If an assertion below dies, this server must not outlive the test.
+my $started = $? == 0;
+END {
+    system(qq{"$httpd" -f "$conf" -k stop >/dev/null 2>&1}) if $started;
+}
+my $up = $started && poll_until(10, sub {
     defined IO::Socket::INET->new(PeerAddr => "127.0.0.1:$port", Timeout => 2);
 });
 ok($up, 'a server with Secure cookies (the default) on plain http starts')
@@ -264,7 +269,8 @@ $per_child{$_}++ for map { /\[pid (\d+)/ ? $1 : 'none' } @w;
 is(join(',', grep { $per_child{$_} > 1 } sort keys %per_child), '',
    'at most once per child (' . scalar(@w) . ' warnings from ' . scalar(keys %per_child) . ' children)');
 
-`"$httpd" -f "$conf" -k stop 2>&1` if $up;
+`"$httpd" -f "$conf" -k stop 2>&1` if $started;
 poll_until(10, sub { !-e "$dir/warn.pid" });
+$started = 0;
 
 done_testing();
