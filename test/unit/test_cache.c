@@ -599,6 +599,116 @@ static void unknown_names_cost_one_lookup_and_evict_nobody(void)
     unlink(path);
 }
 
+/*
+ * What a child of many threads grows by as it meets more users than its
+ * record cache holds: each thread's handle (its own SQLite connection)
+ * keeps a page cache of its own, and with a record cache in front that is
+ * HSC_SQLITE_PAGE_CACHE_KIB (256 KiB), not SQLite's 2,000 KiB. PAGE_HANDLES
+ * threads, one handle each, share one small record cache and look up
+ * random users of a table of PAGE_USERS, enough for every page cache to
+ * fill: the process's RSS may grow by the record cache's bound, 256 KiB of
+ * pages a handle (+25% for SQLite's page headers and malloc's), and 2 MiB.
+ * With SQLite's default page cache it grew by about 2 MiB a handle.
+ */
+#define PAGE_HANDLES 32
+#define PAGE_USERS 50000
+#define PAGE_LOOKUPS 4000
+#define PAGE_CACHE_KIB 256L
+
+typedef struct {
+    const char *path;
+    hsc_cache_t *cache;
+    pthread_barrier_t *opened, *measured, *done;
+    unsigned seed;
+    int ok;
+} page_arg_t;
+
+static void *page_worker(void *arg)
+{
+    page_arg_t *a = arg;
+    hsc_store_t *s = open_shared(a->path, a->cache);
+    hsc_user_t u;
+    char name[32];
+    int i;
+
+    a->ok = s != NULL && hsc_store_get(s, "u0", 2, &u) == HSC_OK;
+    pthread_barrier_wait(a->opened); /* the main thread measures */
+    pthread_barrier_wait(a->measured);
+    for (i = 0; a->ok && i < PAGE_LOOKUPS; i++) {
+        snprintf(name, sizeof(name), "u%u", rand_r(&a->seed) % PAGE_USERS);
+        a->ok = hsc_store_get(s, name, strlen(name), &u) == HSC_OK
+                && strcmp(u.name, name) == 0;
+    }
+    pthread_barrier_wait(a->done); /* and measures again */
+    pthread_barrier_wait(a->measured);
+    hsc_store_close(s);
+    return NULL;
+}
+
+static void many_handles_grow_by_their_bounds_only(void)
+{
+    char path[512], what[200];
+    hsc_cache_t *c = NULL;
+    pthread_t th[PAGE_HANDLES];
+    page_arg_t args[PAGE_HANDLES];
+    pthread_barrier_t opened, measured, done;
+    hsc_cache_stats_t st;
+    long before, after, allowed;
+    int i, ok = 1;
+
+    if (!make_db(path, sizeof(path), PAGE_USERS)) {
+        CHECK(0, "database made");
+        return;
+    }
+    /* Smaller than the users looked up: it fills, and misses go on. */
+    CHECK_EQ(hsc_cache_create(16384, 0, &c), HSC_OK, "a 16,384-record cache");
+    pthread_barrier_init(&opened, NULL, PAGE_HANDLES + 1);
+    pthread_barrier_init(&measured, NULL, PAGE_HANDLES + 1);
+    pthread_barrier_init(&done, NULL, PAGE_HANDLES + 1);
+    for (i = 0; i < PAGE_HANDLES; i++) {
+        args[i] = (page_arg_t){.path = path,
+                               .cache = c,
+                               .opened = &opened,
+                               .measured = &measured,
+                               .done = &done,
+                               .seed = (unsigned)i * 7919u + 1u};
+        pthread_create(&th[i], NULL, page_worker, &args[i]);
+    }
+    pthread_barrier_wait(&opened);
+    before = rss_kib();
+    pthread_barrier_wait(&measured);
+    pthread_barrier_wait(&done);
+    after = rss_kib();
+    pthread_barrier_wait(&measured);
+    for (i = 0; i < PAGE_HANDLES; i++) {
+        pthread_join(th[i], NULL);
+        ok &= args[i].ok;
+    }
+    CHECK(ok, "every lookup of every thread found its user");
+    hsc_cache_stats(c, &st);
+    snprintf(what, sizeof(what),
+             "%llu misses went to SQLite, the cache is full (%zu records)",
+             (unsigned long long)st.misses, hsc_cache_count(c));
+    CHECK(st.misses > PAGE_HANDLES * PAGE_LOOKUPS / 2
+              && hsc_cache_count(c) > hsc_cache_entries(c) * 9 / 10,
+          what);
+    allowed = (long)(hsc_cache_bytes(c) / 1024)
+              + PAGE_HANDLES * PAGE_CACHE_KIB * 5 / 4 + 2048
+              + SHADOW_KIB(hsc_cache_bytes(c) / 1024
+                           + PAGE_HANDLES * PAGE_CACHE_KIB);
+    snprintf(what, sizeof(what),
+             "%d handles, %d lookups: RSS grew %ld KiB, allowed %ld (cache "
+             "%zu KiB + %d x %ld KiB of pages + 25%% + 2 MiB)",
+             PAGE_HANDLES, PAGE_HANDLES * PAGE_LOOKUPS, after - before, allowed,
+             hsc_cache_bytes(c) / 1024, PAGE_HANDLES, PAGE_CACHE_KIB);
+    CHECK(before > 0 && after - before <= allowed, what);
+    pthread_barrier_destroy(&opened);
+    pthread_barrier_destroy(&measured);
+    pthread_barrier_destroy(&done);
+    hsc_cache_destroy(c);
+    unlink(path);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof(dir), "%s/hsc-test-cache.XXXXXX",
@@ -616,6 +726,7 @@ int main(void)
     RUN(many_threads_never_see_torn_or_stale_records);
     RUN(handles_share_records_and_see_another_process_change);
     RUN(unknown_names_cost_one_lookup_and_evict_nobody);
+    RUN(many_handles_grow_by_their_bounds_only);
     {
         char cmd[300];
 
