@@ -17,8 +17,14 @@
 #
 # RSS does not depend on the machine's load, so this runs anywhere.
 #
+# --check makes it a test (test/rss/child-rss.sh runs it in make check):
+# it then prints TAP and fails when the child grew, from the row "1 user"
+# (every thread's handle open) to the last row, by more than the record
+# cache's bound + 320 KiB a thread (each connection's page cache,
+# HSC_SQLITE_PAGE_CACHE_KIB = 256, + 25% for headers) + 4 MiB.
+#
 # Usage: bench/rss-rows.sh [--threads N] [--users "1000 100000 1000000"]
-#                          [--cache-size N] [--keep]
+#                          [--cache-size N] [--check] [--keep]
 # Needs: apache2, curl, perl, `make bench/bench_users`. Not in make check.
 set -eu
 
@@ -26,12 +32,14 @@ threads=128
 users="1000 100000 1000000"
 cache_size=""
 keep=0
+check=0
 while [ $# -gt 0 ]; do
     case $1 in
         --threads) threads=$2; shift ;;
         --users) users=$2; shift ;;
         --cache-size) cache_size=$2; shift ;;
         --keep) keep=1 ;;
+        --check) check=1 ;;
         -h|--help) sed -n '2,/^set -eu/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
         *) echo "rss-rows: unknown option $1" >&2; exit 2 ;;
     esac
@@ -147,21 +155,28 @@ mem() {
               k["arenas"], k["stacks"], k["files"] }' "/proc/$cpid/smaps"
 }
 mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+last_rss=0
 row() { # label
     set -- "$1" $(mem)
+    last_rss=$2
+    [ "$check" = 1 ] && printf '# '
     printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$(mib $2)" \
         "$(mib $3)" "$(mib $4)" "$(mib $5)" "$(mib $6)" "$(mib $7)" \
         "$(cache_field live)"
 }
+[ "$check" = 1 ] && echo "1..2"
 echo "# rss-rows: $threads threads, HSCUserCacheSize ${cache_size:-default}" \
      "(bound $(mib $((bytes / 1024))) MiB), module $modso"
+[ "$check" = 1 ] && printf '# '
 echo "| after | child RSS MiB | record cache | main heap | other anon (arenas) | stacks | files | records held |"
+[ "$check" = 1 ] && printf '# '
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 row "start"
 # Every thread opens its handle: one user, many connections, many passes.
 yes "$(head -n 1 "$run/cookies.txt")" | head -n 20000 >"$run/one.txt"
 perl "$load" 127.0.0.1 "$port" /hsc/x.html "$run/one.txt" 20000 "$threads" 4 >/dev/null
 row "1 user x 20,000"
+base_rss=$last_rss
 for n in $users; do
     # Up to 250,000 requests a row: every user of a smaller row, every
     # (n / 250,000)th of a larger one (enough to fill every cache).
@@ -169,7 +184,19 @@ for n in $users; do
     t0=$(date +%s)
     got=$(perl "$load" 127.0.0.1 "$port" /hsc/x.html "$run/cookies.txt" "$n" 50 16 "$stride")
     sent=$(( (n + stride - 1) / stride ))
-    [ "$got" = "200=$sent" ] || { echo "rss-rows: $n users: $got" >&2; exit 1; }
+    if [ "$got" != "200=$sent" ]; then
+        [ "$check" = 1 ] && echo "not ok 1 - every request of $n users answered 200: $got"
+        echo "rss-rows: $n users: $got" >&2
+        exit 1
+    fi
     row "$n users: $sent requests, $(( $(date +%s) - t0 )) s"
 done
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$check" = 1 ]; then
+    echo "ok 1 - every request answered 200"
+    grew=$((last_rss - base_rss))
+    allowed=$((bytes / 1024 + threads * 320 + 4096))
+    what="the child grew by $grew KiB after the first user, allowed $allowed (record cache $((bytes / 1024)) + $threads threads x 320 KiB of pages + 4 MiB)"
+    if [ "$grew" -le "$allowed" ]; then echo "ok 2 - $what"
+    else echo "not ok 2 - $what"; exit 1; fi
+fi
