@@ -461,15 +461,12 @@ static int run_sql(const char *path, const char *sql)
     fflush(stdout);
     pid = fork();
     if (pid == 0) {
-        sqlite3 *db = NULL;
-        int ok = sqlite3_open(path, &db) == SQLITE_OK
-                 && sqlite3_busy_timeout(db, 5000) == SQLITE_OK
-                 && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
-
-        /* Closed before exit: under valgrind the child is checked too, and
-         * an open handle is a leak report that turns its exit code to 1. */
-        sqlite3_close(db);
-        _exit(ok ? 0 : 1);
+        /* Another program, not this one's copy: under valgrind a forked
+         * copy is leak-checked at its exit with this process's handles in
+         * its heap, and the report turns its exit code to 1. */
+        execlp("sqlite3", "sqlite3", "-bail", "-cmd", ".timeout 5000", path,
+               sql, (char *)NULL);
+        _exit(127);
     }
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) {
         return -1;
@@ -620,7 +617,7 @@ typedef struct {
     hsc_cache_t *cache;
     pthread_barrier_t *opened, *measured, *done;
     unsigned seed;
-    int ok;
+    int lookups, ok;
 } page_arg_t;
 
 static void *page_worker(void *arg)
@@ -634,7 +631,7 @@ static void *page_worker(void *arg)
     a->ok = s != NULL && hsc_store_get(s, "u0", 2, &u) == HSC_OK;
     pthread_barrier_wait(a->opened); /* the main thread measures */
     pthread_barrier_wait(a->measured);
-    for (i = 0; a->ok && i < PAGE_LOOKUPS; i++) {
+    for (i = 0; a->ok && i < a->lookups; i++) {
         snprintf(name, sizeof(name), "u%u", rand_r(&a->seed) % PAGE_USERS);
         a->ok = hsc_store_get(s, name, strlen(name), &u) == HSC_OK
                 && strcmp(u.name, name) == 0;
@@ -655,6 +652,10 @@ static void many_handles_grow_by_their_bounds_only(void)
     hsc_cache_stats_t st;
     long before, after, allowed;
     int i, ok = 1;
+    /* Under valgrind memory is valgrind's and threads run one at a time:
+     * a few lookups still check the code, the bound is not measured. */
+    int grind = getenv("HSC_UNDER_VALGRIND") != NULL;
+    int lookups = grind ? PAGE_LOOKUPS / 40 : PAGE_LOOKUPS;
 
     if (!make_db(path, sizeof(path), PAGE_USERS)) {
         CHECK(0, "database made");
@@ -671,7 +672,8 @@ static void many_handles_grow_by_their_bounds_only(void)
                                .opened = &opened,
                                .measured = &measured,
                                .done = &done,
-                               .seed = (unsigned)i * 7919u + 1u};
+                               .seed = (unsigned)i * 7919u + 1u,
+                               .lookups = lookups};
         pthread_create(&th[i], NULL, page_worker, &args[i]);
     }
     pthread_barrier_wait(&opened);
@@ -689,9 +691,14 @@ static void many_handles_grow_by_their_bounds_only(void)
     snprintf(what, sizeof(what),
              "%llu misses went to SQLite, the cache is full (%zu records)",
              (unsigned long long)st.misses, hsc_cache_count(c));
-    CHECK(st.misses > PAGE_HANDLES * PAGE_LOOKUPS / 2
-              && hsc_cache_count(c) > hsc_cache_entries(c) * 9 / 10,
-          what);
+    if (grind) {
+        SKIP(what, "under valgrind, too few lookups to fill it");
+    }
+    else {
+        CHECK(st.misses > PAGE_HANDLES * PAGE_LOOKUPS / 2
+                  && hsc_cache_count(c) > hsc_cache_entries(c) * 9 / 10,
+              what);
+    }
     allowed = (long)(hsc_cache_bytes(c) / 1024)
               + PAGE_HANDLES * PAGE_CACHE_KIB * 5 / 4 + 2048
               + SHADOW_KIB(hsc_cache_bytes(c) / 1024
@@ -701,7 +708,12 @@ static void many_handles_grow_by_their_bounds_only(void)
              "%zu KiB + %d x %ld KiB of pages + 25%% + 2 MiB)",
              PAGE_HANDLES, PAGE_HANDLES * PAGE_LOOKUPS, after - before, allowed,
              hsc_cache_bytes(c) / 1024, PAGE_HANDLES, PAGE_CACHE_KIB);
-    CHECK(before > 0 && after - before <= allowed, what);
+    if (grind) {
+        SKIP(what, "valgrind's own memory is in the RSS");
+    }
+    else {
+        CHECK(before > 0 && after - before <= allowed, what);
+    }
     pthread_barrier_destroy(&opened);
     pthread_barrier_destroy(&measured);
     pthread_barrier_destroy(&done);
