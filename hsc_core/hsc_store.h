@@ -40,12 +40,18 @@ typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
 #define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
 #define HSC_STORE_NOCACHE 0x4  /* no private record cache (see below) */
+/* An older schema that can still be read is used as it is, never upgraded
+ * (httpd: only hsc-admin changes the schema); ignored with CREATE. */
+#define HSC_STORE_NOMIGRATE 0x8
 
 /**
  * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
  * must exist and carry this project's schema (a foreign database is
  * HSC_ESTORE with a message saying so); an older schema version is
- * migrated when writable. WAL mode and a busy timeout let readers go on
+ * migrated when writable, unless HSC_STORE_NOMIGRATE. A read-only or
+ * NOMIGRATE open uses a version-1 file as it is: its users read the same,
+ * it just has no store id (hsc_store_id() is HSC_EINVAL until hsc-admin
+ * init upgrades it). WAL mode and a busy timeout let readers go on
  * while a writer changes users. On failure *ps is NULL and, when errbuf is
  * not NULL, the reason is written there.
  * Returns HSC_OK, HSC_EIO, HSC_ESTORE or HSC_ENOMEM.
