@@ -288,7 +288,9 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_userdb_open(sc->userdb, HSC_STORE_NOCACHE,
+        /* httpd never changes the schema: hsc-admin init does. */
+        st = hsc_userdb_open(sc->userdb,
+                             HSC_STORE_NOCACHE | HSC_STORE_NOMIGRATE,
                              &ts->s[sc->db_index], errbuf, sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
