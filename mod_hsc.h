@@ -72,6 +72,11 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
  * already logged); the store re-opens its file by itself. */
 int hsc_store_unavailable(request_rec *r);
 
+/* After a call on store: when it ended an outage this child had reported
+ * (hsc_store_take_recovery), say once that the database answers again. */
+void hsc_store_note_recovery(request_rec *r, const hsc_srv_conf_t *sc,
+                             hsc_store_t *store);
+
 /* Fill vp for this request and location. */
 void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d, hsc_verify_params_t *vp);

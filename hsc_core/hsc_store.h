@@ -181,6 +181,12 @@ const char *hsc_store_errmsg(const hsc_store_t *s);
 /** 1 when the last failure continues an outage this process already
  *  reported once (callers log it quietly); 0 for a new one. */
 int hsc_store_repeat_fault(const hsc_store_t *s);
+/** 1 once after a call on this handle ended an outage that this process
+ *  had reported (the store answers again: the caller logs it once), then
+ *  0 until the next outage ends; clears the mark. Only the PostgreSQL
+ *  store marks it (its pool, shared by the process's threads, knows when
+ *  an outage began; the first statement that succeeds after it ends it). */
+int hsc_store_take_recovery(hsc_store_t *s);
 /** 1 when the last get() answered from a record cache that may lag the
  *  store within its bound (a lease rule: the PostgreSQL store). A refusal
  *  based on it is to be confirmed with hsc_store_get_fresh(), so that a
