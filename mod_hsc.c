@@ -288,7 +288,9 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc)
     }
     if (ts->s[sc->db_index] == NULL) {
         errbuf[0] = '\0';
-        st = hsc_userdb_open(sc->userdb, HSC_STORE_NOCACHE,
+        /* httpd never changes the schema: hsc-admin init does. */
+        st = hsc_userdb_open(sc->userdb,
+                             HSC_STORE_NOCACHE | HSC_STORE_NOMIGRATE,
                              &ts->s[sc->db_index], errbuf, sizeof(errbuf));
         if (st != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -422,6 +424,7 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
     }
     hsc_verify_params(r, sc, d, &vp);
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
+    hsc_store_note_recovery(r, sc, store);
     hsc_ops_cookie(r, &vp, val, vallen, st, c);
     if (st != HSC_OK) {
         int level;
@@ -591,6 +594,18 @@ int hsc_store_unavailable(request_rec *r)
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     apr_table_setn(r->err_headers_out, "Retry-After", "5");
     return HTTP_SERVICE_UNAVAILABLE;
+}
+
+void hsc_store_note_recovery(request_rec *r, const hsc_srv_conf_t *sc,
+                             hsc_store_t *store)
+{
+    if (hsc_store_take_recovery(store)) {
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(182) "user database %s answers again; the "
+                                    "outage logged before is over in this "
+                                    "child",
+                      hsc_userdb_shown(r->pool, sc->userdb));
+    }
 }
 
 /*

@@ -52,10 +52,13 @@ const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
 /* spec for a log line: a conninfo's password replaced by "***". */
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec);
 void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s);
-/* What names the user database in the per-user throttle key: the store id
- * of a PostgreSQL store ("store:<id>", so every spelling of one database
- * shares counts), else HSCUserDB as written. */
-const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec);
+/* What names the user database in the per-user throttle key: the store's
+ * id ("store:<id>", so every spelling of one database shares counts; an
+ * SQLite file's read by store, the thread's handle), else HSCUserDB as
+ * written (a PostgreSQL store not reached yet, an SQLite file of schema
+ * version 1). */
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec,
+                                   hsc_store_t *store);
 /* A thread's handle: SQLite opens its own connection, pgsql: borrows the
  * child's pool. */
 hsc_status_t hsc_userdb_open(const char *spec, int flags, hsc_store_t **ps,
@@ -68,6 +71,11 @@ hsc_store_t *hsc_thread_store(request_rec *r, const hsc_srv_conf_t *sc);
 /* 503 with Retry-After for a user database that cannot answer (the cause
  * already logged); the store re-opens its file by itself. */
 int hsc_store_unavailable(request_rec *r);
+
+/* After a call on store: when it ended an outage this child had reported
+ * (hsc_store_take_recovery), say once that the database answers again. */
+void hsc_store_note_recovery(request_rec *r, const hsc_srv_conf_t *sc,
+                             hsc_store_t *store);
 
 /* Fill vp for this request and location. */
 void hsc_verify_params(request_rec *r, const hsc_srv_conf_t *sc,

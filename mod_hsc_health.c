@@ -84,6 +84,7 @@ int hsc_health_handler(request_rec *r)
     }
     st = hsc_store_get(store, HSC_HEALTH_PROBE, strlen(HSC_HEALTH_PROBE), &u);
     took = apr_time_now() - t0;
+    hsc_store_note_recovery(r, sc, store);
     if (st != HSC_OK && st != HSC_ENOUSER) {
         hsc_ops_store_error(r);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,

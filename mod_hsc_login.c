@@ -405,6 +405,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_store_t *store;
     hsc_user_t u;
     hsc_status_t st;
+    hsc_attempt_t attempt;
     apr_int64_t wait;
     int level, http;
 
@@ -426,9 +427,11 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
         return hsc_store_unavailable(r); /* logged (HSC006) */
     }
-    switch (hsc_login_attempt(r, sc, store, f->username.value, f->username.len,
-                              f->password.value, f->password.len, xn, &u, &st,
-                              &wait)) {
+    attempt = hsc_login_attempt(r, sc, store, f->username.value,
+                                f->username.len, f->password.value,
+                                f->password.len, xn, &u, &st, &wait);
+    hsc_store_note_recovery(r, sc, store);
+    switch (attempt) {
     case HSC_ATTEMPT_BUSY:
         hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
         return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);

@@ -14,6 +14,7 @@
 #include "http_config.h"
 #include "http_log.h"
 #include "apr_strings.h"
+#include "apr_atomic.h"
 
 #include "mod_hsc.h"
 #ifdef HSC_HAVE_PGSQL
@@ -127,6 +128,75 @@ const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv, const char *arg)
     return err ? err : parse_ms(cmd, arg, 0, 60000, &pg_opt.max_stale_ms);
 }
 
+/* This child's SQLite databases, for the "no store id" notice (once per
+ * child and file; the array is fixed after child_init). */
+typedef struct {
+    const char *spec;
+    apr_uint32_t noted;
+} sqlite_entry_t;
+static apr_array_header_t *sqlite_dbs;
+
+static void sqlite_child_init(apr_pool_t *pchild, server_rec *main_s)
+{
+    server_rec *s;
+    int i;
+
+    sqlite_dbs = apr_array_make(pchild, 2, sizeof(sqlite_entry_t));
+    for (s = main_s; s != NULL; s = s->next) {
+        hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                  &hsc_module);
+        sqlite_entry_t *e;
+
+        if (sc->userdb == NULL || is_pgsql(sc->userdb)) {
+            continue;
+        }
+        for (i = 0; i < sqlite_dbs->nelts; ++i) {
+            if (!strcmp(APR_ARRAY_IDX(sqlite_dbs, i, sqlite_entry_t).spec,
+                        sc->userdb)) {
+                break;
+            }
+        }
+        if (i == sqlite_dbs->nelts) {
+            e = apr_array_push(sqlite_dbs);
+            e->spec = sc->userdb;
+            e->noted = 0;
+        }
+    }
+}
+
+/*
+ * An SQLite file's store id ("store:<id>", as for PostgreSQL), read by the
+ * thread's handle. A file of schema version 1 has none until hsc-admin
+ * init upgrades it: its path as written, and a notice once per child.
+ */
+static const char *sqlite_throttle_ns(request_rec *r, const char *spec,
+                                      hsc_store_t *store)
+{
+    char id[HSC_STORE_ID_SIZE];
+    hsc_status_t st;
+    int i;
+
+    st = store != NULL ? hsc_store_id(store, id, sizeof(id)) : HSC_ESTORE;
+    if (st == HSC_OK) {
+        return apr_pstrcat(r->pool, "store:", id, NULL);
+    }
+    /* HSC_ESTORE: the file is gone or damaged; the login's own lookup
+     * fails and says so. */
+    for (i = 0; st == HSC_EINVAL && sqlite_dbs != NULL && i < sqlite_dbs->nelts;
+         ++i) {
+        sqlite_entry_t *e = &APR_ARRAY_IDX(sqlite_dbs, i, sqlite_entry_t);
+
+        if (!strcmp(e->spec, spec) && apr_atomic_cas32(&e->noted, 1, 0) == 0) {
+            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                          HSCLOGNO(181) "%s: %s; failed logins per username "
+                                        "are counted under the path as "
+                                        "written until then",
+                          spec, hsc_store_errmsg(store));
+        }
+    }
+    return spec;
+}
+
 #ifdef HSC_HAVE_PGSQL
 
 /* This child's pools: one per distinct spec. */
@@ -193,6 +263,7 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
     server_rec *s;
     int i;
 
+    sqlite_child_init(pchild, main_s);
     pools = apr_array_make(pchild, 2, sizeof(pool_entry_t));
     apr_pool_cleanup_register(pchild, NULL, pools_destroy,
                               apr_pool_cleanup_null);
@@ -231,12 +302,16 @@ void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
     }
 }
 
-const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec)
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec,
+                                   hsc_store_t *store)
 {
     char id[HSC_STORE_ID_SIZE];
     hsc_store_t *s = NULL;
     int i;
 
+    if (!is_pgsql(spec)) {
+        return sqlite_throttle_ns(r, spec, store);
+    }
     for (i = 0; is_pgsql(spec) && pools != NULL && i < pools->nelts; ++i) {
         pool_entry_t *e = &APR_ARRAY_IDX(pools, i, pool_entry_t);
 
@@ -305,13 +380,15 @@ const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)
 
 void hsc_userdb_child_init(apr_pool_t *pchild, server_rec *main_s)
 {
-    (void)pchild;
-    (void)main_s;
+    sqlite_child_init(pchild, main_s);
 }
 
-const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec)
+const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec,
+                                   hsc_store_t *store)
 {
-    (void)r;
+    if (spec != NULL && !is_pgsql(spec)) {
+        return sqlite_throttle_ns(r, spec, store);
+    }
     return spec != NULL ? spec : "";
 }
 

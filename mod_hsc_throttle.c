@@ -634,10 +634,11 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     *st = HSC_EAUTH;
     *retry_after = 0;
     /* The throttle: the failed-login counts, before any KDF work. */
-    /* The username counter is scoped by the database (a PostgreSQL
-     * store's id, so every node and spelling of it shares counts). */
+    /* The username counter is scoped by the database (its store id, so
+     * every node and spelling of it shares counts). */
     *retry_after = hsc_throttle_begin(r, tc,
-                                      hsc_userdb_throttle_ns(r, sc->userdb),
+                                      hsc_userdb_throttle_ns(r, sc->userdb,
+                                                             store),
                                       user, user_len, &th);
     if (*retry_after > 0) {
         return HSC_ATTEMPT_THROTTLED;

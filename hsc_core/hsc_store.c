@@ -394,6 +394,16 @@ int hsc_store_repeat_fault(const hsc_store_t *s)
     return s != NULL && s->repeat_fault;
 }
 
+int hsc_store_take_recovery(hsc_store_t *s)
+{
+    int r = s != NULL && s->recovered;
+
+    if (s != NULL) {
+        s->recovered = 0;
+    }
+    return r;
+}
+
 int hsc_store_lagging(const hsc_store_t *s)
 {
     return s != NULL && s->lagging;

@@ -40,12 +40,18 @@ typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
 #define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
 #define HSC_STORE_NOCACHE 0x4  /* no private record cache (see below) */
+/* An older schema that can still be read is used as it is, never upgraded
+ * (httpd: only hsc-admin changes the schema); ignored with CREATE. */
+#define HSC_STORE_NOMIGRATE 0x8
 
 /**
  * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
  * must exist and carry this project's schema (a foreign database is
  * HSC_ESTORE with a message saying so); an older schema version is
- * migrated when writable. WAL mode and a busy timeout let readers go on
+ * migrated when writable, unless HSC_STORE_NOMIGRATE. A read-only or
+ * NOMIGRATE open uses a version-1 file as it is: its users read the same,
+ * it just has no store id (hsc_store_id() is HSC_EINVAL until hsc-admin
+ * init upgrades it). WAL mode and a busy timeout let readers go on
  * while a writer changes users. On failure *ps is NULL and, when errbuf is
  * not NULL, the reason is written there.
  * Returns HSC_OK, HSC_EIO, HSC_ESTORE or HSC_ENOMEM.
@@ -175,6 +181,12 @@ const char *hsc_store_errmsg(const hsc_store_t *s);
 /** 1 when the last failure continues an outage this process already
  *  reported once (callers log it quietly); 0 for a new one. */
 int hsc_store_repeat_fault(const hsc_store_t *s);
+/** 1 once after a call on this handle ended an outage that this process
+ *  had reported (the store answers again: the caller logs it once), then
+ *  0 until the next outage ends; clears the mark. Only the PostgreSQL
+ *  store marks it (its pool, shared by the process's threads, knows when
+ *  an outage began; the first statement that succeeds after it ends it). */
+int hsc_store_take_recovery(hsc_store_t *s);
 /** 1 when the last get() answered from a record cache that may lag the
  *  store within its bound (a lease rule: the PostgreSQL store). A refusal
  *  based on it is to be confirmed with hsc_store_get_fresh(), so that a

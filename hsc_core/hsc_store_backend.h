@@ -113,6 +113,7 @@ struct hsc_store {
     char text[HSC_CACHE_TEXT];   /* a hit's name and groups */
     char errmsg[256]; /* the backend's last error, for logs; never secrets */
     int repeat_fault; /* hsc_store_repeat_fault() */
+    int recovered;    /* hsc_store_take_recovery(): set by the backend */
     int lagging;      /* hsc_store_lagging() */
 };
 

@@ -582,7 +582,12 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
         if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK) {
             slot_put(ps->pool, sl);
             pthread_mutex_lock(&ps->pool->mu);
-            ps->pool->down = 0;
+            if (ps->pool->down) {
+                /* The first answer after a reported outage: this handle's
+                 * caller says so, once for the process. */
+                ps->base.recovered = 1;
+                ps->pool->down = 0;
+            }
             pthread_mutex_unlock(&ps->pool->mu);
             *pres = res;
             return HSC_OK;

@@ -5,7 +5,9 @@
  * belongs to one thread at a time (the module keeps one per thread).
  *
  * The file is ours when PRAGMA application_id says so; PRAGMA user_version
- * is the schema version, raised by the migration steps below. WAL mode lets
+ * is the schema version, raised by the migration steps below. Version 2
+ * adds the store id (hsc_meta), 32 random hex digits made once, that names
+ * the database whatever path spells it. WAL mode lets
  * readers go on while hsc-admin writes. Readers wait at most
  * HSC_SQLITE_READ_WAIT_MS for a lock, so a verification never hangs;
  * writers wait longer. Every SQLite failure is HSC_ESTORE with a message in
@@ -96,8 +98,24 @@ static const char *const migrations[] = {
     "  CHECK (typeof(revoked_before) = 'integer' AND revoked_before >= 0),"
     " created INTEGER NOT NULL CHECK (typeof(created) = 'integer'),"
     " updated INTEGER NOT NULL CHECK (typeof(updated) = 'integer')"
-    ") WITHOUT ROWID"};
+    ") WITHOUT ROWID",
+    /* 2: the store id; its one row is inserted by fill_step() (the id
+     * comes from hsc_random, not from SQL). */
+    "CREATE TABLE hsc_meta ("
+    " id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),"
+    " store_id TEXT NOT NULL"
+    "  CHECK (typeof(store_id) = 'text' AND length(store_id) = 32"
+    "         AND store_id NOT GLOB '*[^0-9a-f]*')"
+    ")"};
 #define HSC_SQLITE_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+/* The version whose step made hsc_meta. */
+#define HSC_SQLITE_STORE_ID_VERSION 2
+/*
+ * The oldest version that can be used as it is, without its missing steps
+ * (a read-only open, or HSC_STORE_NOMIGRATE): the user table has not
+ * changed since version 1; a file of version 1 just has no store id.
+ */
+#define HSC_SQLITE_MIN_USABLE_VERSION 1
 
 #define USER_COLUMNS                                                           \
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, "   \
@@ -110,8 +128,10 @@ typedef struct {
     char *path;
     int flags;    /* as passed to open, without HSC_STORE_CREATE */
     int readonly; /* 1: read-only open, or SQLite fell back to it */
-    struct timespec next_check; /* when to look for a replaced file */
-    struct stat seen;           /* the file at the path when last connected */
+    int version;  /* the file's schema version when connected */
+    char store_id[HSC_STORE_ID_SIZE]; /* "" until read (version 1: none) */
+    struct timespec next_check;       /* when to look for a replaced file */
+    struct stat seen; /* the file at the path when last connected */
     char name[HSC_USER_MAX + 1];
     char *groups;
     size_t groups_cap;
@@ -174,6 +194,84 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
     return rc;
 }
 
+/* 1 when id is a store id: 32 lowercase hex digits. */
+static int store_id_valid(const char *id, size_t len)
+{
+    size_t i;
+
+    if (id == NULL || len != HSC_STORE_ID_SIZE - 1) {
+        return 0;
+    }
+    for (i = 0; i < len; i++) {
+        if (!((id[i] >= '0' && id[i] <= '9')
+              || (id[i] >= 'a' && id[i] <= 'f'))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The store id of db into buf (HSC_STORE_ID_SIZE bytes), or "". */
+static void read_store_id(sqlite3 *db, char *buf)
+{
+    sqlite3_stmt *st = NULL;
+    const unsigned char *v;
+
+    buf[0] = '\0';
+    if (sqlite3_prepare_v2(db, "SELECT store_id FROM hsc_meta WHERE id = 1", -1,
+                           &st, NULL)
+            == SQLITE_OK
+        && sqlite3_step(st) == SQLITE_ROW
+        && (v = sqlite3_column_text(st, 0)) != NULL
+        && store_id_valid((const char *)v,
+                          (size_t)sqlite3_column_bytes(st, 0))) {
+        memcpy(buf, v, HSC_STORE_ID_SIZE - 1);
+        buf[HSC_STORE_ID_SIZE - 1] = '\0';
+    }
+    sqlite3_finalize(st);
+}
+
+/*
+ * What a step needs besides its SQL, run right after migrations[version -
+ * 1] in the same transaction: version 2's row of hsc_meta, a new random
+ * id (16 bytes from the CSPRNG, as 32 hex digits).
+ */
+static int fill_step(sqlite3 *db, int version, const char **why)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[(HSC_STORE_ID_SIZE - 1) / 2];
+    char id[HSC_STORE_ID_SIZE];
+    sqlite3_stmt *st = NULL;
+    size_t i;
+    int rc;
+
+    if (version != HSC_SQLITE_STORE_ID_VERSION) {
+        return SQLITE_OK;
+    }
+    if (hsc_random(raw, sizeof(raw)) != HSC_OK) {
+        *why = "no random bytes for the store id";
+        return SQLITE_ERROR;
+    }
+    for (i = 0; i < sizeof(raw); i++) {
+        id[2 * i] = hex[raw[i] >> 4];
+        id[2 * i + 1] = hex[raw[i] & 0x0f];
+    }
+    id[HSC_STORE_ID_SIZE - 1] = '\0';
+    rc = sqlite3_prepare_v2(db,
+                            "INSERT INTO hsc_meta (id, store_id) VALUES (1, "
+                            "?1)",
+                            -1, &st, NULL);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+    }
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(st);
+        rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 /*
  * Bring the schema from version `from` to HSC_SQLITE_VERSION in one
  * transaction. The version is read again under the write lock, in case
@@ -182,6 +280,7 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *out)
 static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
 {
     int64_t app = 0, ver = 0;
+    const char *why = NULL;
     char sql[64];
     int rc, i;
 
@@ -203,6 +302,9 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
     }
     for (i = (int)ver; i < HSC_SQLITE_VERSION; i++) {
         rc = sqlite3_exec(db, migrations[i], NULL, NULL, NULL);
+        if (rc == SQLITE_OK) {
+            rc = fill_step(db, i + 1, &why);
+        }
         if (rc != SQLITE_OK) {
             goto fail;
         }
@@ -224,18 +326,21 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
 
 fail:
     msgf(msg, msglen, "%s: schema upgrade failed: %s", path,
-         sqlite3_errmsg(db));
+         why != NULL ? why : sqlite3_errmsg(db));
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
     return rc;
 }
 
 /*
- * Open path, check that it is ours, migrate it when writable, prepare the
- * lookup. On failure everything is closed and msg says why.
+ * Open path, check that it is ours, migrate it when writable (unless
+ * HSC_STORE_NOMIGRATE), prepare the lookup, read the store id (into
+ * store_id, "" when the file has none). On failure everything is closed
+ * and msg says why.
  */
 static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
-                               sqlite3_stmt **pget, int *preadonly, char *msg,
+                               sqlite3_stmt **pget, int *preadonly,
+                               int *pversion, char *store_id, char *msg,
                                size_t msglen)
 {
     sqlite3 *db = NULL;
@@ -248,6 +353,8 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     *pdb = NULL;
     *pget = NULL;
     *preadonly = 0;
+    *pversion = 0;
+    store_id[0] = '\0';
     if ((flags & HSC_STORE_READONLY) && (flags & HSC_STORE_CREATE)) {
         msgf(msg, msglen, "%s: cannot create a database read-only", path);
         return HSC_ESTORE;
@@ -354,7 +461,21 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     else if (ver < HSC_SQLITE_VERSION) {
         need_migration = 1;
     }
-    if (need_migration && readonly) {
+    if (need_migration && !(flags & HSC_STORE_CREATE)
+        && (readonly || (flags & HSC_STORE_NOMIGRATE))) {
+        /* An older file this version can still read is used as it is
+         * (hsc-admin init upgrades it); an older one is refused. */
+        if (ver < HSC_SQLITE_MIN_USABLE_VERSION) {
+            msgf(msg, msglen,
+                 "%s: schema version %lld needs an upgrade to %d, which %s "
+                 "cannot do (run \"hsc-admin init\")",
+                 path, (long long)ver, HSC_SQLITE_VERSION,
+                 readonly ? "a read-only open" : "this program");
+            goto cleanup;
+        }
+        need_migration = 0;
+    }
+    else if (need_migration && readonly) {
         msgf(msg, msglen,
              "%s: schema version %lld needs an upgrade to %d, which a "
              "read-only open cannot do (run \"hsc-admin init\")",
@@ -378,6 +499,7 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
             if (migrate(db, path, msg, msglen) != SQLITE_OK) {
                 goto cleanup;
             }
+            ver = HSC_SQLITE_VERSION;
         }
         /* Keep -wal and -shm when the last writer closes, so that a reader
          * that may not create files in the directory can still open the
@@ -397,9 +519,13 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
              sqlite3_errmsg(db));
         goto cleanup;
     }
+    if (ver >= HSC_SQLITE_STORE_ID_VERSION) {
+        read_store_id(db, store_id);
+    }
     *pdb = db;
     *pget = get;
     *preadonly = readonly;
+    *pversion = (int)ver;
     return HSC_OK;
 
 cleanup:
@@ -635,8 +761,8 @@ static hsc_status_t watch(sq_store_t *sq)
     }
     msg[0] = '\0';
     remember_file(sq);
-    st = connect_db(sq->path, sq->flags, &sq->db, &sq->get_st, &ro, msg,
-                    sizeof(msg));
+    st = connect_db(sq->path, sq->flags, &sq->db, &sq->get_st, &ro,
+                    &sq->version, sq->store_id, msg, sizeof(msg));
     if (st != HSC_OK) {
         msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
              "database file replaced, deleted or damaged: %s", msg);
@@ -1032,6 +1158,33 @@ static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
     return status;
 }
 
+/*
+ * The id read at connect (a reconnect reads the new file's). A file of
+ * version 1 has none until hsc-admin init upgrades it: asked again each
+ * time, so the upgrade is seen without a restart.
+ */
+static hsc_status_t sq_store_id(hsc_store_t *s, char *buf, size_t len)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    hsc_status_t st;
+
+    if ((st = watch(sq)) != HSC_OK) {
+        return st;
+    }
+    if (sq->store_id[0] == '\0') {
+        read_store_id(sq->db, sq->store_id);
+    }
+    if (sq->store_id[0] == '\0') {
+        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+             "the database has no store id (schema version %d; \"hsc-admin "
+             "init\" adds one)",
+             sq->version);
+        return HSC_EINVAL;
+    }
+    msgf(buf, len, "%s", sq->store_id);
+    return HSC_OK;
+}
+
 static void sq_close(hsc_store_t *s)
 {
     sq_store_t *sq = (sq_store_t *)s;
@@ -1052,7 +1205,8 @@ static const hsc_store_vtable_t sq_vtable = {.name = "sqlite",
                                              .del = sq_del,
                                              .list = sq_list,
                                              .close = sq_close,
-                                             .validate = sq_validate};
+                                             .validate = sq_validate,
+                                             .store_id = sq_store_id};
 
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,
@@ -1095,8 +1249,8 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
     }
     msg[0] = '\0';
     remember_file(sq); /* before: a change after this reconnects once */
-    st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly, msg,
-                    sizeof(msg));
+    st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly,
+                    &sq->version, sq->store_id, msg, sizeof(msg));
     if (st != HSC_OK) {
         msgf(errbuf, errlen, "%s", msg);
         goto cleanup;

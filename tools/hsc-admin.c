@@ -557,9 +557,19 @@ static int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
     }
 }
 
+/* The store id of s, for init's last line ("" when it cannot be read). */
+static const char *init_store_id(hsc_store_t *s, char *id, size_t len)
+{
+    if (hsc_store_id(s, id, len) != HSC_OK) {
+        id[0] = '\0';
+    }
+    return id;
+}
+
 static int cmd_init(const args_t *a)
 {
     const char *db = a->pos[0];
+    char id[HSC_STORE_ID_SIZE];
     hsc_store_t *s = NULL;
     struct stat sb;
     int existed, fd, rc;
@@ -570,8 +580,11 @@ static int cmd_init(const args_t *a)
         if ((rc = open_store(db, HSC_STORE_CREATE, &s)) != EX_OK) {
             return rc;
         }
+        init_store_id(s, id, sizeof(id));
         hsc_store_close(s);
-        printf("pgsql: an hsc user database, schema up to date\n");
+        printf("pgsql: an hsc user database, schema up to date, store id "
+               "%s\n",
+               id[0] ? id : "unknown");
         return EX_OK;
     }
     existed = stat(db, &sb) == 0;
@@ -593,10 +606,14 @@ static int cmd_init(const args_t *a)
         }
         return rc;
     }
+    /* An existing file of an older version was upgraded by the open
+     * (version 2 adds the store id); its users are kept. */
+    init_store_id(s, id, sizeof(id));
     hsc_store_close(s);
-    printf(existed ? "%s: already an hsc user database, up to date\n"
-                   : "%s: initialized\n",
-           db);
+    printf(existed ? "%s: already an hsc user database, up to date, store id "
+                     "%s\n"
+                   : "%s: initialized, store id %s\n",
+           db, id[0] ? id : "unknown");
     return EX_OK;
 }
 

@@ -21,7 +21,7 @@ our @EXPORT = qw(
     set_cookies cookie_from cookie_header_for attrs_of cookie_fields
     get_with sleep_until %PW html_field
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
-    log_size log_since free_port answer_detail
+    log_size log_since free_port answer_detail storeid_db storeid_fix_owner
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -129,6 +129,45 @@ sub make_fixtures
     chmod 0644, "$var/ro/users.db";
 
     make_fault_fixtures($var);
+    make_storeid_fixtures($var);
+}
+
+# t/26_store_id.t: var/storeid/users.db, also named through the symlinked
+# folder var/storeid-link; var/storeid-other/users.db, another database
+# with the same user; var/storeid-v1/users.db, a file of schema version 1
+# (no store id). Each folder and file belongs to the children.
+sub storeid_db { return var_dir() . "/$_[0]/users.db" }
+
+sub make_storeid_fixtures
+{
+    my ($var) = @_;
+    my ($uid, $gid) = child_ids();
+    for my $d (qw(storeid storeid-other storeid-v1)) {
+        make_path("$var/$d");
+        chmod 0755, "$var/$d";
+        my $db = storeid_db($d);
+        admin_ok(undef, 'init', $db);
+        admin_ok("sid-pw\n", 'add', $db, 'sid-user',
+                 '--kdf', 'sha256-chain:1000', '--password-stdin');
+    }
+    symlink 'storeid', "$var/storeid-link"
+        or die "symlink $var/storeid-link: $!\n";
+    system('sqlite3', storeid_db('storeid-v1'),
+           'DROP TABLE hsc_meta; PRAGMA user_version = 1') == 0
+        or die "sqlite3: $?\n";
+    storeid_fix_owner();
+}
+
+# The children write the -wal and -shm files: after a command run as
+# root, give them back.
+sub storeid_fix_owner
+{
+    my ($uid, $gid) = child_ids();
+    my $var = var_dir();
+    for my $d (qw(storeid storeid-other storeid-v1)) {
+        chown $uid, $gid, "$var/$d",
+            grep { -e } map { storeid_db($d) . $_ } ('', '-wal', '-shm');
+    }
 }
 
 sub slurp

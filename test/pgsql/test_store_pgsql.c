@@ -482,6 +482,7 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
     CHECK(r1 == 0 && r2 == 1, "the outage is new once, then a repeat");
     CHECK_EQ(hsc_store_get_fresh(s, "alice", 5, &u), HSC_ESTORE,
              "a login fails too");
+    CHECK_EQ(hsc_store_take_recovery(s), 0, "no recovery while down");
     CHECK(system(start) == 0, "server back");
     for (i = 0; i < 50 && !back; ++i) {
         back = hsc_store_get(s, "alice", 5, &u) == HSC_OK;
@@ -490,6 +491,13 @@ static void a_restart_is_survived_and_an_outage_fails_closed(void)
         }
     }
     CHECK(back && i <= 15, "recovered by itself within 1.5 s");
+    r1 = hsc_store_take_recovery(s);
+    r2 = hsc_store_take_recovery(s);
+    CHECK(r1 == 1 && r2 == 0,
+          "the call that ended the outage marks the recovery, once");
+    hsc_store_get_fresh(s, "alice", 5, &u);
+    CHECK_EQ(hsc_store_take_recovery(s), 0,
+             "a later answer is no new recovery");
     hsc_store_close(s);
     hsc_cache_destroy(cache);
     hsc_pg_pool_destroy(pool);

@@ -152,7 +152,7 @@ static void create_writes_application_id_version_and_wal(void)
     hsc_store_close(s);
     CHECK_EQ(raw_int(path, "PRAGMA application_id"), APP_ID,
              "application_id is HSC1");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "user_version is 1");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "user_version is 2");
     CHECK_STR(raw_text(path, "PRAGMA journal_mode", text, sizeof(text)), "wal",
               "journal mode is WAL");
     raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'hsc_users'",
@@ -166,7 +166,7 @@ static void create_writes_application_id_version_and_wal(void)
     st = hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err, sizeof(err));
     CHECK_EQ(st, HSC_OK, "CREATE on an existing hsc database opens it");
     hsc_store_close(s);
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "still version 1");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "still version 2");
     rm_db(path);
 }
 
@@ -538,11 +538,11 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
 
     s = fresh_store(path, sizeof(path), "newer");
     hsc_store_close(s);
-    raw_exec(path, "PRAGMA user_version = 2");
+    raw_exec(path, "PRAGMA user_version = 3");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
              "a newer schema version is refused");
     CHECK(contains(err, "newer"), "message says newer");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "version untouched");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "version untouched");
     rm_db(path);
 
     CHECK_EQ(hsc_store_sqlite_open(tmpdir, 0, &s, err, sizeof(err)), HSC_EIO,
@@ -610,9 +610,165 @@ static void open_migrates_an_older_version_when_writable(void)
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 0, "still version 0");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
              "a writable open migrates");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "now version 1");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "now version 2");
     make_user(&u, "dave", "", 9);
     CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "and the table works");
+    hsc_store_close(s);
+    rm_db(path);
+}
+
+/* 1 when id is 32 lowercase hex digits. */
+static int is_store_id(const char *id)
+{
+    size_t i;
+
+    for (i = 0; id[i] != '\0'; i++) {
+        if (!((id[i] >= '0' && id[i] <= '9')
+              || (id[i] >= 'a' && id[i] <= 'f'))) {
+            return 0;
+        }
+    }
+    return i == HSC_STORE_ID_SIZE - 1;
+}
+
+/* Make path a file of schema version 1 (as mod_hsc 1.x left it): what
+ * version 2 added, taken away again. */
+static int make_version_1(const char *path)
+{
+    return raw_exec(path, "DROP TABLE hsc_meta; PRAGMA user_version = 1");
+}
+
+static void store_id_is_made_once_and_kept(void)
+{
+    char path[512], path2[512], id[HSC_STORE_ID_SIZE], id2[HSC_STORE_ID_SIZE];
+    char raw[64], err[256];
+    hsc_store_t *s, *s2;
+
+    s = fresh_store(path, sizeof(path), "storeid");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    CHECK_EQ(hsc_store_id(s, id, sizeof(id)), HSC_OK, "a new file has an id");
+    CHECK(is_store_id(id), "32 lowercase hex digits");
+    CHECK_STR(raw_text(path, "SELECT store_id FROM hsc_meta WHERE id = 1", raw,
+                       sizeof(raw)),
+              id, "kept in hsc_meta");
+    CHECK_EQ(hsc_store_id(s, id2, 10), HSC_EINVAL, "a short buffer is refused");
+    hsc_store_close(s);
+
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
+                                   sizeof(err)),
+             HSC_OK, "reopened with CREATE (init again)");
+    CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "has an id");
+    CHECK_STR(id2, id, "the same id after init again");
+    hsc_store_close(s);
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_READONLY, &s, err,
+                                   sizeof(err)),
+             HSC_OK, "reopened read-only");
+    CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "has an id");
+    CHECK_STR(id2, id, "the same id read-only");
+    hsc_store_close(s);
+
+    /* Another spelling of the path: the same file, the same id. */
+    snprintf(path2, sizeof(path2), "%s/./%s", tmpdir, strrchr(path, '/') + 1);
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path2, HSC_STORE_NOMIGRATE, &s, err,
+                                   sizeof(err)),
+             HSC_OK, "opened as dir/./file");
+    CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "has an id");
+    CHECK_STR(id2, id, "the same id under another spelling");
+    hsc_store_close(s);
+
+    /* Another database: another id. */
+    s2 = fresh_store(path2, sizeof(path2), "storeid-other");
+    CHECK_EQ(hsc_store_id(s2, id2, sizeof(id2)), HSC_OK, "the other has one");
+    CHECK(strcmp(id, id2) != 0, "two databases have two ids");
+    hsc_store_close(s2);
+    rm_db(path2);
+
+    CHECK_EQ(raw_exec(path, "UPDATE hsc_meta SET store_id = 'ABC'"),
+             SQLITE_CONSTRAINT, "the schema refuses an id that is not 32 hex");
+    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_meta VALUES (2, "
+                            "'0123456789abcdef0123456789abcdef')"),
+             SQLITE_CONSTRAINT, "and a second row");
+    rm_db(path);
+}
+
+static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
+{
+    char path[512], id[HSC_STORE_ID_SIZE], id2[HSC_STORE_ID_SIZE], err[256];
+    hsc_store_t *s, *ro = NULL, *nm = NULL;
+    hsc_user_t u;
+
+    s = fresh_store(path, sizeof(path), "v1");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    make_user(&u, "bob", "", 0x22);
+    CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "bob added");
+    hsc_store_close(s);
+    CHECK_EQ(make_version_1(path), SQLITE_OK, "made a version 1 file");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "it says version 1");
+
+    /* httpd's opens: read-only (the startup check) and NOMIGRATE (the
+     * children) use it as it is, users and all, without an id. */
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_READONLY, &ro, err,
+                                   sizeof(err)),
+             HSC_OK, "read-only opens version 1");
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_NOMIGRATE, &nm, err,
+                                   sizeof(err)),
+             HSC_OK, "NOMIGRATE opens version 1");
+    if (ro == NULL || nm == NULL) {
+        hsc_store_close(ro);
+        hsc_store_close(nm);
+        rm_db(path);
+        return;
+    }
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "and leaves it at 1");
+    CHECK_EQ(hsc_store_get(nm, "alice", 5, &u), HSC_OK, "alice is read");
+    CHECK_STR(u.groups, "staff,admins", "with her groups");
+    CHECK_EQ(hsc_store_id(nm, id, sizeof(id)), HSC_EINVAL, "no store id yet");
+    CHECK_STR(id, "", "an empty id");
+    CHECK(contains(hsc_store_errmsg(nm), "hsc-admin init"),
+          "the message says what adds one");
+    CHECK_EQ(hsc_store_id(ro, id, sizeof(id)), HSC_EINVAL,
+             "none read-only either");
+
+    /* hsc-admin init: a CREATE open upgrades it in place. */
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
+                                   sizeof(err)),
+             HSC_OK, "init upgrades version 1");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "now version 2");
+    CHECK_EQ(hsc_store_id(s, id, sizeof(id)), HSC_OK, "with a store id");
+    CHECK(is_store_id(id), "of 32 hex digits");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice kept");
+    CHECK_EQ(hsc_store_get(s, "bob", 3, &u), HSC_OK, "bob kept");
+    CHECK_EQ(raw_int(path, "SELECT count(*) FROM hsc_users"), 2,
+             "no user lost or added");
+    hsc_store_close(s);
+
+    /* Handles opened before the upgrade see the id without a reopen. */
+    CHECK_EQ(hsc_store_id(nm, id2, sizeof(id2)), HSC_OK,
+             "a handle opened before sees the new id");
+    CHECK_STR(id2, id, "the same id");
+    CHECK_EQ(hsc_store_id(ro, id2, sizeof(id2)), HSC_OK, "a read-only one too");
+    CHECK_STR(id2, id, "the same id");
+    hsc_store_close(ro);
+    hsc_store_close(nm);
+
+    /* A plain read-write open (hsc-admin add, ...) upgrades as well. */
+    CHECK_EQ(make_version_1(path), SQLITE_OK, "version 1 again");
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
+             "a read-write open");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "upgrades it");
+    CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "and makes an id");
+    CHECK(strcmp(id2, id) != 0, "a new one (the old was dropped)");
     hsc_store_close(s);
     rm_db(path);
 }
@@ -1524,6 +1680,8 @@ int main(void)
     RUN(open_refuses_missing_foreign_garbage_and_newer_files);
     RUN(truncated_database_fails_closed);
     RUN(open_migrates_an_older_version_when_writable);
+    RUN(store_id_is_made_once_and_kept);
+    RUN(version_1_is_upgraded_by_init_and_read_as_is_before);
     RUN(read_only_handle_reads_and_refuses_writes);
     RUN(locked_database_fails_closed);
     RUN(handle_notices_a_deleted_or_replaced_file);

@@ -1,0 +1,99 @@
+# The per-username failed-login counter is keyed by the SQLite file's store
+# id, not by the path HSCUserDB spells (issue 12), in the hosts of the
+# "t/26_store_id.t" section of t/conf/extra.conf.in (HSCThrottleUser 3,
+# address counting off):
+#   storeid-a.test      var/storeid/users.db
+#   storeid-b.test      var/storeid-link/users.db (the same file)
+#   storeid-other.test  var/storeid-other/users.db (another file)
+#   storeid-v1.test     var/storeid-v1/users.db (schema version 1: no id)
+# Every database holds its own sid-user (t/lib/HSCTest.pm).
+use strict;
+use warnings FATAL => 'all';
+
+use FindBin ();
+use lib "$FindBin::Bin/lib";
+use Apache::Test qw(-withtestmore);
+use Apache::TestRequest ();
+use HSCTest;
+
+plan tests => 19;
+
+ua_plain();
+
+sub login_at
+{
+    my ($host, $user, $pw) = @_;
+    return login($user, $pw, headers => [Host => $host])->code;
+}
+
+sub codes
+{
+    my ($n, @args) = @_;
+    return join ' ', map { login_at(@args) } 1 .. $n;
+}
+
+sub user_version
+{
+    my ($db) = @_;
+    my $v = `sqlite3 '$db' 'PRAGMA user_version'`;
+    chomp $v;
+    return $v;
+}
+
+my ($a, $b) = ('storeid-a.test', 'storeid-b.test');
+
+# Both spellings serve the same users.
+is(login_at($a, 'sid-user', 'sid-pw'), 303, 'a login through the first path');
+is(login_at($b, 'sid-user', 'sid-pw'), 303, 'and through the second');
+
+# Three failures, spread over the two spellings, reach the limit of 3: the
+# fourth is refused through either. Keyed by the path, each spelling would
+# have its own count and the fourth would be checked (401).
+is(codes(2, $a, 'sid-user', 'wrong'), '401 401', 'two failures through a');
+is(login_at($b, 'sid-user', 'wrong'), 401, 'a third through b');
+is(login_at($b, 'sid-user', 'wrong'), 429,
+   'the fourth, through b, is refused: one count for both spellings');
+is(login_at($a, 'sid-user', 'sid-pw'), 429,
+   'through a too, even with the right password');
+
+# Another database with a user of the same name keeps its own count.
+is(codes(3, 'storeid-other.test', 'sid-user', 'wrong'), '401 401 401',
+   'another database: its own count (three failures checked)');
+is(login_at('storeid-other.test', 'sid-user', 'wrong'), 429,
+   'and its own limit');
+
+# A file of schema version 1: served as it is (httpd never upgrades a
+# schema), counted under its path, with one notice per child.
+my $v1 = storeid_db('storeid-v1');
+my $off = log_size();
+is(login_at('storeid-v1.test', 'sid-user', 'sid-pw'), 303,
+   'a version 1 file serves its users');
+is(codes(3, 'storeid-v1.test', 'sid-user', 'wrong'), '401 401 401',
+   'three failures there are checked');
+is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 429,
+   'the fourth is refused: counted under the path');
+is(user_version($v1), 1, 'httpd left the file at version 1');
+my $log = log_since($off);
+my @notes = $log =~ /^.*HSC181: .*$/mg;
+ok(@notes >= 1, 'HSC181 says the file has no store id')
+    or diag $log;
+like($notes[0] // '', qr/\[hsc:notice\].*storeid-v1\/users\.db: .*hsc-admin init/,
+     'at notice, naming the file and what adds an id');
+my %per_child;
+for my $line (@notes) {
+    my ($pid) = $line =~ /\[pid (\d+)/;
+    $per_child{ $pid // 'none' }++;
+}
+is((grep { $_ > 1 } values %per_child), 0,
+   'once per child, not once per login')
+    or diag explain \%per_child;
+
+# hsc-admin init upgrades it while httpd runs; the next login counts under
+# the new store id (a fresh count), without a restart.
+my ($rc, $out) = admin('init', $v1);
+storeid_fix_owner();
+is($rc, 0, 'hsc-admin init upgrades the file') or diag $out;
+like($out, qr/store id [0-9a-f]{32}$/m, 'and prints its new store id');
+is(user_version($v1), 2, 'now version 2');
+is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 401,
+   'the next failure is checked: counted under the store id now');
