@@ -4,7 +4,7 @@
 # bench/users-bench.sh runs it), users made by bench/bench_users; every
 # thread first opens its store handle (a pass of one user's cookie over
 # many connections), then, per row of N users, every one of their cookies
-# is sent once (test/rss/hsc-load.pl, 50 connections) and the child's
+# is sent once (test/rss/hsc-load.pl, 50 connections or one a thread) and the child's
 # memory is read from /proc/PID/smaps, by kind of mapping:
 #
 #   rss       VmRSS of the child
@@ -172,6 +172,10 @@ echo "| after | child RSS MiB | record cache | main heap | other anon (arenas) |
 [ "$check" = 1 ] && printf '# '
 echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 row "start"
+# At most one connection a thread: a busy event MPM closes kept-alive
+# connections beyond what its threads serve, and the client would resend.
+conns=50
+[ "$threads" -lt "$conns" ] && conns=$threads
 # Every thread opens its handle: one user, many connections, many passes.
 yes "$(head -n 1 "$run/cookies.txt")" | head -n 20000 >"$run/one.txt"
 perl "$load" 127.0.0.1 "$port" /hsc/x.html "$run/one.txt" 20000 "$threads" 4 >/dev/null
@@ -182,7 +186,7 @@ for n in $users; do
     # (n / 250,000)th of a larger one (enough to fill every cache).
     stride=$(( (n + 249999) / 250000 ))
     t0=$(date +%s)
-    got=$(perl "$load" 127.0.0.1 "$port" /hsc/x.html "$run/cookies.txt" "$n" 50 16 "$stride")
+    got=$(perl "$load" 127.0.0.1 "$port" /hsc/x.html "$run/cookies.txt" "$n" "$conns" 16 "$stride")
     sent=$(( (n + stride - 1) / stride ))
     if [ "$got" != "200=$sent" ]; then
         [ "$check" = 1 ] && echo "not ok 1 - every request of $n users answered 200: $got"
