@@ -321,8 +321,8 @@ check "memcached back: node A checks passwords again within 8 s (401, got $st af
 # server it found dead again 5 s after it failed, on its next login.
 left=$((t0 + 6 - $(date +%s)))
 [ "$left" -gt 0 ] && sleep "$left"
-burst "$A" "$B" back
-check "memcached back: a burst for one name gets $LIMIT checks again (401: $n401, 429: $n429)" \
+burst "$A" "$B" after-back
+check "memcached back: a burst for a new name gets $LIMIT checks again (401: $n401, 429: $n429)" \
     [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
 
 # --- the socache provider (memcache:), for comparison -----------------------
