@@ -4,16 +4,19 @@
  *
  * The design (two fixed-window counters per login, per client address and
  * per username, in an httpd socache; counted before the KDF, under the
- * cache lock; a success gives its attempt back; a cache failure never
- * blocks a login; the KDF cap is an atomic counter per child) is described
- * once, in docs/throttling.md. Keys, values and the window rule are in
- * hsc_core/hsc_throttle.c. This file registers its own hooks.
+ * cache lock; or, HSCThrottleCache memcache-exact:, in memcached raised
+ * by its atomic incr; a success gives its attempt back; a cache failure
+ * does what HSCThrottleUnavailable says; the KDF cap is an atomic counter
+ * per child) is described once, in docs/throttling.md. Keys, values and the
+ * window rule are in hsc_core/hsc_throttle.c. This file registers its own
+ * hooks.
  */
 #include <string.h>
 
 #include "apr_strings.h"
 #include "apr_atomic.h"
 #include "apr_global_mutex.h"
+#include "apr_memcache.h"
 
 #include "httpd.h"
 #include "http_config.h"
@@ -21,6 +24,7 @@
 #include "http_log.h"
 #include "ap_provider.h"
 #include "ap_socache.h"
+#include "ap_mpm.h"
 #include "util_mutex.h"
 
 #include "mod_hsc.h"
@@ -34,6 +38,17 @@ APLOG_USE_MODULE(hsc);
 
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"
+/* HSCThrottleCache memcache-exact:host[:port][,host[:port]...] */
+#define HSC_EXACT_NAME "memcache-exact"
+#define HSC_EXACT_DEFAULT_PORT 11211
+#define HSC_EXACT_MAX_SERVERS 16
+/* A connection idle this long is closed when next met (microseconds).
+ * Short on purpose: apr_memcache retries a server it found dead every 5 s
+ * with one of its idle connections, and one left from before a memcached
+ * restart fails that retry; with 2 s every such one has expired by then,
+ * so a child counts again within about 5 s of memcached's return. A login
+ * costs a KDF: a new connection now and then is nothing beside it. */
+#define HSC_EXACT_CONN_TTL (2 * APR_USEC_PER_SEC)
 /* Default shmcb size: 4 MB, 128 subcaches of which the keys use 64 (their
  * first byte takes 64 values, hsc_throttle_key), some 23,000 counters
  * (shmcb's own default is 512 KB). A full subcache drops its oldest. */
@@ -53,6 +68,16 @@ static ap_socache_instance_t *cache_inst;
  * raising one counter at once. (Across nodes nothing serialises it:
  * docs/several-servers.md.) */
 static apr_global_mutex_t *cache_mutex;
+/* The exact mode: its servers (HSCThrottleCache memcache-exact:), NULL
+ * otherwise; 1 in exact_on when post_config chose it; the client, made
+ * per child in child_init (its connections are the child's own). */
+typedef struct {
+    const char *host;
+    apr_port_t port;
+} exact_server_t;
+static apr_array_header_t *exact_servers;
+static int exact_on;
+static apr_memcache_t *exact_mc;
 /* HSCThrottleUnavailable: 1 refuse logins while the cache fails, 0 allow. */
 static int unavailable_refuse;
 /* 1 while this child is in a reported cache outage (logged once). */
@@ -73,6 +98,9 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     cache_provider = NULL;
     cache_inst = NULL;
     cache_mutex = NULL;
+    exact_servers = NULL;
+    exact_on = 0;
+    exact_mc = NULL;
     unavailable_refuse = HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE;
     /* Registered here so that the Mutex directive can configure it. */
     rv = ap_mutex_register(pconf, HSC_THROTTLE_MUTEX, NULL, APR_LOCK_DEFAULT,
@@ -87,8 +115,58 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
 }
 
 /*
- * HSCThrottleCache none | provider[:args]. The provider must be loaded
- * before this line; its arguments are checked here (provider->create).
+ * memcache-exact's servers: host[:port] separated by commas, as
+ * mod_socache_memcache takes them; an IPv4 address or a host name
+ * (apr_memcache connects over IPv4 only). NULL, or the error.
+ */
+static const char *exact_parse(cmd_parms *cmd, const char *args)
+{
+    char *list, *item, *last;
+
+    if (args == NULL || *args == '\0') {
+        return "HSCThrottleCache: memcache-exact: name the memcached "
+               "servers, memcache-exact:host[:port][,host[:port]...]";
+    }
+    exact_servers = apr_array_make(cmd->pool, 2, sizeof(exact_server_t));
+    list = apr_pstrdup(cmd->temp_pool, args);
+    for (item = apr_strtok(list, ",", &last); item != NULL;
+         item = apr_strtok(NULL, ",", &last)) {
+        exact_server_t *es;
+        char *host = NULL, *scope = NULL;
+        apr_port_t port = 0;
+        apr_status_t rv = apr_parse_addr_port(&host, &scope, &port, item,
+                                              cmd->pool);
+
+        if (rv != APR_SUCCESS || host == NULL || scope != NULL) {
+            return apr_psprintf(cmd->pool,
+                                "HSCThrottleCache: memcache-exact: '%s' is "
+                                "not host[:port]",
+                                item);
+        }
+        if (strchr(host, ':') != NULL) {
+            return apr_psprintf(cmd->pool,
+                                "HSCThrottleCache: memcache-exact: '%s': "
+                                "apr_memcache connects over IPv4 only; name "
+                                "an IPv4 address or a host name",
+                                item);
+        }
+        if (exact_servers->nelts >= HSC_EXACT_MAX_SERVERS) {
+            return "HSCThrottleCache: memcache-exact: at most 16 servers";
+        }
+        es = apr_array_push(exact_servers);
+        es->host = host;
+        es->port = port != 0 ? port : HSC_EXACT_DEFAULT_PORT;
+    }
+    if (exact_servers->nelts == 0) {
+        return "HSCThrottleCache: memcache-exact: name the memcached servers";
+    }
+    return NULL;
+}
+
+/*
+ * HSCThrottleCache none | memcache-exact:servers | provider[:args]. The
+ * provider must be loaded before this line; its arguments are checked
+ * here (provider->create).
  */
 const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg)
 {
@@ -100,10 +178,25 @@ const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
+    exact_servers = NULL;
     if (!strcasecmp(arg, "none")) {
         cache_name = "none";
         cache_args = NULL;
         cache_inst = NULL;
+        return NULL;
+    }
+    if (!strncasecmp(arg, HSC_EXACT_NAME ":", sizeof(HSC_EXACT_NAME))
+        || !strcasecmp(arg, HSC_EXACT_NAME)) {
+        cache_inst = NULL;
+        err = exact_parse(cmd, arg[sizeof(HSC_EXACT_NAME) - 1] == ':'
+                                   ? arg + sizeof(HSC_EXACT_NAME)
+                                   : NULL);
+        if (err != NULL) {
+            exact_servers = NULL;
+            return err;
+        }
+        cache_name = HSC_EXACT_NAME;
+        cache_args = NULL;
         return NULL;
     }
     sep = strchr(arg, ':');
@@ -233,8 +326,15 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG) {
         return OK;
     }
+    exact_on = 0;
     if ((cache_name != NULL && !strcmp(cache_name, "none"))
         || !throttling_wanted(main_s)) {
+        return OK;
+    }
+    /* Exact: no socache and no mutex; memcached's incr is atomic. The
+     * client is made per child (child_init). */
+    if (exact_servers != NULL) {
+        exact_on = 1;
         return OK;
     }
     if ((rc = cache_instance(pconf, ptemp, main_s, &prov)) != OK) {
@@ -273,10 +373,63 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
+/* The exact mode's client in a child: one pool of connections per server,
+ * at most one per thread, none opened until a login needs one. NULL on
+ * failure (logged): every login then meets HSCThrottleUnavailable. */
+static void exact_child_init(apr_pool_t *pchild, server_rec *s)
+{
+    apr_memcache_t *mc = NULL;
+    apr_status_t rv;
+    int threads = 1, i;
+
+    exact_mc = NULL;
+    if (ap_mpm_query(AP_MPMQ_MAX_THREADS, &threads) != APR_SUCCESS
+        || threads < 1) {
+        threads = 1;
+    }
+    rv = apr_memcache_create(pchild, (apr_uint16_t)exact_servers->nelts, 0,
+                             &mc);
+    for (i = 0; rv == APR_SUCCESS && i < exact_servers->nelts; ++i) {
+        const exact_server_t *es = &APR_ARRAY_IDX(exact_servers, i,
+                                                  exact_server_t);
+        apr_memcache_server_t *ms = NULL;
+
+        rv = apr_memcache_server_create(pchild, es->host, es->port, 0, 1,
+                                        (apr_uint32_t)threads,
+                                        HSC_EXACT_CONN_TTL, &ms);
+        if (rv == APR_SUCCESS) {
+            rv = apr_memcache_add_server(mc, ms);
+        }
+        if (rv != APR_SUCCESS) {
+            ap_log_error(APLOG_MARK, APLOG_ERR, rv, s,
+                         HSCLOGNO(183) "cannot set up the memcached client for "
+                                       "exact login throttling (%s:%u) in a "
+                                       "child: its logins meet "
+                                       "HSCThrottleUnavailable (%s)",
+                         es->host, (unsigned)es->port,
+                         unavailable_refuse ? "refuse" : "allow");
+            return;
+        }
+    }
+    if (rv != APR_SUCCESS) {
+        ap_log_error(APLOG_MARK, APLOG_ERR, rv, s,
+                     HSCLOGNO(184) "cannot make the memcached client for "
+                                   "exact login throttling in a child: its "
+                                   "logins meet HSCThrottleUnavailable (%s)",
+                     unavailable_refuse ? "refuse" : "allow");
+        return;
+    }
+    exact_mc = mc;
+}
+
 static void throttle_child_init(apr_pool_t *pchild, server_rec *s)
 {
     apr_status_t rv;
 
+    if (exact_on) {
+        exact_child_init(pchild, s);
+        return;
+    }
     if (cache_mutex == NULL) {
         return;
     }
@@ -500,6 +653,190 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
     }
 }
 
+/* --- the exact mode: memcached's add and incr ---------------------------- */
+
+/* HSC054's words for a failed memcached call. apr_memcache answers
+ * APR_NOTFOUND also when no server is alive (it retries a dead one every
+ * 5 s), so where absence is not an answer NOTFOUND means that. */
+static const char *exact_what(apr_status_t rv, const char *call)
+{
+    return rv == APR_NOTFOUND ? "memcached: no server answers" : call;
+}
+
+/*
+ * Count one attempt in an exact counter: APR_SUCCESS and *v, the count
+ * with it, as memcached's atomic incr returned it: whatever the other
+ * nodes do at the same moment, each attempt gets its own value. A counter
+ * that is absent is made by add (1, the window as its expiry: incr never
+ * moves it), and an add that lost the race to another node's is followed
+ * by incr again.
+ */
+static apr_status_t exact_take(const char *key, apr_int64_t now,
+                               apr_int64_t window, apr_uint32_t *v,
+                               const char **what)
+{
+    char mk[HSC_THROTTLE_EXACT_KEY_MAX], tk[HSC_THROTTLE_EXACT_KEY_MAX];
+    char one[] = "1", start[24];
+    apr_uint32_t exp = hsc_throttle_exact_expiry(window, now);
+    apr_status_t rv;
+    int tries;
+
+    *what = "memcached key";
+    if (hsc_throttle_exact_key(key, 0, mk) != HSC_OK
+        || hsc_throttle_exact_key(key, 1, tk) != HSC_OK) {
+        return APR_EGENERAL;
+    }
+    for (tries = 0; tries < 3; ++tries) {
+        *v = 0;
+        rv = apr_memcache_incr(exact_mc, mk, 1, v);
+        if (rv == APR_SUCCESS) {
+            /* incr by 1 gives 1 or more; apr_memcache reads any other
+             * answer (CLIENT_ERROR: not a number, SERVER_ERROR) as 0. */
+            *what = "memcached incr: not a counter";
+            return *v > 0 ? APR_SUCCESS : APR_EGENERAL;
+        }
+        if (rv != APR_NOTFOUND) {
+            *what = "memcached incr";
+            return rv;
+        }
+        rv = apr_memcache_add(exact_mc, mk, one, 1, exp, 0);
+        if (rv == APR_SUCCESS) {
+            int n = apr_snprintf(start, sizeof(start), "%" APR_INT64_T_FMT,
+                                 now);
+
+            *v = 1;
+            /* The window's start, for Retry-After. set, not add: the one
+             * of the last window may outlive its counter by a second. If
+             * it is lost, a refusal says the whole window. */
+            (void)apr_memcache_set(exact_mc, tk, start, (apr_size_t)n, exp, 0);
+            return APR_SUCCESS;
+        }
+        if (rv != APR_EEXIST) { /* NOT_STORED: another node's add won */
+            *what = exact_what(rv, "memcached add");
+            return rv;
+        }
+    }
+    *what = "memcached add and incr keep missing";
+    return APR_EGENERAL;
+}
+
+/* Take one attempt back (a decr stops at 0). Absent is fine: its window
+ * ended, or a success removed it. A failure leaves the attempt counted. */
+static apr_status_t exact_give_back(const char *key)
+{
+    char mk[HSC_THROTTLE_EXACT_KEY_MAX];
+    apr_uint32_t v = 0;
+    apr_status_t rv;
+
+    if (hsc_throttle_exact_key(key, 0, mk) != HSC_OK) {
+        return APR_EGENERAL;
+    }
+    rv = apr_memcache_decr(exact_mc, mk, 1, &v);
+    return rv == APR_NOTFOUND ? APR_SUCCESS : rv;
+}
+
+/* Seconds until a full counter's window ends, from the start kept beside
+ * it (the whole window when that cannot be read). */
+static apr_int64_t exact_wait(request_rec *r, const char *key, apr_int64_t now,
+                              apr_int64_t window)
+{
+    char tk[HSC_THROTTLE_EXACT_KEY_MAX];
+    char *val = NULL;
+    apr_size_t len = 0;
+
+    if (hsc_throttle_exact_key(key, 1, tk) != HSC_OK
+        || apr_memcache_getp(exact_mc, r->pool, tk, &val, &len, NULL)
+               != APR_SUCCESS) {
+        val = NULL;
+        len = 0;
+    }
+    return hsc_throttle_exact_wait(val, len, now, window);
+}
+
+/*
+ * hsc_throttle_begin in the exact mode: the address counter, then the
+ * username's, each raised first and judged by the value incr returned
+ * (over the limit: given back, 429). No lock: memcached orders the incrs
+ * of every node, so no two attempts get the same value and at most
+ * `limit` of them get one within the limit.
+ */
+static apr_int64_t exact_begin(request_rec *r, const hsc_throttle_conf_t *tc,
+                               const char *user, size_t user_len,
+                               apr_int64_t now, counter_t k[2])
+{
+    const char *what = "memcached client";
+    apr_status_t rv = APR_EGENERAL;
+    apr_uint32_t v;
+    apr_int64_t wait;
+    int i, j;
+
+    for (i = 0; i < 2; ++i) {
+        if (k[i].key[0] == '\0') {
+            continue;
+        }
+        if (exact_mc == NULL
+            || (rv = exact_take(k[i].key, now, tc->window, &v, &what))
+                   != APR_SUCCESS) {
+            /* Not counted at all: give back what this login took. */
+            for (j = 0; j < i; ++j) {
+                if (k[j].key[0] != '\0') {
+                    (void)exact_give_back(k[j].key);
+                }
+            }
+            k[0].key[0] = k[1].key[0] = '\0';
+            cache_failed(r, rv, what);
+            return unavailable_refuse ? -1 : 0;
+        }
+        if (v > (apr_uint32_t)k[i].limit) {
+            /* Over: refused and not counted (nor is the window moved:
+             * incr keeps the expiry add gave). */
+            k[i].c.count = v - 1;
+            wait = k[i].wait = exact_wait(r, k[i].key, now, tc->window);
+            for (j = 0; j <= i; ++j) {
+                if (k[j].key[0] != '\0') {
+                    (void)exact_give_back(k[j].key);
+                }
+            }
+            k[0].key[0] = k[1].key[0] = '\0';
+            cache_ok();
+            log_throttled(r, tc, user, k, wait);
+            hsc_ops_lockout(r, user, user_len, i == 1, now + wait);
+            return wait;
+        }
+        k[i].c.count = v;
+    }
+    cache_ok();
+    return 0;
+}
+
+/* hsc_throttle_end in the exact mode (the same rules, as memcached
+ * calls). */
+static void exact_end(request_rec *r, const hsc_throttle_t *t,
+                      hsc_throttle_outcome_t outcome)
+{
+    char mk[HSC_THROTTLE_EXACT_KEY_MAX];
+    apr_status_t rv;
+
+    if (exact_mc == NULL) {
+        return;
+    }
+    if (t->ukey[0] && outcome == HSC_THROTTLE_SUCCEEDED) {
+        if (hsc_throttle_exact_key(t->ukey, 0, mk) == HSC_OK) {
+            rv = apr_memcache_delete(exact_mc, mk, 0);
+            if (rv != APR_SUCCESS && rv != APR_NOTFOUND) {
+                cache_failed(r, rv, "memcached delete");
+            }
+        }
+    }
+    else if (t->ukey[0] && (rv = exact_give_back(t->ukey)) != APR_SUCCESS) {
+        cache_failed(r, rv, "memcached decr");
+    }
+    if (t->akey[0] && outcome != HSC_THROTTLE_BUSY
+        && (rv = exact_give_back(t->akey)) != APR_SUCCESS) {
+        cache_failed(r, rv, "memcached decr");
+    }
+}
+
 apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
                                const char *userdb, const char *user,
                                size_t user_len, hsc_throttle_t *t)
@@ -511,13 +848,17 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
     int i;
 
     t->akey[0] = t->ukey[0] = '\0';
-    if (cache_provider == NULL || (tc->addr <= 0 && tc->user <= 0)) {
+    if ((cache_provider == NULL && !exact_on)
+        || (tc->addr <= 0 && tc->user <= 0)) {
         return 0;
     }
     if (counter_keys(r, userdb, user, user_len, k) != 0) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
         return unavailable_refuse ? -1 : 0;
+    }
+    if (exact_on) {
+        return exact_begin(r, tc, user, user_len, now, k);
     }
     if ((rv = lock()) != APR_SUCCESS) {
         t->akey[0] = t->ukey[0] = '\0';
@@ -565,8 +906,12 @@ void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_status_t rv;
 
-    if (outcome == HSC_THROTTLE_FAILED || cache_provider == NULL
+    if (outcome == HSC_THROTTLE_FAILED || (cache_provider == NULL && !exact_on)
         || (t->akey[0] == '\0' && t->ukey[0] == '\0')) {
+        return;
+    }
+    if (exact_on) {
+        exact_end(r, t, outcome);
         return;
     }
     if ((rv = lock()) != APR_SUCCESS) {

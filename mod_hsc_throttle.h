@@ -50,7 +50,8 @@ void hsc_throttle_register_hooks(apr_pool_t *p);
 const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
                                          const char *arg);
 
-/* HSCThrottleCache none | provider[:args] (main server only). */
+/* HSCThrottleCache none | provider[:args] | memcache-exact:host[:port],...
+ * (main server only). */
 const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg);
 
 /*

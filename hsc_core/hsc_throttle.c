@@ -122,3 +122,57 @@ int64_t hsc_counter_wait(const hsc_counter_t *c, int limit, int64_t now,
     }
     return left;
 }
+
+hsc_status_t hsc_throttle_exact_key(const char *key, int start,
+                                    char out[HSC_THROTTLE_EXACT_KEY_MAX])
+{
+    size_t len = key != NULL ? strlen(key) : 0, i;
+
+    out[0] = '\0';
+    /* Only hsc_throttle_key()'s keys: printable ASCII, no spaces. */
+    if (len == 0 || len >= HSC_THROTTLE_KEY_LEN) {
+        return HSC_EINVAL;
+    }
+    for (i = 0; i < len; i++) {
+        if (key[i] <= ' ' || key[i] > '~') {
+            return HSC_EINVAL;
+        }
+    }
+    memcpy(out, "hsc:", 4);
+    memcpy(out + 4, key, len);
+    memcpy(out + 4 + len, start ? ":t" : "", start ? 3 : 1);
+    return HSC_OK;
+}
+
+uint32_t hsc_throttle_exact_expiry(int64_t window, int64_t now)
+{
+    if (window < 1) {
+        window = 1;
+    }
+    if (window <= HSC_THROTTLE_MC_RELATIVE_MAX) {
+        return (uint32_t)window;
+    }
+    /* A Unix time: 32 bits hold it until 2106. */
+    if (now + window > (int64_t)UINT32_MAX) {
+        return UINT32_MAX;
+    }
+    return (uint32_t)(now + window);
+}
+
+int64_t hsc_throttle_exact_wait(const char *start, size_t len, int64_t now,
+                                int64_t window)
+{
+    int64_t s, left;
+
+    if (window < 1) {
+        return 1;
+    }
+    if (start == NULL || len > 18 || hsc_parse_time(start, len, &s) != HSC_OK) {
+        return window;
+    }
+    left = s + window - now;
+    if (left < 1) {
+        return 1; /* memcached still holds the count: its clock decides */
+    }
+    return left > window ? window : left;
+}

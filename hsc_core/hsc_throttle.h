@@ -1,7 +1,9 @@
 /*
  * hsc_throttle.h: the counting behind login throttling, without httpd: the
  * cache key of a counter, its value as stored, and the window rule.
- * mod_hsc_throttle.c keeps the counters in an httpd socache, under a lock.
+ * mod_hsc_throttle.c keeps the counters in an httpd socache, under a lock,
+ * or (HSCThrottleCache memcache-exact:) as memcached counters raised with
+ * its atomic incr: the hsc_throttle_exact_* calls below.
  *
  * A counter is a fixed window that starts at its first counted attempt:
  * within `window` seconds of `start` it holds `count` attempts; after that
@@ -76,5 +78,46 @@ size_t hsc_counter_encode(const hsc_counter_t *c,
  */
 int64_t hsc_counter_wait(const hsc_counter_t *c, int limit, int64_t now,
                          int64_t window);
+
+/*
+ * The exact mode (docs/throttling.md): a counter is a memcached item
+ * holding the count alone, made by `add` with the window as its expiry and
+ * raised by `incr`, which memcached applies atomically, so the value incr
+ * returns decides. Beside it an item holds the window's start ("<start>",
+ * a decimal) for Retry-After; it is only read when a login is refused.
+ */
+
+/* The longest memcached key hsc_throttle_exact_key() writes, with its NUL
+ * ("hsc:" key ":t"); memcached allows 250 bytes. */
+#define HSC_THROTTLE_EXACT_KEY_MAX (4 + HSC_THROTTLE_KEY_LEN + 2)
+/* memcached reads an expiry above 30 days as a Unix time. */
+#define HSC_THROTTLE_MC_RELATIVE_MAX ((int64_t)30 * 86400)
+
+/**
+ * The memcached key of a counter (start 0: "hsc:" key) or of its window's
+ * start (start 1: "hsc:" key ":t"). key is hsc_throttle_key()'s: printable,
+ * no spaces, so the result is a valid memcached key. HSC_OK, or
+ * HSC_EINVAL with out "" for a key that is not one of those.
+ */
+hsc_status_t
+hsc_throttle_exact_key(const char *key, int start,
+                       char out[HSC_THROTTLE_EXACT_KEY_MAX]) HSC_MUST_CHECK;
+
+/**
+ * memcached's expiry for an item that lives `window` seconds from now:
+ * the seconds themselves up to 30 days, else now + window as a Unix time
+ * (memcached's rule); at least 1.
+ */
+uint32_t hsc_throttle_exact_expiry(int64_t window, int64_t now);
+
+/**
+ * Seconds a login over an exact counter's limit waits, from the window's
+ * start stored beside the counter (len bytes, no NUL needed): start +
+ * window - now, kept within 1 .. window (a skewed clock never gives 0 or
+ * more than a window); the whole window when the start is absent (NULL)
+ * or not a canonical decimal.
+ */
+int64_t hsc_throttle_exact_wait(const char *start, size_t len, int64_t now,
+                                int64_t window);
 
 #endif /* HSC_THROTTLE_H */

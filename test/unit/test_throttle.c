@@ -12,6 +12,8 @@
 
 #define WINDOW 300
 #define MAX 1000
+/* Ten years (hsc_parse.h's HSC_DURATION_MAX). */
+#define HSC_DURATION_MAX_TEST ((int64_t)10 * 366 * 86400)
 
 static void key_is_spread_tag_colon_and_32_hex_digits_of_sha256(void)
 {
@@ -236,6 +238,94 @@ static void wait_is_the_rest_of_the_window_at_or_over_the_limit(void)
     }
 }
 
+/* The exact mode's memcached keys: prefixed, bounded, printable. */
+static void exact_keys_are_prefixed_hash_keys(void)
+{
+    char key[HSC_THROTTLE_KEY_LEN], mk[HSC_THROTTLE_EXACT_KEY_MAX];
+    char name[300];
+    size_t i;
+
+    CHECK_EQ(hsc_throttle_key('a', "example.org", "198.51.100.7", 12, key),
+             HSC_OK, "an address key");
+    CHECK_EQ(hsc_throttle_exact_key(key, 0, mk), HSC_OK, "its counter");
+    CHECK_STR(mk, "hsc:Wa:d4260452848f320e5663e337c52c4066",
+              "hsc: and the socache path's key");
+    CHECK_EQ(hsc_throttle_exact_key(key, 1, mk), HSC_OK, "its start");
+    CHECK_STR(mk, "hsc:Wa:d4260452848f320e5663e337c52c4066:t", "and :t");
+    CHECK(strlen(mk) < HSC_THROTTLE_EXACT_KEY_MAX && strlen(mk) <= 250,
+          "within the buffer and memcached's 250 bytes");
+    /* A 255-byte username with spaces and control bytes: the key is its
+     * hash, so nothing of it reaches memcached. */
+    memset(name, ' ', 255);
+    name[0] = '\n';
+    name[254] = '\r';
+    CHECK_EQ(hsc_throttle_key('u', "/db", name, 255, key), HSC_OK,
+             "a hostile username's key");
+    CHECK_EQ(hsc_throttle_exact_key(key, 1, mk), HSC_OK, "its start's key");
+    for (i = 0; mk[i] != '\0'; i++) {
+        if (mk[i] <= ' ' || mk[i] > '~') {
+            break;
+        }
+    }
+    CHECK_EQ(mk[i], '\0', "no space or control byte in the key");
+    CHECK_EQ(hsc_throttle_exact_key("a b", 0, mk), HSC_EINVAL,
+             "a key with a space is refused");
+    CHECK_STR(mk, "", "and nothing is written");
+    CHECK_EQ(hsc_throttle_exact_key("", 0, mk), HSC_EINVAL, "an empty key");
+    memset(name, 'x', 60);
+    name[60] = '\0';
+    CHECK_EQ(hsc_throttle_exact_key(name, 1, mk), HSC_EINVAL,
+             "a key longer than hsc_throttle_key's");
+}
+
+static void exact_expiry_is_relative_up_to_30_days(void)
+{
+    CHECK_EQ(hsc_throttle_exact_expiry(300, 1700000000), 300, "5 minutes");
+    CHECK_EQ(hsc_throttle_exact_expiry(30 * 86400, 1700000000), 30 * 86400,
+             "30 days: still relative");
+    CHECK_EQ(hsc_throttle_exact_expiry(30 * 86400 + 1, 1700000000),
+             1700000000 + 30 * 86400 + 1, "above: a Unix time");
+    CHECK_EQ(hsc_throttle_exact_expiry(0, 1700000000), 1, "at least 1");
+    CHECK_EQ(hsc_throttle_exact_expiry(HSC_DURATION_MAX_TEST, 4294967000LL),
+             4294967295U, "no wrap past 2106");
+}
+
+/* A start as stored, now, and the wait expected (window 300). */
+static const struct {
+    const char *start;
+    int64_t now;
+    int64_t wait;
+    const char *what;
+} exact_wait_cases[] = {
+    {"1000", 1100, 200, "the rest of the window"},
+    {"1000", 1299, 1, "its last second"},
+    {"1000", 1300, 1, "past it by this clock: 1, memcached decides"},
+    {"1000", 5000, 1, "long past: still 1"},
+    {"1000", 900, 300, "a start in the future: one window"},
+    {NULL, 1100, 300, "absent: the whole window"},
+    {"", 1100, 300, "empty: the whole window"},
+    {"01000", 1100, 300, "not canonical: the whole window"},
+    {"1000 ", 1100, 300, "trailing space: the whole window"},
+    {"-5", 1100, 300, "negative: the whole window"},
+    {"99999999999999999999", 1100, 300, "too long: the whole window"},
+};
+
+static void exact_wait_is_the_rest_of_the_window(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(exact_wait_cases) / sizeof(exact_wait_cases[0]);
+         i++) {
+        const char *s = exact_wait_cases[i].start;
+
+        CHECK_EQ(hsc_throttle_exact_wait(s, s ? strlen(s) : 0,
+                                         exact_wait_cases[i].now, WINDOW),
+                 exact_wait_cases[i].wait, exact_wait_cases[i].what);
+    }
+    CHECK_EQ(hsc_throttle_exact_wait("1000xyz", 4, 1100, WINDOW), 200,
+             "only len bytes are read");
+}
+
 int main(void)
 {
     RUN(key_is_spread_tag_colon_and_32_hex_digits_of_sha256);
@@ -246,5 +336,8 @@ int main(void)
     RUN(decode_reads_only_len_bytes_and_absent_is_fresh);
     RUN(encode_then_decode_gives_the_counter_back);
     RUN(wait_is_the_rest_of_the_window_at_or_over_the_limit);
+    RUN(exact_keys_are_prefixed_hash_keys);
+    RUN(exact_expiry_is_relative_up_to_30_days);
+    RUN(exact_wait_is_the_rest_of_the_window);
     return hsc_test_done();
 }

@@ -1,0 +1,348 @@
+#!/bin/sh
+# test/throttle-exact.sh: HSCThrottleCache memcache-exact: across two httpd
+# nodes, in TAP (docs/throttling.md, docs/several-servers.md). Starts
+# everything itself in a temporary directory: memcached on a free loopback
+# port and two httpd (event MPM, two children each) on one SQLite user
+# file, the same key file and the same ServerName. Checks: parallel bursts
+# of wrong passwords over both nodes get exactly HSCThrottleUser password
+# checks (401) and 429 for the rest, per username and per address; the
+# next attempt is refused on both nodes, the right password too; a success
+# clears the username's count; the count ends with HSCThrottleWindow;
+# memcached stopped and back does what HSCThrottleUnavailable says
+# (node A refuse, node B allow), logged once per child. Then the same
+# bursts through the socache provider (memcache:, mutex per node) are
+# measured and printed, not asserted: their overcount is a race.
+set -u
+
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+srcdir=$(cd "$top_srcdir" && pwd) || exit 1
+builddir=$(cd "$top_builddir" && pwd) || exit 1
+HTTPD=${HTTPD:-/usr/sbin/apache2}
+APXS=${APXS:-apxs}
+libexec=$("$APXS" -q LIBEXECDIR 2>/dev/null) || libexec=/usr/lib/apache2/modules
+[ -n "$libexec" ] || libexec=/usr/lib/apache2/modules
+ADMIN=$builddir/hsc-admin
+MODULE=$builddir/.libs/mod_hsc.so
+
+LIMIT=10       # HSCThrottleUser, and HSCThrottleAddress on the second site
+WINDOW=6       # HSCThrottleWindow, seconds
+BURST=40       # logins sent at once per burst, alternating nodes
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
+check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
+finish() {
+    if [ "$failed" != 0 ]; then
+        for node in a b; do
+            [ -f "$W/$node/error.log" ] || continue
+            echo "# --- node $node error log (last lines)"
+            tail -n 15 "$W/$node/error.log" | sed 's/^/#   /'
+        done
+    fi
+    echo "1..$n"
+    [ "$n" -gt 0 ] && [ "$failed" = 0 ]
+    exit $?
+}
+bail() { notok "$1"; finish; }
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-exact.XXXXXX") || exit 1
+chmod 755 "$W"
+MC_PID=""
+stop_nodes() {
+    for node in a b; do
+        if [ -f "$W/$node/httpd.pid" ]; then
+            kill "$(cat "$W/$node/httpd.pid")" 2>/dev/null
+            i=0
+            while [ -f "$W/$node/httpd.pid" ] && [ $i -lt 50 ]; do
+                sleep 0.1
+                i=$((i + 1))
+            done
+        fi
+    done
+}
+stop_memcached() {
+    if [ -n "$MC_PID" ]; then
+        kill -CONT "$MC_PID" 2>/dev/null
+        kill "$MC_PID" 2>/dev/null
+        wait "$MC_PID" 2>/dev/null
+    fi
+    MC_PID=""
+}
+cleanup() {
+    stop_nodes
+    stop_memcached
+    rm -rf "$W"
+}
+trap cleanup EXIT INT TERM
+
+for f in "$MODULE" "$ADMIN" "$HTTPD"; do
+    [ -e "$f" ] || bail "missing $f"
+done
+command -v memcached >/dev/null || bail "memcached is installed (tools/install-deps-debian.sh --test)"
+command -v curl >/dev/null || bail "curl is installed"
+command -v python3 >/dev/null || bail "python3 is installed"
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# --- memcached, fixtures ----------------------------------------------------
+MC_PORT=$(free_port)
+start_memcached() {
+    memcached -u nobody -l 127.0.0.1 -p "$MC_PORT" -m 16 -t 2 &
+    MC_PID=$!
+    i=0
+    while [ $i -lt 50 ]; do
+        python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' \
+            "$MC_PORT" 2>/dev/null && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    return 1
+}
+start_memcached || bail "memcached starts"
+
+"$ADMIN" keygen "$W/keys" >/dev/null || bail "keygen"
+chmod 644 "$W/keys"
+mkdir -p "$W/db"
+DB=$W/db/users.db
+"$ADMIN" init "$DB" >/dev/null || bail "hsc-admin init"
+add() { echo "$2" | "$ADMIN" add "$DB" "$1" --password-stdin --kdf sha256-chain:1000 >/dev/null; }
+for u in u1 u2 u3 s1 p1 p2 p3 back; do
+    add "$u" "right-$u" || bail "hsc-admin add $u"
+done
+user_lines=""
+if [ "$(id -u)" = 0 ]; then
+    user_lines="User nobody
+Group nogroup"
+    chown -R nobody:nogroup "$W/db"
+fi
+
+# --- two nodes --------------------------------------------------------------
+PORT_A=$(free_port)
+PORT_B=$(free_port)
+SITE_A=$(free_port)
+SITE_B=$(free_port)
+write_conf() { # node port site-port unavailable throttle-cache
+    mkdir -p "$W/$1/htdocs"
+    echo "node $1" > "$W/$1/htdocs/index.html"
+    cat > "$W/$1/httpd.conf" <<EOF
+ServerRoot "$W/$1"
+# One ServerName on both nodes: the address counter is per ServerName.
+ServerName hsc-exact
+Listen 127.0.0.1:$2
+Listen 127.0.0.1:$3
+PidFile "$W/$1/httpd.pid"
+ErrorLog "$W/$1/error.log"
+LogLevel warn hsc:info
+$user_lines
+LoadModule mpm_event_module $libexec/mod_mpm_event.so
+LoadModule authn_core_module $libexec/mod_authn_core.so
+LoadModule authz_core_module $libexec/mod_authz_core.so
+LoadModule dir_module $libexec/mod_dir.so
+LoadModule socache_memcache_module $libexec/mod_socache_memcache.so
+LoadModule hsc_module "$MODULE"
+StartServers 2
+ServerLimit 2
+ThreadsPerChild 25
+MaxRequestWorkers 50
+DocumentRoot "$W/$1/htdocs"
+DirectoryIndex index.html
+Mutex file:$W/$1 default
+HSCKeyFile "$W/keys"
+HSCUserDB "$DB"
+HSCThrottleCache $5
+HSCThrottleUnavailable $4
+HSCThrottleAddress 1000
+HSCThrottleUser $LIMIT
+HSCThrottleWindow ${WINDOW}s
+# No KDF cap: every attempt is either checked (401) or refused (429);
+# a cheap KDF for failed logins, so that 40 at once stay light.
+HSCMaxLoginKDF 0
+HSCDummyKDF sha256-chain:1000
+HSCCookieSecure Off
+<Location /login>
+    SetHandler hsc-login
+</Location>
+# The second site counts addresses only: one address, LIMIT attempts.
+<VirtualHost 127.0.0.1:$3>
+    ServerName hsc-exact-addr
+    HSCThrottleAddress $LIMIT
+    HSCThrottleUser 0
+</VirtualHost>
+EOF
+}
+preload=""
+if ldd "$MODULE" 2>/dev/null | grep -q libasan; then
+    preload=$(${CC:-gcc} -print-file-name=libasan.so)
+fi
+asan_opts=${preload:+detect_leaks=0:abort_on_error=0}
+A=http://127.0.0.1:$PORT_A
+B=http://127.0.0.1:$PORT_B
+start_nodes() { # throttle-cache
+    write_conf a "$PORT_A" "$SITE_A" refuse "$1"
+    write_conf b "$PORT_B" "$SITE_B" allow "$1"
+    for node in a b; do
+        LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts \
+            "$HTTPD" -f "$W/$node/httpd.conf" -k start || return 1
+    done
+    i=0
+    while [ $i -lt 30 ]; do
+        curl -s -o /dev/null "$A/" && curl -s -o /dev/null "$B/" && return 0
+        sleep 0.2
+        i=$((i + 1))
+    done
+    return 1
+}
+EXACT="memcache-exact:127.0.0.1:$MC_PORT"
+start_nodes "$EXACT" || bail "both nodes start with HSCThrottleCache $EXACT"
+check "node A's configuration passes apache2 -t" env LD_PRELOAD="$preload" \
+    ASAN_OPTIONS="detect_leaks=0:abort_on_error=0" "$HTTPD" -t -f "$W/a/httpd.conf"
+
+# login NODE USER PASSWORD: prints the status; headers in $W/headers
+login() {
+    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' -H "Origin: $1" \
+        --data-urlencode "username=$2" --data-urlencode "password=$3" "$1/login"
+}
+retry_after() { sed -n 's/^[Rr]etry-[Aa]fter: *\([0-9]*\).*/\1/p' "$W/headers"; }
+
+# burst NODE1 NODE2 USER [distinct]: BURST logins at once (curl --parallel),
+# alternating nodes, all wrong; with "distinct" each names another user.
+# Sets n401, n429, nother.
+burst() {
+    : > "$W/burst.cfg"
+    i=0
+    while [ $i -lt "$BURST" ]; do
+        node=$1
+        [ $((i % 2)) = 1 ] && node=$2
+        user=$3
+        [ "${4:-}" = distinct ] && user="$3-$i"
+        [ $i -gt 0 ] && echo next >> "$W/burst.cfg"
+        cat >> "$W/burst.cfg" <<EOF
+url = "$node/login"
+header = "Origin: $node"
+data-urlencode = "username=$user"
+data-urlencode = "password=wrong-$i"
+output = "/dev/null"
+write-out = "%{http_code}\\n"
+EOF
+        i=$((i + 1))
+    done
+    curl -s -Z --parallel-max "$BURST" -K "$W/burst.cfg" > "$W/burst" 2>/dev/null
+    n401=$(grep -c '^401$' "$W/burst")
+    n429=$(grep -c '^429$' "$W/burst")
+    nother=$((BURST - n401 - n429))
+}
+
+# --- exact: parallel bursts over two nodes ----------------------------------
+t_u1=$(date +%s)
+for u in u1 u2 u3; do
+    burst "$A" "$B" "$u"
+    check "exact: $BURST wrong passwords for $u at once over two nodes: $LIMIT password checks (401: $n401), the rest 429 ($n429, other $nother)" \
+        [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
+done
+st=$(login "$A" u1 wrong-again)
+ra=$(retry_after)
+check "exact: the next attempt for u1 is refused on node A ($st)" [ "$st" = 429 ]
+check "with Retry-After within the window (${ra:-none})" \
+    [ -n "$ra" ] && [ "$ra" -ge 1 ] && [ "$ra" -le "$WINDOW" ]
+check "exact: and on node B, the right password too" [ "$(login "$B" u1 right-u1)" = 429 ]
+
+SA=http://127.0.0.1:$SITE_A
+SB=http://127.0.0.1:$SITE_B
+burst "$SA" "$SB" addr distinct
+check "exact, per address: $BURST wrong logins for $BURST names at once over two nodes: $LIMIT checks (401: $n401), the rest 429 ($n429, other $nother)" \
+    [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
+check "exact, per address: the next one is refused on node B" \
+    [ "$(login "$SB" someone-else wrong)" = 429 ]
+
+# A success clears the username's count (sequential, alternating nodes).
+codes=""
+for i in 1 2 3 4; do
+    node=$A
+    [ $((i % 2)) = 0 ] && node=$B
+    codes="$codes $(login "$node" s1 wrong-$i)"
+done
+codes="$codes $(login "$B" s1 right-s1)"
+i=0
+while [ $i -lt $((LIMIT + 1)) ]; do
+    node=$A
+    [ $((i % 2)) = 0 ] && node=$B
+    codes="$codes $(login "$node" s1 wrong-again-$i)"
+    i=$((i + 1))
+done
+check "exact: 4 failures, a success (303), then $LIMIT failures and the next is 429" \
+    [ "$codes" = " 401 401 401 401 303 401 401 401 401 401 401 401 401 401 401 429" ]
+echo "# statuses:$codes"
+
+# The window: the count of u1 is forgotten WINDOW seconds after it began.
+now=$(date +%s)
+left=$((t_u1 + WINDOW + 1 - now))
+[ "$left" -gt 0 ] && sleep "$left"
+check "exact: after the window, u1's count is forgotten: a wrong password is checked again (401) on node B" \
+    [ "$(login "$B" u1 wrong-later)" = 401 ]
+check "and the right one logs in on node A (303)" [ "$(login "$A" u1 right-u1)" = 303 ]
+
+# --- memcached stopped, hung, back ------------------------------------------
+# HSC054's error lines before the outage (none expected).
+err_before_a=$(grep -c 'hsc:error.*HSC054' "$W/a/error.log")
+err_before_b=$(grep -c 'hsc:error.*HSC054' "$W/b/error.log")
+stop_memcached
+codes=""
+for i in 1 2 3 4 5 6; do codes="$codes $(login "$A" back wrong-$i)"; done
+check "memcached stopped: node A (HSCThrottleUnavailable refuse) answers 503 to every login:$codes" \
+    [ "$codes" = " 503 503 503 503 503 503" ]
+codes=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do codes="$codes $(login "$B" back wrong-$i)"; done
+check "memcached stopped: node B (allow) checks every password, uncounted (12 x 401):$codes" \
+    [ "$codes" = " 401 401 401 401 401 401 401 401 401 401 401 401" ]
+check "memcached stopped: node B logs the right password in (303)" \
+    [ "$(login "$B" back right-back)" = 303 ]
+err_a=$(( $(grep -c 'hsc:error.*HSC054' "$W/a/error.log") - err_before_a ))
+err_b=$(( $(grep -c 'hsc:error.*HSC054' "$W/b/error.log") - err_before_b ))
+check "the outage is logged at error once per child, not per login (node A: $err_a, node B: $err_b; 2 children each)" \
+    [ "$err_a" -ge 1 -a "$err_a" -le 2 -a "$err_b" -ge 1 -a "$err_b" -le 2 ]
+
+start_memcached || bail "memcached starts again"
+# apr_memcache tries a server it found dead again every 5 s.
+t0=$(date +%s)
+st=""
+while [ $(( $(date +%s) - t0 )) -lt 8 ]; do
+    st=$(login "$A" back wrong-back)
+    [ "$st" = 401 ] && break
+    sleep 0.5
+done
+check "memcached back: node A checks passwords again within 8 s (401, got $st after $(( $(date +%s) - t0 )) s)" \
+    [ "$st" = 401 ]
+# Counted again once every child has found it back: a child tries a
+# server it found dead again 5 s after it failed, on its next login.
+left=$((t0 + 6 - $(date +%s)))
+[ "$left" -gt 0 ] && sleep "$left"
+burst "$A" "$B" after-back
+check "memcached back: a burst for a new name gets $LIMIT checks again (401: $n401, 429: $n429)" \
+    [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
+
+# --- the socache provider (memcache:), for comparison -----------------------
+stop_nodes
+start_nodes "memcache:127.0.0.1:$MC_PORT" || bail "both nodes start with HSCThrottleCache memcache:"
+counts=""
+bad=0
+for u in p1 p2 p3; do
+    burst "$A" "$B" "$u"
+    counts="$counts $n401"
+    [ "$nother" = 0 ] || bad=1
+done
+echo "# memcache: (socache, mutex per node): password checks in bursts of $BURST against a limit of $LIMIT:$counts (racy, not asserted; memcache-exact: gave $LIMIT each time)"
+check "memcache:: every burst answer is 401 or 429" [ "$bad" = 0 ]
+
+# --- no child crashed -------------------------------------------------------
+crashes=$(cat "$W/a/error.log" "$W/b/error.log" | grep -ciE 'exit signal|segmentation|AH00052')
+check "no child crashed (error logs)" [ "$crashes" = 0 ]
+reports=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer')
+check "no sanitizer report in the error logs" [ "$reports" = 0 ]
+secrets=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'wrong-|right-')
+check "no password in the error logs" [ "$secrets" = 0 ]
+finish
