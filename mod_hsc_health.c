@@ -26,9 +26,11 @@ APLOG_USE_MODULE(hsc);
 
 /* The longest a healthy store may take to answer the probe. */
 #define HSC_HEALTH_BOUND apr_time_from_msec(1000)
-/* A name no user can have (a control character): the lookup always runs
- * the query, and never finds anyone. */
-#define HSC_HEALTH_PROBE "\001hsc-health"
+/* A name the store looks up but no user has: valid for a lookup (a name
+ * with a control character would be refused before any query), and
+ * starting with U+200B, an invisible character hsc-admin add refuses. Not
+ * found, it is never cached: every probe runs the store's query. */
+#define HSC_HEALTH_PROBE "\xe2\x80\x8bhsc-health"
 
 static int answer(request_rec *r, int status, const char *json)
 {

@@ -116,6 +116,9 @@ HSCLoginURL /login
     AuthType HSC
     Require valid-user
 </Location>
+<Location /hsc-health>
+    SetHandler hsc-health
+</Location>
 EOF
 }
 # Node B spells the same database differently: the per-user login counts
@@ -227,16 +230,40 @@ stmts=$(tail -n +"$((before + 1))" "$PG_LOG" | grep -cE 'duration: .* (execute|s
 check "2,000 cookie requests over both nodes all 200 (got $ok_count)" [ "$ok_count" = 2000 ]
 check "and caused fewer than 200 statements (got $stmts)" [ "$stmts" -lt 200 ]
 
+# --- the health check on PostgreSQL (docs/metrics.md) ----------------------
+health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }
+# health_is WHAT STATUS BODY-PART: the last health answer has both.
+health_is() {
+    case "$h" in *"$3"*" $2") ok "health: $1 (got: $h)" ;;
+    *) notok "health: $1 (got: $h)" ;; esac
+}
+h=$(health "$A")
+health_is "200, status ok" 200 '"status":"ok"'
+# A table lock held 1.5 s: the probe waits for it, under the 2 s statement
+# timeout, and answers 503 "slow" (the bound is 1 s) instead of 200.
+pg_tmp_psql "BEGIN; LOCK TABLE hsc_users IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(1.5); COMMIT;" >/dev/null &
+locker=$!
+sleep 0.3
+h=$(health "$A")
+wait "$locker"
+health_is "a store that takes over 1 s: 503, slow" 503 '"user store slow"'
+h=$(health "$A")
+health_is "the lock gone, 200 again" 200 '"status":"ok"'
+
 # --- PostgreSQL down and back -----------------------------------------------
 pg_tmp_stop
 sleep 1.2 # the lease ends
 check "PostgreSQL stopped: node A answers 503" within 1500 "$A" "$C" 503
 check "PostgreSQL stopped: node B answers 503" within 1500 "$B" "$C" 503
 check "a login answers 503, nothing granted" [ "$(login "$A" alice alice-password-2)" = 503 ]
+h=$(health "$B")
+health_is "PostgreSQL stopped: 503, down" 503 '"user store down"'
 for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do get "$A" "$C" >/dev/null; done
 pg_tmp_start_again
 check "PostgreSQL back: node A 200 again within 5 s" within 5000 "$A" "$C" 200
 check "PostgreSQL back: node B 200 again within 5 s" within 5000 "$B" "$C" 200
+h=$(health "$B")
+health_is "PostgreSQL back: 200" 200 '"status":"ok"'
 outage_lines=$(grep -c 'HSC012: cookie refused: user store failure' "$W/a/error.log")
 # At most one line per child (two) and per kind of failure.
 check "the outage was logged, not once per request (node A: $outage_lines)" \
