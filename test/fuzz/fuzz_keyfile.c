@@ -97,6 +97,91 @@ static void check_prepend(apr_pool_t *p, const char *text, size_t size,
                     != NULL);
 }
 
+/* The other rotation steps of several nodes (hsc-admin keygen
+ * --verify-only, --sign KID, --retire KID) on the same text: each either
+ * refuses with a reason and no output, or gives a file that loads with the
+ * signer and the number of keys the step promises. */
+static void check_rotate(apr_pool_t *p, const char *text, size_t size,
+                         const hsc_keyring_t *kr)
+{
+    const char *signer = kr ? hsc_key_id(hsc_keyring_signer(kr)) : NULL;
+    const char *last = kr ? hsc_key_id(
+                           hsc_keyring_key(kr, hsc_keyring_count(kr) - 1))
+                          : NULL;
+    static const struct {
+        hsc_rotate_t op;
+        int which; /* arg: 0 the new line, 1 the last key, 2 the signer,
+                    * 3 an id not in the file */
+    } steps[] = {
+        {HSC_ROTATE_VERIFY_ONLY, 0}, {HSC_ROTATE_PROMOTE, 1},
+        {HSC_ROTATE_RETIRE, 1},      {HSC_ROTATE_RETIRE, 2},
+        {HSC_ROTATE_PROMOTE, 3},     {HSC_ROTATE_RETIRE, 3},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        const char *arg = steps[i].which == 0   ? ROT_LINE
+                          : steps[i].which == 1 ? last
+                          : steps[i].which == 2 ? signer
+                                                : "zz-not-there";
+        char *out = (char *)&root;
+        size_t outlen = 7;
+        int count = -1, want;
+        const char *msg = "unset", *nmsg = NULL;
+        hsc_keyring_t *nr = NULL;
+        hsc_status_t st;
+
+        if (kr == NULL && steps[i].which != 0) {
+            continue; /* no key id to name */
+        }
+        st = hsc_keyfile_rotate(p, "fuzz.keys", text, size, steps[i].op, arg,
+                                &out, &outlen, &count, &msg);
+        if (kr == NULL) {
+            HSC_FUZZ_ASSERT(st == HSC_EINVAL);
+        }
+        if (steps[i].which == 3) {
+            HSC_FUZZ_ASSERT(st == HSC_ENOKEY);
+        }
+        if (steps[i].op == HSC_ROTATE_RETIRE && kr != NULL
+            && strcmp(arg, signer) == 0) {
+            /* Never the signing key: EEXISTS, or ENOKEY where the file's
+             * line ends are not '\n' and its line is not found. */
+            HSC_FUZZ_ASSERT(st == HSC_EEXISTS || st == HSC_ENOKEY);
+        }
+        if (st != HSC_OK) {
+            HSC_FUZZ_ASSERT(out == NULL && outlen == 0 && count == 0);
+            HSC_FUZZ_ASSERT(msg != NULL && msg[0] != '\0');
+            continue;
+        }
+        HSC_FUZZ_ASSERT(kr != NULL && msg == NULL && out != NULL);
+        HSC_FUZZ_ASSERT(out[outlen] == '\0');
+        HSC_FUZZ_ASSERT(hsc_keyring_parse(p, "rotated", out, outlen, &nr, &nmsg)
+                        == HSC_OK);
+        HSC_FUZZ_ASSERT(count == hsc_keyring_count(nr));
+        want = hsc_keyring_count(kr) + (steps[i].op == HSC_ROTATE_VERIFY_ONLY)
+               - (steps[i].op == HSC_ROTATE_RETIRE);
+        HSC_FUZZ_ASSERT(count == want);
+        switch (steps[i].op) {
+        case HSC_ROTATE_VERIFY_ONLY: /* staged: the old signer still signs */
+            HSC_FUZZ_ASSERT(strcmp(hsc_key_id(hsc_keyring_signer(nr)), signer)
+                            == 0);
+            HSC_FUZZ_ASSERT(hsc_keyring_find(nr, "zzrotate", 8) != NULL);
+            break;
+        case HSC_ROTATE_PROMOTE: /* the named key signs, every key stays */
+            HSC_FUZZ_ASSERT(strcmp(hsc_key_id(hsc_keyring_signer(nr)), arg)
+                            == 0);
+            HSC_FUZZ_ASSERT(hsc_keyring_find(nr, signer, strlen(signer))
+                            != NULL);
+            break;
+        default: /* RETIRE: gone, and the signer unchanged */
+            HSC_FUZZ_ASSERT(hsc_keyring_find(nr, arg, strlen(arg)) == NULL);
+            HSC_FUZZ_ASSERT(strcmp(hsc_key_id(hsc_keyring_signer(nr)), signer)
+                            == 0);
+            break;
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     apr_pool_t *p = NULL;
@@ -153,6 +238,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         == HSC_OK);
     }
     check_prepend(p, text, size, st == HSC_OK ? kr : NULL);
+    check_rotate(p, text, size, st == HSC_OK ? kr : NULL);
     free(text);
     apr_pool_destroy(p);
     return 0;
