@@ -18,6 +18,7 @@ import urllib.error
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -280,11 +281,17 @@ def main():
     srv = Server()
     srv.start()
     b = None
+    browser_died = False
     try:
         b = Browser()
         run(srv, b)
     except Exception as e:  # a crash is a failed assertion, not a skip
         ok(False, "the browser test ran to the end", repr(e))
+        # Chromium itself gone (a bare WebDriverException, not a missing
+        # element or a timeout, which are its subclasses): browser-test.sh
+        # may run the whole test once more, and says so.
+        if type(e) is WebDriverException and failed == 1:
+            browser_died = True
     finally:
         if b is not None:
             b.d.quit()
@@ -295,6 +302,8 @@ def main():
             print("# httpd error log:\n# " + srv.log().replace("\n", "\n# "))
         srv.stop()
     print("1..%d" % n)
+    if browser_died and failed == 1:  # and nothing else failed
+        return 3
     return 1 if failed or n == 0 else 0
 
 
