@@ -111,7 +111,7 @@ static void check_rotate(apr_pool_t *p, const char *text, size_t size,
     static const struct {
         hsc_rotate_t op;
         int which; /* arg: 0 the new line, 1 the last key, 2 the signer,
-                    * 3 an id not in the file */
+                    * 3 an id the file does not usually have */
     } steps[] = {
         {HSC_ROTATE_VERIFY_ONLY, 0}, {HSC_ROTATE_PROMOTE, 1},
         {HSC_ROTATE_RETIRE, 1},      {HSC_ROTATE_RETIRE, 2},
@@ -139,7 +139,11 @@ static void check_rotate(apr_pool_t *p, const char *text, size_t size,
         if (kr == NULL) {
             HSC_FUZZ_ASSERT(st == HSC_EINVAL);
         }
-        if (steps[i].which == 3) {
+        if (steps[i].which == 3
+            && hsc_keyring_find(kr, arg, strlen(arg)) == NULL) {
+            /* The fuzzer does write "zz-not-there" into a file (its
+             * dictionary learns the string): then the id is a key like
+             * any other, checked below. */
             HSC_FUZZ_ASSERT(st == HSC_ENOKEY);
         }
         if (steps[i].op == HSC_ROTATE_RETIRE && kr != NULL
