@@ -14,97 +14,18 @@
 # measured and printed, not asserted: their overcount is a race.
 set -u
 
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-srcdir=$(cd "$top_srcdir" && pwd) || exit 1
-builddir=$(cd "$top_builddir" && pwd) || exit 1
-HTTPD=${HTTPD:-/usr/sbin/apache2}
-APXS=${APXS:-apxs}
-libexec=$("$APXS" -q LIBEXECDIR 2>/dev/null) || libexec=/usr/lib/apache2/modules
-[ -n "$libexec" ] || libexec=/usr/lib/apache2/modules
-ADMIN=$builddir/hsc-admin
-MODULE=$builddir/.libs/mod_hsc.so
+. "${top_srcdir:-.}/test/lib/nodes.sh"
 
 LIMIT=10       # HSCThrottleUser, and HSCThrottleAddress on the second site
 WINDOW=6       # HSCThrottleWindow, seconds
 BURST=40       # logins sent at once per burst, alternating nodes
 
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
-finish() {
-    if [ "$failed" != 0 ]; then
-        for node in a b; do
-            [ -f "$W/$node/error.log" ] || continue
-            echo "# --- node $node error log (last lines)"
-            tail -n 15 "$W/$node/error.log" | sed 's/^/#   /'
-        done
-    fi
-    echo "1..$n"
-    [ "$n" -gt 0 ] && [ "$failed" = 0 ]
-    exit $?
-}
-bail() { notok "$1"; finish; }
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-exact.XXXXXX") || exit 1
-chmod 755 "$W"
-MC_PID=""
-stop_nodes() {
-    for node in a b; do
-        if [ -f "$W/$node/httpd.pid" ]; then
-            kill "$(cat "$W/$node/httpd.pid")" 2>/dev/null
-            i=0
-            while [ -f "$W/$node/httpd.pid" ] && [ $i -lt 50 ]; do
-                sleep 0.1
-                i=$((i + 1))
-            done
-        fi
-    done
-}
-stop_memcached() {
-    if [ -n "$MC_PID" ]; then
-        kill -CONT "$MC_PID" 2>/dev/null
-        kill "$MC_PID" 2>/dev/null
-        wait "$MC_PID" 2>/dev/null
-    fi
-    MC_PID=""
-}
-cleanup() {
-    stop_nodes
-    stop_memcached
-    rm -rf "$W"
-}
-trap cleanup EXIT INT TERM
-
-for f in "$MODULE" "$ADMIN" "$HTTPD"; do
-    [ -e "$f" ] || bail "missing $f"
-done
-command -v memcached >/dev/null || bail "memcached is installed (tools/install-deps-debian.sh --test)"
-command -v curl >/dev/null || bail "curl is installed"
-command -v python3 >/dev/null || bail "python3 is installed"
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+nodes_init exact
+trap 'nodes_cleanup' EXIT
+trap 'exit 130' INT TERM
 
 # --- memcached, fixtures ----------------------------------------------------
-MC_PORT=$(free_port)
-start_memcached() {
-    memcached -u nobody -l 127.0.0.1 -p "$MC_PORT" -m 16 -t 2 &
-    MC_PID=$!
-    i=0
-    while [ $i -lt 50 ]; do
-        python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1)' \
-            "$MC_PORT" 2>/dev/null && return 0
-        sleep 0.1
-        i=$((i + 1))
-    done
-    return 1
-}
-start_memcached || bail "memcached starts"
-
+mc_start 2 || bail "memcached starts"
 "$ADMIN" keygen "$W/keys" >/dev/null || bail "keygen"
 chmod 644 "$W/keys"
 mkdir -p "$W/db"
@@ -114,12 +35,7 @@ add() { echo "$2" | "$ADMIN" add "$DB" "$1" --password-stdin --kdf sha256-chain:
 for u in u1 u2 u3 s1 p1 p2 p3 back; do
     add "$u" "right-$u" || bail "hsc-admin add $u"
 done
-user_lines=""
-if [ "$(id -u)" = 0 ]; then
-    user_lines="User nobody
-Group nogroup"
-    chown -R nobody:nogroup "$W/db"
-fi
+[ "$(id -u)" = 0 ] && chown -R nobody:nogroup "$W/db"
 
 # --- two nodes --------------------------------------------------------------
 PORT_A=$(free_port)
@@ -127,32 +43,9 @@ PORT_B=$(free_port)
 SITE_A=$(free_port)
 SITE_B=$(free_port)
 write_conf() { # node port site-port unavailable throttle-cache
-    mkdir -p "$W/$1/htdocs"
-    echo "node $1" > "$W/$1/htdocs/index.html"
-    cat > "$W/$1/httpd.conf" <<EOF
-ServerRoot "$W/$1"
-# One ServerName on both nodes: the address counter is per ServerName.
-ServerName hsc-exact
-Listen 127.0.0.1:$2
-Listen 127.0.0.1:$3
-PidFile "$W/$1/httpd.pid"
-ErrorLog "$W/$1/error.log"
-LogLevel warn hsc:info
-$user_lines
-LoadModule mpm_event_module $libexec/mod_mpm_event.so
-LoadModule authn_core_module $libexec/mod_authn_core.so
-LoadModule authz_core_module $libexec/mod_authz_core.so
-LoadModule dir_module $libexec/mod_dir.so
-LoadModule socache_memcache_module $libexec/mod_socache_memcache.so
-LoadModule hsc_module "$MODULE"
-StartServers 2
-ServerLimit 2
-ThreadsPerChild 25
-MaxRequestWorkers 50
-DocumentRoot "$W/$1/htdocs"
-DirectoryIndex index.html
-Mutex file:$W/$1 default
-HSCKeyFile "$W/keys"
+    # One ServerName on both nodes: the address counter is per
+    # ServerName.
+    node_conf "$1" hsc-exact 25 "$2" "$3" <<EOF
 HSCUserDB "$DB"
 HSCThrottleCache $5
 HSCThrottleUnavailable $4
@@ -174,39 +67,19 @@ HSCCookieSecure Off
     HSCThrottleUser 0
 </VirtualHost>
 EOF
+    echo "node $1" >"$W/$1/htdocs/index.html"
 }
-preload=""
-if ldd "$MODULE" 2>/dev/null | grep -q libasan; then
-    preload=$(${CC:-gcc} -print-file-name=libasan.so)
-fi
-asan_opts=${preload:+detect_leaks=0:abort_on_error=0}
 A=http://127.0.0.1:$PORT_A
 B=http://127.0.0.1:$PORT_B
 start_nodes() { # throttle-cache
     write_conf a "$PORT_A" "$SITE_A" refuse "$1"
     write_conf b "$PORT_B" "$SITE_B" allow "$1"
-    for node in a b; do
-        LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts \
-            "$HTTPD" -f "$W/$node/httpd.conf" -k start || return 1
-    done
-    i=0
-    while [ $i -lt 30 ]; do
-        curl -s -o /dev/null "$A/" && curl -s -o /dev/null "$B/" && return 0
-        sleep 0.2
-        i=$((i + 1))
-    done
-    return 1
+    node_start a && node_start b && nodes_wait "$A/" "$B/"
 }
 EXACT="memcache-exact:127.0.0.1:$MC_PORT"
 start_nodes "$EXACT" || bail "both nodes start with HSCThrottleCache $EXACT"
-check "node A's configuration passes apache2 -t" env LD_PRELOAD="$preload" \
-    ASAN_OPTIONS="detect_leaks=0:abort_on_error=0" "$HTTPD" -t -f "$W/a/httpd.conf"
+check "node A's configuration passes apache2 -t" node_configtest a
 
-# login NODE USER PASSWORD: prints the status; headers in $W/headers
-login() {
-    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' -H "Origin: $1" \
-        --data-urlencode "username=$2" --data-urlencode "password=$3" "$1/login"
-}
 retry_after() { sed -n 's/^[Rr]etry-[Aa]fter: *\([0-9]*\).*/\1/p' "$W/headers"; }
 
 # burst NODE1 NODE2 USER [distinct]: BURST logins at once (curl --parallel),
@@ -290,7 +163,7 @@ check "and the right one logs in on node A (303)" [ "$(login "$A" u1 right-u1)" 
 # HSC054's error lines before the outage (none expected).
 err_before_a=$(grep -c 'hsc:error.*HSC054' "$W/a/error.log")
 err_before_b=$(grep -c 'hsc:error.*HSC054' "$W/b/error.log")
-stop_memcached
+mc_stop
 codes=""
 for i in 1 2 3 4 5 6; do codes="$codes $(login "$A" back wrong-$i)"; done
 check "memcached stopped: node A (HSCThrottleUnavailable refuse) answers 503 to every login:$codes" \
@@ -306,7 +179,7 @@ err_b=$(( $(grep -c 'hsc:error.*HSC054' "$W/b/error.log") - err_before_b ))
 check "the outage is logged at error once per child, not per login (node A: $err_a, node B: $err_b; 2 children each)" \
     [ "$err_a" -ge 1 -a "$err_a" -le 2 -a "$err_b" -ge 1 -a "$err_b" -le 2 ]
 
-start_memcached || bail "memcached starts again"
+mc_start 2 || bail "memcached starts again"
 # apr_memcache tries a server it found dead again every 5 s.
 t0=$(date +%s)
 st=""
@@ -326,7 +199,7 @@ check "memcached back: a burst for a new name gets $LIMIT checks again (401: $n4
     [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
 
 # --- the socache provider (memcache:), for comparison -----------------------
-stop_nodes
+nodes_stop
 start_nodes "memcache:127.0.0.1:$MC_PORT" || bail "both nodes start with HSCThrottleCache memcache:"
 counts=""
 bad=0
@@ -339,10 +212,7 @@ echo "# memcache: (socache, mutex per node): password checks in bursts of $BURST
 check "memcache:: every burst answer is 401 or 429" [ "$bad" = 0 ]
 
 # --- no child crashed -------------------------------------------------------
-crashes=$(cat "$W/a/error.log" "$W/b/error.log" | grep -ciE 'exit signal|segmentation|AH00052')
-check "no child crashed (error logs)" [ "$crashes" = 0 ]
-reports=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer')
-check "no sanitizer report in the error logs" [ "$reports" = 0 ]
+nodes_check_logs
 secrets=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'wrong-|right-')
 check "no password in the error logs" [ "$secrets" = 0 ]
 finish

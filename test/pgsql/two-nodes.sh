@@ -11,56 +11,16 @@
 # HSCThrottleUnavailable says; no child crashed.
 set -u
 
-top_srcdir=${top_srcdir:-.}
-top_builddir=${top_builddir:-.}
-srcdir=$(cd "$top_srcdir" && pwd) || exit 1
-builddir=$(cd "$top_builddir" && pwd) || exit 1
-HTTPD=${HTTPD:-/usr/sbin/apache2}
-APXS=${APXS:-apxs}
-libexec=$("$APXS" -q LIBEXECDIR 2>/dev/null) || libexec=/usr/lib/apache2/modules
-[ -n "$libexec" ] || libexec=/usr/lib/apache2/modules
-ADMIN=$builddir/hsc-admin
-MODULE=$builddir/.libs/mod_hsc.so
-. "$srcdir/test/pgsql/pg-tmp.sh"
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; }
-check() { d=$1; shift; if "$@"; then ok "$d"; else notok "$d"; fi; }
-finish() { echo "1..$n"; [ "$n" -gt 0 ] && [ "$failed" = 0 ]; exit $?; }
-bail() { notok "$1"; finish; }
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-2nodes.XXXXXX") || exit 1
-chmod 755 "$W"
-MC_PID=""
-cleanup() {
-    for node in a b; do
-        [ -f "$W/$node/httpd.pid" ] && kill "$(cat "$W/$node/httpd.pid")" 2>/dev/null
-    done
-    [ -n "$MC_PID" ] && kill "$MC_PID" 2>/dev/null
-    pg_tmp_stop
-    sleep 0.3
-    rm -rf "$W"
-}
-trap cleanup EXIT INT TERM
-
-for f in "$MODULE" "$ADMIN" "$HTTPD"; do
-    [ -e "$f" ] || bail "missing $f"
-done
-command -v memcached >/dev/null || bail "memcached is installed"
-command -v curl >/dev/null || bail "curl is installed"
-
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+. "${top_srcdir:-.}/test/lib/nodes.sh"
+. "${top_srcdir:-.}/test/pgsql/pg-tmp.sh"
+nodes_init 2nodes
+trap 'nodes_cleanup pg_tmp_stop' EXIT
+trap 'exit 130' INT TERM
 
 # --- PostgreSQL and memcached ------------------------------------------------
 pg_tmp_start "$W" "-c log_min_duration_statement=0" || bail "PostgreSQL starts"
 SPEC="pgsql:$PG_CONNINFO"
-MC_PORT=$(free_port)
-memcached -u nobody -l 127.0.0.1 -p "$MC_PORT" -m 16 -t 1 &
-MC_PID=$!
+mc_start || bail "memcached starts"
 
 # --- fixtures with hsc-admin -----------------------------------------------
 "$ADMIN" keygen "$W/keys" >/dev/null || bail "keygen"
@@ -73,35 +33,8 @@ check "hsc-admin add bob" add bob bob-password-1
 # --- two nodes --------------------------------------------------------------
 PORT_A=$(free_port)
 PORT_B=$(free_port)
-user_lines=""
-if [ "$(id -u)" = 0 ]; then user_lines="User nobody
-Group nogroup"; fi
 write_conf() { # node port spec
-    mkdir -p "$W/$1/htdocs/private"
-    echo "private $1" > "$W/$1/htdocs/private/index.html"
-    cat > "$W/$1/httpd.conf" <<EOF
-ServerRoot "$W/$1"
-ServerName node-$1
-Listen 127.0.0.1:$2
-PidFile "$W/$1/httpd.pid"
-ErrorLog "$W/$1/error.log"
-LogLevel warn hsc:info
-$user_lines
-LoadModule mpm_event_module $libexec/mod_mpm_event.so
-LoadModule authn_core_module $libexec/mod_authn_core.so
-LoadModule authz_core_module $libexec/mod_authz_core.so
-LoadModule authz_user_module $libexec/mod_authz_user.so
-LoadModule dir_module $libexec/mod_dir.so
-LoadModule socache_memcache_module $libexec/mod_socache_memcache.so
-LoadModule hsc_module "$MODULE"
-StartServers 2
-ServerLimit 2
-ThreadsPerChild 10
-MaxRequestWorkers 20
-DocumentRoot "$W/$1/htdocs"
-DirectoryIndex index.html
-Mutex file:$W/$1 default
-HSCKeyFile "$W/keys"
+    node_conf "$1" "node-$1" 10 "$2" <<EOF
 HSCUserDB "$3"
 HSCUserDBMaxStale 1s
 HSCThrottleCache memcache:127.0.0.1:$MC_PORT
@@ -120,51 +53,20 @@ HSCLoginURL /login
     SetHandler hsc-health
 </Location>
 EOF
+    mkdir -p "$W/$1/htdocs/private"
+    echo "private $1" >"$W/$1/htdocs/private/index.html"
 }
 # Node B spells the same database differently: the per-user login counts
 # are keyed by the store id, so both nodes still share them.
 write_conf a "$PORT_A" "$SPEC"
 write_conf b "$PORT_B" "$SPEC application_name=node-b"
-preload=""
-if ldd "$MODULE" 2>/dev/null | grep -q libasan; then
-    preload=$(${CC:-gcc} -print-file-name=libasan.so)
-fi
-check "node A's configuration is valid" env LD_PRELOAD="$preload" \
-    ASAN_OPTIONS="detect_leaks=0:abort_on_error=0" "$HTTPD" -t -f "$W/a/httpd.conf"
-# A sanitizer build of the module needs its runtime loaded first (as in
-# t/apache-test.httpd); its reports land in the error logs, checked below.
-# httpd frees its pools, not everything at exit: no leak check in it.
-asan_opts=${preload:+detect_leaks=0:abort_on_error=0}
-LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts "$HTTPD" -f "$W/a/httpd.conf" -k start \
-    || bail "node A starts"
-LD_PRELOAD=$preload ASAN_OPTIONS=$asan_opts "$HTTPD" -f "$W/b/httpd.conf" -k start \
-    || bail "node B starts"
+check "node A's configuration is valid" node_configtest a
+node_start a || bail "node A starts"
+node_start b || bail "node B starts"
 A=http://127.0.0.1:$PORT_A
 B=http://127.0.0.1:$PORT_B
-for i in 1 2 3 4 5 6 7 8 9 10; do
-    curl -s -o /dev/null "$A/" && curl -s -o /dev/null "$B/" && break
-    sleep 0.3
-done
+nodes_wait "$A/" "$B/" || bail "both nodes answer"
 
-# login NODE USER PASSWORD: prints the status; the cookie in $W/cookie
-login() {
-    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' \
-        -H "Origin: $1" --data-urlencode "username=$2" \
-        --data-urlencode "password=$3" "$1/login"
-    sed -n 's/^[Ss]et-[Cc]ookie: \(hsc=[^;]*\).*/\1/p' "$W/headers" > "$W/cookie"
-}
-# get NODE COOKIE: prints the status of /private/
-get() { curl -s -o /dev/null -w '%{http_code}' -H "Cookie: $2" "$1/private/"; }
-now_ms() { date +%s%3N; }
-# within MS NODE COOKIE STATUS: 0 when /private/ answers STATUS within MS
-within() {
-    t0=$(now_ms)
-    while :; do
-        [ "$(get "$2" "$3")" = "$4" ] && { elapsed=$(( $(now_ms) - t0 )); return 0; }
-        [ $(( $(now_ms) - t0 )) -gt "$1" ] && return 1
-        sleep 0.05
-    done
-}
 
 # --- a cookie from A works on B ---------------------------------------------
 st=$(login "$A" alice alice-password-1)
@@ -281,20 +183,11 @@ check "the outage was logged, not once per request (node A: $outage_lines)" \
     [ "$outage_lines" -ge 1 -a "$outage_lines" -le 6 ]
 
 # --- memcached down ---------------------------------------------------------
-kill "$MC_PID"; wait "$MC_PID" 2>/dev/null; MC_PID=""
+mc_stop
 st=$(login "$A" alice alice-password-2)
 check "memcached stopped: logins go on, unthrottled (HSCThrottleUnavailable allow; got $st)" [ "$st" = 303 ]
 check "memcached stopped: cookies still work" [ "$(get "$B" "$C")" = 200 ]
 
 # --- no child crashed -------------------------------------------------------
-crashes=$(cat "$W/a/error.log" "$W/b/error.log" | grep -ciE 'exit signal|segmentation|AH00052')
-check "no child crashed (error logs)" [ "$crashes" = 0 ]
-reports=$(cat "$W/a/error.log" "$W/b/error.log" | grep -cE 'ERROR: AddressSanitizer|runtime error:|LeakSanitizer')
-check "no sanitizer report in the error logs" [ "$reports" = 0 ]
-if [ "$failed" != 0 ]; then
-    for node in a b; do
-        echo "# --- node $node error log (last lines)"
-        tail -n 15 "$W/$node/error.log" | sed 's/^/#   /'
-    done
-fi
+nodes_check_logs
 finish
