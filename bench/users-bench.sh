@@ -258,6 +258,7 @@ echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $rounds rounds x $duration s per row, wrk -t1 -c$conns," \
      "pinning: $([ "$pin" = 1 ] && echo 'httpd CPU 0, wrk CPU 1' || echo none)"
 nrows=$(echo $rows | wc -w)
+evicted=0
 r=1
 while [ $r -le "$rounds" ]; do
     order=$(echo $rows | awk -v r=$r '{ for (i = 0; i < NF; i++)
@@ -266,11 +267,16 @@ while [ $r -le "$rounds" ]; do
         n=$(row_n "$row")
         url=$(row_url "$row")
         case $row in hsc-*)
-            if [ "$n" -le 100000 ]; then
+            set -- $(cache_stat)
+            if [ "$n" -le 100000 ] && { [ "$evicted" = 1 ] || [ "$3" -lt $((n * 99 / 100)) ]; }; then
                 # Warm: every cookie in file order (not measured), until
-                # the cache holds 99% of them (at most 5 passes).
+                # the cache holds 99% of them (at most 5 passes). Rows
+                # are the first N lines of one file, so a warm bigger row
+                # leaves a smaller one warm too, unless a row with more
+                # users than the cache holds has evicted them since.
                 wsec=$((n / 8000 + 1))
                 w=0
+                evicted=0
                 while [ $w -lt 5 ]; do
                     $wrk -t1 -c"$conns" -d"${wsec}s" -s "$lua" "$url" \
                         -- "$run/cookies.txt" "$n" seq >"$run/warm.out" 2>&1
@@ -281,6 +287,7 @@ while [ $r -le "$rounds" ]; do
                 done
             fi ;;
         esac
+        [ "$n" -gt "${cache_size:-131072}" ] && evicted=1
         s0=$(cache_stat)
         t0=$(httpd_ticks)
         $wrk -t1 -c"$conns" -d"${duration}s" --timeout 30s --latency \
@@ -327,32 +334,46 @@ expect "/hsc/ another warm user still in" 200 "$(hstatus "$base/hsc/1k.html" "$s
 [ "$checks_failed" = 0 ] || { echo "users-bench: a change was not seen at once" >&2; exit 1; }
 
 echo
-echo "| row | users | req/s (median) | vs control | httpd CPU µs/req | over control µs | cache hit rate | records held | cache bound MiB | child RSS MiB |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| row | users | req/s (median) | vs control | httpd CPU µs/req | over control µs | over hsc-1000 µs (quartiles) | cache hit rate | records held | cache bound MiB | child RSS MiB |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for row in $rows; do
     awk -v row="$row" -v n="$(row_n "$row")" '
-        function median(a, k,    i, j, t) {
+        function sort(a, k,    i, j, t) {
             for (i = 2; i <= k; i++)
                 for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
                     t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
-            return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
         }
+        # The q-quantile of the k sorted values in a (linear between ranks).
+        function quantile(a, k, q,    x, i) {
+            x = 1 + (k - 1) * q; i = int(x)
+            return (i >= k) ? a[k] : a[i] + (x - i) * (a[i + 1] - a[i])
+        }
+        function median(a, k) { sort(a, k); return quantile(a, k, 0.5) }
         { rps[$1, $2] = $3; cpu[$1, $2] = $4 }
         $2 == row { k++; rd[k] = $1; r[k] = $3; c[k] = $4; hit = $5;
                     live = $6; bytes = $7; rss = $8 }
         END {
+            m = 0
             for (i = 1; i <= k; i++) {
                 ratio[i] = r[i] / rps[rd[i], "control"]
                 over[i] = c[i] - cpu[rd[i], "control"]
+                if ((rd[i], "hsc-1000") in cpu)
+                    d[++m] = c[i] - cpu[rd[i], "hsc-1000"]
             }
-            printf "| %s | %s | %.0f | %.2f | %.1f | %+.1f | %s%s | %s | %.1f | %.1f |\n",
+            if (m > 0) {
+                sort(d, m)
+                vs = sprintf("%+.1f (%+.1f..%+.1f)", quantile(d, m, 0.5),
+                             quantile(d, m, 0.25), quantile(d, m, 0.75))
+            } else vs = "-"
+            printf "| %s | %s | %.0f | %.2f | %.1f | %+.1f | %s | %s%s | %s | %.1f | %.1f |\n",
                 row, (row == "open") ? "-" : n, median(r, k), median(ratio, k),
-                median(c, k), median(over, k), hit, (hit == "-") ? "" : "%",
+                median(c, k), median(over, k), vs, hit, (hit == "-") ? "" : "%",
                 live, bytes / 1048576, rss / 1024
         }' "$results"
 done
 echo
-echo "# hit rate, records and RSS: the last round's; vs control and over control: medians of per-round figures"
+echo "# hit rate, records and RSS: the last round's; vs control, over control and over hsc-1000:"
+echo "# medians of the per-round differences (a row against the other row of its own round)"
 echo "# $(nproc) CPUs: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
 echo "# HSCUserDBCache $record_cache, HSCUserCacheSize ${cache_size:-default}"
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
