@@ -162,7 +162,8 @@ for row in $rows; do
     sleep 1
     f=$(ls -t "$run"/cg.* | head -n 1)
     if [ "$cachesim" = yes ]; then
-        [ "$row" = control ] && sed -n 's/^desc: \(.* cache:\)/# simulated \1/p' "$f"
+        # The simulated caches, beside the table (stderr, as the warm lines).
+        [ "$row" = control ] && sed -n 's/^desc: \(.* cache:\)/# simulated \1/p' "$f" >&2
         # events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
         awk -v r="$row" -v q="$reqs" -v hit="$hit" '
             /^events:/ { for (i = 2; i <= NF; i++) col[$i] = i }
