@@ -9,7 +9,7 @@
 # random a request). HSC_MODSO=other/.libs/mod_hsc.so measures another
 # build (main's, for a before/after). With USERS over 1,000, one more row,
 # hsc-USERS (one of USERS users' cookies at random a request). With USERS
-# up to the record cache's size (131,072 by default) its warm pass sends
+# up to the record cache's size (as hsc-cache-status reports it) its warm pass sends
 # cookies in file order until the cache holds 99% of them, so the row is
 # the hit path with that many users; with more, the miss path, one SQLite
 # lookup. Callgrind counts instructions in user space only: the pread() of
@@ -117,11 +117,12 @@ else
     echo "| row | requests | Ir per request | cache hit rate |"
     echo "|---|---:|---:|---:|"
 fi
-# "hits misses live" of the record cache.
+# "hits misses live entries" of the record cache.
 cache_stat() {
     curl -s "$base/hsc-cache-status" | awk '
         { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] } }
-        END { printf "%s %s %s\n", v["hits"] + 0, v["misses"] + 0, v["live"] + 0 }'
+        END { printf "%s %s %s %s\n", v["hits"] + 0, v["misses"] + 0,
+              v["live"] + 0, v["entries"] + 0 }'
 }
 dumps=0
 rows="control hsc-1 hsc-1000"
@@ -142,7 +143,7 @@ for row in $rows; do
         [ "$row" = control ] && break
         set -- $(cache_stat)
         [ "$3" -ge $((n * 99 / 100)) ] || [ $w -ge 5 ] && break
-        [ "$n" -gt 131072 ] && break
+        [ "$n" -gt "$4" ] && break # more users than the cache holds
     done
     s0=$(cache_stat)
     [ "$row" = control ] || echo "# $row: warmed in $w passes of $wsec s, $(echo $s0 | cut -d' ' -f3) records held" >&2
