@@ -24,13 +24,11 @@
 #include "http_request.h"
 #include "mod_auth.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #include "mod_hsc_ops.h"
 #include "hsc_http.h"
 #include "hsc_cache.h"
-
-/* Defined at the bottom; log calls above need the index now. */
-APLOG_USE_MODULE(hsc);
 
 /* --- startup -------------------------------------------------------------- */
 

@@ -17,15 +17,8 @@
 #include "hsc_store.h"
 #include "hsc_cookie.h"
 #include "mod_hsc_config.h"
+#include "mod_hsc_log.h"
 
-/*
- * The tag of a log line, as httpd's APLOGNO: HSCLOGNO(012) "text" logs
- * "HSC012: text". One number per call site (two places, two numbers; a
- * removed number is never reused); the next free one is in
- * docs/log-tags-next, and every tag has a row in docs/directives.md's
- * "Log messages" table. test/check-log-tags.sh (make check) enforces it.
- */
-#define HSCLOGNO(n) "HSC" #n ": "
 
 /* Largest login or logout form body read; anything bigger is a 413. */
 #define HSC_FORM_BODY_MAX 8192
@@ -36,8 +29,6 @@ typedef struct {
     const char *groups;    /* "g1,g2" or "" */
     char iat[24], exp[24]; /* canonical decimal, for the environment */
 } hsc_req_t;
-
-extern module AP_MODULE_DECLARE_DATA hsc_module;
 
 /* mod_hsc_pgsql.c: what HSCUserDB names (an SQLite path or "pgsql:"), the
  * PostgreSQL pool directives, one pool per child and database. */

@@ -25,11 +25,10 @@
 #include "http_request.h"
 #include "ap_mpm.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
 #include "hsc_audit.h"
 #include "hsc_password.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* What HSCAuditLog said (main server only), and where lines go now. */
 static const char *audit_target;

@@ -19,14 +19,13 @@
 #include "http_log.h"
 #include "util_cfgtree.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #include "mod_hsc_ops.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
 #include "hsc_store.h"
 #include "hsc_cache.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* --- create and merge ----------------------------------------------------- */
 

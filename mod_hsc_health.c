@@ -20,9 +20,8 @@
 #include "http_protocol.h"
 #include "http_request.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* The longest a healthy store may take to answer the probe. */
 #define HSC_HEALTH_BOUND apr_time_from_msec(1000)

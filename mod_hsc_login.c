@@ -23,13 +23,12 @@
 #include "http_request.h"
 #include "util_script.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #include "mod_hsc_ops.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 #include "hsc_pages.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* The one message a failed login shows, whatever the reason. */
 #define HSC_LOGIN_FAILED "Login failed: wrong username or password."

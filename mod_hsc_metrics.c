@@ -23,9 +23,8 @@
 #include "http_protocol.h"
 #include "http_request.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* Upper bounds of the KDF histogram, in microseconds and as printed. */
 static const apr_uint64_t kdf_le_us[] = {5000,    10000,   25000,   50000,

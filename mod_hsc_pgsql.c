@@ -16,12 +16,11 @@
 #include "apr_strings.h"
 #include "apr_atomic.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #ifdef HSC_HAVE_PGSQL
 #include "hsc_store_pgsql.h"
 #endif
-
-APLOG_USE_MODULE(hsc);
 
 static int is_pgsql(const char *spec)
 {

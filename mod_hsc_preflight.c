@@ -27,9 +27,8 @@
 #include "http_protocol.h"
 #include "unixd.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* --- the user database, as the server's User ----------------------------- */
 

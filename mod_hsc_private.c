@@ -32,10 +32,9 @@
 #include "http_request.h"
 #include "util_filter.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #include "hsc_http.h"
-
-APLOG_USE_MODULE(hsc);
 
 /* The note on the main request: "private" or "cookie" (also no-store). */
 #define HSC_PRIVATE_NOTE "hsc-private"

@@ -27,14 +27,13 @@
 #include "ap_mpm.h"
 #include "util_mutex.h"
 
+#include "mod_hsc_log.h"
 #include "mod_hsc.h"
 #include "mod_hsc_throttle.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
 #include "hsc_password.h"
 #include "hsc_parse.h"
-
-APLOG_USE_MODULE(hsc);
 
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Log tags (httpd's APLOGNO rule, mod_hsc.h's HSCLOGNO): every log call site
+# Log tags (httpd's APLOGNO rule, mod_hsc_log.h's HSCLOGNO): every log call site
 # of the glue has its own HSCLOGNO(nnn); no number is used twice; every one
 # has a row in docs/directives.md's "Log messages" table; and
 # docs/log-tags-next is above every number in use. Prints TAP.
