@@ -19,7 +19,6 @@
 #include "mod_hsc_config.h"
 #include "mod_hsc_log.h"
 
-
 /* Largest login or logout form body read; anything bigger is a 413. */
 #define HSC_FORM_BODY_MAX 8192
 
