@@ -18,7 +18,24 @@
 #define HSC_SRCDIR "."
 #endif
 
-enum kind { TEXT, FLAG, DURATION, COUNT, KDF, MILLIS };
+/* How the module parses a directive; the keyword kinds compare with the
+ * core's enums (hsc_parse.h), in the order of the glue's own. */
+enum kind {
+    TEXT,
+    FLAG,
+    DURATION,
+    COUNT,
+    KDF,
+    MILLIS,
+    SIZE,
+    SAMESITE,
+    UNAUTH,
+    THROTTLE_DOWN,
+    NONE,
+    COOKIE_NAME,
+    COOKIE_PATH,
+    URL
+};
 
 static const struct {
     const char *directive; /* as in the command table */
@@ -29,9 +46,9 @@ static const struct {
 } defaults[] = {
     {"HSCUserDBCache", HSC_DEFAULT_USERDB_CACHE_TEXT, FLAG,
      HSC_DEFAULT_USERDB_CACHE},
-    {"HSCUserCacheSize", HSC_DEFAULT_USER_CACHE_SIZE_TEXT, COUNT,
+    {"HSCUserCacheSize", HSC_DEFAULT_USER_CACHE_SIZE_TEXT, SIZE,
      HSC_DEFAULT_USER_CACHE_SIZE},
-    {"HSCUserDBPoolSize", HSC_DEFAULT_USERDB_POOL_SIZE_TEXT, COUNT,
+    {"HSCUserDBPoolSize", HSC_DEFAULT_USERDB_POOL_SIZE_TEXT, SIZE,
      HSC_DEFAULT_USERDB_POOL_SIZE},
     {"HSCUserDBPoolWait", HSC_DEFAULT_USERDB_POOL_WAIT_TEXT, MILLIS,
      HSC_DEFAULT_USERDB_POOL_WAIT_MS},
@@ -39,11 +56,12 @@ static const struct {
      HSC_DEFAULT_USERDB_TIMEOUT_MS},
     {"HSCUserDBMaxStale", HSC_DEFAULT_USERDB_MAX_STALE_TEXT, MILLIS,
      HSC_DEFAULT_USERDB_MAX_STALE_MS},
-    {"HSCCookieName", HSC_DEFAULT_COOKIE_NAME, TEXT, 0},
-    {"HSCCookiePath", HSC_DEFAULT_COOKIE_PATH, TEXT, 0},
+    {"HSCCookieName", HSC_DEFAULT_COOKIE_NAME, COOKIE_NAME, 1},
+    {"HSCCookiePath", HSC_DEFAULT_COOKIE_PATH, COOKIE_PATH, 1},
     {"HSCCookieSecure", HSC_DEFAULT_COOKIE_SECURE_TEXT, FLAG,
      HSC_DEFAULT_COOKIE_SECURE},
-    {"HSCCookieSameSite", HSC_DEFAULT_SAMESITE_TEXT, TEXT, 0},
+    /* hsc_create_dir_conf hard-codes HSC_SAMESITE_LAX (same order) */
+    {"HSCCookieSameSite", HSC_DEFAULT_SAMESITE_TEXT, SAMESITE, HSC_SITE_LAX},
     {"HSCIdleTimeout", HSC_DEFAULT_IDLE_TIMEOUT_TEXT, DURATION,
      HSC_DEFAULT_IDLE_TIMEOUT},
     {"HSCMaxAge", HSC_DEFAULT_MAX_AGE_TEXT, DURATION, HSC_DEFAULT_MAX_AGE},
@@ -52,12 +70,16 @@ static const struct {
     {"HSCRefresh", HSC_DEFAULT_REFRESH_TEXT, FLAG, HSC_DEFAULT_REFRESH},
     {"HSCBindAddress", HSC_DEFAULT_BIND_ADDRESS_TEXT, FLAG,
      HSC_DEFAULT_BIND_ADDRESS},
-    {"HSCUnauthenticated", HSC_DEFAULT_UNAUTHENTICATED_TEXT, TEXT, 0},
-    {"HSCLoginSuccessURL", HSC_DEFAULT_LOGIN_SUCCESS_URL, TEXT, 0},
-    {"HSCLoginStylesheet", HSC_DEFAULT_LOGIN_STYLESHEET_TEXT, TEXT, 0},
-    {"HSCLoginFailureURL", HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT, TEXT, 0},
+    /* ... and HSC_UNAUTH_AUTO */
+    {"HSCUnauthenticated", HSC_DEFAULT_UNAUTHENTICATED_TEXT, UNAUTH,
+     HSC_UNAUTHENTICATED_AUTO},
+    {"HSCLoginSuccessURL", HSC_DEFAULT_LOGIN_SUCCESS_URL, URL, 1},
+    {"HSCLoginStylesheet", HSC_DEFAULT_LOGIN_STYLESHEET_TEXT, NONE, 1},
+    {"HSCLoginFailureURL", HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT, NONE, 1},
     {"HSCThrottleCache", HSC_DEFAULT_THROTTLE_CACHE_TEXT, TEXT, 0},
-    {"HSCThrottleUnavailable", HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT, TEXT, 0},
+    /* HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE is the refuse flag */
+    {"HSCThrottleUnavailable", HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT,
+     THROTTLE_DOWN, HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE},
     {"HSCThrottleAddress", HSC_DEFAULT_THROTTLE_ADDRESS_TEXT, COUNT,
      HSC_DEFAULT_THROTTLE_ADDRESS},
     {"HSCThrottleUser", HSC_DEFAULT_THROTTLE_USER_TEXT, COUNT,
@@ -67,7 +89,8 @@ static const struct {
     {"HSCMaxLoginKDF", HSC_DEFAULT_MAX_LOGIN_KDF_TEXT, COUNT,
      HSC_DEFAULT_MAX_LOGIN_KDF},
     /* value 1: it parses, formats back the same and is within the
-     * ceilings (what HSCDummyKDF accepts) */
+     * ceilings (what HSCDummyKDF accepts); NONE, COOKIE_NAME, COOKIE_PATH
+     * and URL: 1, the keyword "none" or a valid value */
     {"HSCDummyKDF", HSC_DEFAULT_DUMMY_KDF_TEXT, KDF, 1},
 };
 
@@ -95,6 +118,36 @@ static char *slurp(const char *rel)
     }
     fclose(f);
     return buf;
+}
+
+/* What the directive of that kind makes of text, or -1; -2: no parser
+ * (TEXT). The kinds of defaults_parse_to_the_values_the_module_uses that
+ * need no local variable. */
+static long long parse_other(enum kind kind, const char *text)
+{
+    int64_t v;
+    hsc_cookie_samesite_t ss;
+    hsc_unauth_mode_t ua;
+    hsc_throttle_down_t td;
+
+    switch (kind) {
+    case MILLIS:
+        return hsc_parse_millis(text, 0, HSC_MILLIS_MAX, &v) == HSC_OK ? v : -1;
+    case SIZE: return hsc_parse_size(text, 0, INT64_MAX, &v) == HSC_OK ? v : -1;
+    case SAMESITE:
+        return hsc_parse_samesite(text, &ss) == HSC_OK ? (long long)ss : -1;
+    case UNAUTH:
+        return hsc_parse_unauth(text, &ua) == HSC_OK ? (long long)ua : -1;
+    case THROTTLE_DOWN:
+        return hsc_parse_throttle_down(text, &td) == HSC_OK
+                   ? (long long)(td == HSC_THROTTLE_DOWN_REFUSE)
+                   : -1;
+    case NONE: return hsc_is_none(text);
+    case COOKIE_NAME: return hsc_cookie_name_valid(text);
+    case COOKIE_PATH: return hsc_cookie_path_valid(text);
+    case URL: return hsc_url_valid(text);
+    default: return -2;
+    }
 }
 
 static void defaults_parse_to_the_values_the_module_uses(void)
@@ -131,13 +184,10 @@ static void defaults_parse_to_the_values_the_module_uses(void)
                       && hsc_kdf_within_ceiling(&k);
             }
         }
-        else if (defaults[i].kind == MILLIS) {
-            /* mod_hsc_pgsql.c's parse_ms: digits, then "ms" or "s". */
-            char *end;
-            long long v = strtoll(defaults[i].text, &end, 10);
-            got = !strcmp(end, "ms") ? v : !strcmp(end, "s") ? v * 1000 : -1;
-        }
         else {
+            got = parse_other(defaults[i].kind, defaults[i].text);
+        }
+        if (got == -2) {
             continue;
         }
         CHECK_EQ(got, defaults[i].value, defaults[i].directive);
