@@ -11,6 +11,7 @@
 #include "hsc_cookie.h"
 #include "hsc_b64.h"
 #include "hsc_kdf.h"
+#include "hsc_parse.h" /* hsc_scope_valid */
 
 #define NFIELDS 7
 #define F_VERSION 0
@@ -24,8 +25,10 @@
 /* Characters of base64url for 32 bytes: auth and mac fields. */
 #define B64_32 HSC_B64URL_LEN(32)
 
-/* 1 when s is NULL/empty or has no line feed: a scope or address must not
- * contain one, or M = value \n scope \n address would parse two ways. */
+/* 1 when s is NULL/empty or has no line feed: an address must not contain
+ * one, or M = value \n scope \n address would parse two ways. The scope
+ * obeys hsc_scope_valid (hsc_parse.h), HSCScope's one rule, which implies
+ * this. */
 static int no_linefeed(const char *s)
 {
     return s == NULL || strchr(s, '\n') == NULL;
@@ -139,7 +142,8 @@ hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
     if (rv != HSC_OK) {
         return rv;
     }
-    if (vp == NULL || !no_linefeed(vp->scope) || !no_linefeed(vp->address)) {
+    if (vp == NULL || !hsc_scope_valid(vp->scope)
+        || !no_linefeed(vp->address)) {
         rv = HSC_EINVAL;
         goto cleanup;
     }
@@ -268,7 +272,7 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
     }
     if (out == NULL || key == NULL || xn == NULL
         || !hsc_username_valid(user, user_len) || iat < 0 || exp <= iat
-        || !no_linefeed(scope) || !no_linefeed(address)) {
+        || !hsc_scope_valid(scope) || !no_linefeed(address)) {
         return HSC_EINVAL;
     }
     kid = hsc_key_id(key);
@@ -453,7 +457,8 @@ hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
     if (st != HSC_OK) {
         return ex->status;
     }
-    if (vp == NULL || !no_linefeed(vp->scope) || !no_linefeed(vp->address)) {
+    if (vp == NULL || !hsc_scope_valid(vp->scope)
+        || !no_linefeed(vp->address)) {
         step_done(ex, HSC_STEP_MAC, HSC_EINVAL); /* as hsc_cookie_check */
     }
     else {
