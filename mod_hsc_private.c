@@ -18,7 +18,7 @@
  * filter of type CONTENT_SET, after mod_expires (CONTENT_SET - 2) and
  * mod_headers, before mod_cache's CACHE_SAVE (CONTENT_SET + 1), rewrites
  * the headers once, when the first data passes. The merge itself is
- * hsc_cache_control_private() in hsc_core/hsc_http.c.
+ * hsc_cc_private() in hsc_core/hsc_response.c.
  */
 #include <string.h>
 
@@ -34,7 +34,7 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc.h"
-#include "hsc_http.h"
+#include "hsc_response.h"
 
 /* The note on the main request: "private" or "cookie" (also no-store). */
 #define HSC_PRIVATE_NOTE "hsc-private"
@@ -60,7 +60,7 @@ static void make_private(request_rec *r, int cookie_set)
     size_t cap = (cc ? strlen(cc) : 0) + 32;
     char *out = apr_palloc(r->pool, cap);
 
-    if (hsc_cache_control_private(cc, cookie_set, out, cap) == 0) {
+    if (hsc_cc_private(cc, cookie_set, out, cap) == 0) {
         /* cannot happen (cap always suffices): the strictest answer */
         apr_cpystrn(out, "private, no-store", cap);
     }

@@ -332,85 +332,6 @@ int hsc_return_url_safe(const char *url, size_t len)
     return !has_dot_segment(url, len);
 }
 
-/* 1 when the directive d (n bytes) is name, or name=..., case-insensitive. */
-static int directive_is(const char *d, size_t n, const char *name)
-{
-    size_t k = strlen(name);
-
-    return n >= k && strncasecmp(d, name, k) == 0
-           && (n == k || d[k] == '=' || d[k] == ' ' || d[k] == '\t');
-}
-
-size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
-                                 size_t outcap)
-{
-    const char *p = cc ? cc : "";
-    size_t o = 0;
-    int no_store = 0, private_ = 0;
-
-    if (outcap == 0) {
-        return 0;
-    }
-    out[0] = '\0';
-    while (*p) {
-        const char *start, *end;
-        int quoted = 0;
-
-        while (*p == ',' || *p == ' ' || *p == '\t') {
-            ++p;
-        }
-        start = p;
-        /* A directive runs to the next ',' outside a quoted string. */
-        while (*p && (quoted || *p != ',')) {
-            if (*p == '"') {
-                quoted = !quoted;
-            }
-            else if (*p == '\\' && quoted && p[1] != '\0') {
-                ++p;
-            }
-            ++p;
-        }
-        end = p;
-        while (end > start && (end[-1] == ' ' || end[-1] == '\t')) {
-            --end;
-        }
-        if (end == start || directive_is(start, (size_t)(end - start), "public")
-            || directive_is(start, (size_t)(end - start), "s-maxage")) {
-            continue;
-        }
-        no_store |= directive_is(start, (size_t)(end - start), "no-store");
-        private_ |= directive_is(start, (size_t)(end - start), "private");
-        if (o + (size_t)(end - start) + 2 >= outcap) {
-            out[0] = '\0';
-            return 0;
-        }
-        if (o > 0) {
-            out[o++] = ',';
-            out[o++] = ' ';
-        }
-        memcpy(out + o, start, (size_t)(end - start));
-        o += (size_t)(end - start);
-    }
-    if (!private_ && !no_store) {
-        if (o + 9 >= outcap) {
-            out[0] = '\0';
-            return 0;
-        }
-        memcpy(out + o, o ? ", private" : "private", o ? 9 : 7);
-        o += o ? 9 : 7;
-    }
-    if (cookie_set && !no_store) {
-        if (o + 10 >= outcap) {
-            out[0] = '\0';
-            return 0;
-        }
-        memcpy(out + o, o ? ", no-store" : "no-store", o ? 10 : 8);
-        o += o ? 10 : 8;
-    }
-    out[o] = '\0';
-    return o;
-}
-
 /* --- Origin, Content-Type, query escaping --------------------------------- */
 
 /* A byte of a host name or an IPv6 literal as the two headers carry it. */
@@ -538,4 +459,46 @@ size_t hsc_query_escape(const char *s, char *out)
     }
     *o = '\0';
     return (size_t)(o - out);
+}
+
+/* --- X-Forwarded-Proto, Referer ------------------------------------------ */
+
+const char *hsc_forwarded_proto(const char *xfp)
+{
+    if (xfp != NULL && strcasecmp(xfp, "https") == 0) {
+        return "https";
+    }
+    if (xfp != NULL && strcasecmp(xfp, "http") == 0) {
+        return "http";
+    }
+    return NULL;
+}
+
+const char *hsc_referer_path(const char *ref, const char *host,
+                             const char *self)
+{
+    const char *auth, *path;
+    size_t hl;
+
+    if (ref == NULL || host == NULL || self == NULL) {
+        return NULL;
+    }
+    if (!strncasecmp(ref, "https://", 8)) {
+        auth = ref + 8;
+    }
+    else if (!strncasecmp(ref, "http://", 7)) {
+        auth = ref + 7;
+    }
+    else {
+        return NULL;
+    }
+    hl = strlen(host);
+    path = strchr(auth, '/');
+    if (path == NULL || (size_t)(path - auth) != hl
+        || strncasecmp(auth, host, hl) != 0
+        || !hsc_return_url_safe(path, strlen(path))
+        || !strncmp(path, self, strlen(self))) {
+        return NULL;
+    }
+    return path;
 }

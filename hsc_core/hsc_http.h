@@ -2,7 +2,8 @@
  * hsc_http.h: the untrusted HTTP inputs the module reads, parsed without
  * httpd so they can be unit-tested and fuzzed: the Cookie header, the login
  * form body and its Content-Type, the return URL, the Origin of a POST, and
- * the query escaping of the URL a login page gets back.
+ * the query escaping of the URL a login page gets back, X-Forwarded-Proto
+ * and the Referer. Response headers: hsc_response.h.
  */
 #ifndef HSC_HTTP_H
 #define HSC_HTTP_H
@@ -58,21 +59,6 @@ hsc_status_t hsc_form_parse(char *body, size_t len,
 int hsc_return_url_safe(const char *url, size_t len);
 
 /**
- * The Cache-Control of a response to a request that AuthType HSC admitted,
- * from the directives the response already has (cc; NULL or "" for none):
- * every directive kept except "public" and "s-maxage" (which invite shared
- * caches), then "private" unless "no-store" or "private" is there, and
- * "no-store" when the response sets or refreshes the cookie (cookie_set):
- * a shared cache must never replay a page or a Set-Cookie to another
- * client, and a stricter directive is never weakened. Writes a
- * NUL-terminated list to out; returns its length, or 0 when out (outcap
- * bytes; strlen(cc) + 32 always suffice) is too small. Quoted strings are
- * kept whole (no-cache="Set-Cookie, X").
- */
-size_t hsc_cache_control_private(const char *cc, int cookie_set, char *out,
-                                 size_t outcap);
-
-/**
  * 1 when the Origin request header names the site this request was sent
  * to: origin is "scheme://host[:port]" (RFC 6454 serialisation, no path),
  * scheme is the request's own ("http" or "https": the TLS state, or the
@@ -98,5 +84,33 @@ int hsc_content_type_is_form(const char *ct);
  * the length written, without the NUL.
  */
 size_t hsc_query_escape(const char *s, char *out);
+
+/**
+ * The scheme an X-Forwarded-Proto header value names: "https" or "http"
+ * (these static spellings) when the value is exactly one of them in any
+ * case, else NULL (NULL, a list, spaces, anything else). The caller still
+ * decides whether the header counts at all (only from a proxy that
+ * mod_remoteip trusts) and falls back to its own scheme on NULL.
+ *
+ * One rule for the login's Origin check and the insecure-cookie warning.
+ * It is the stricter of the two the glue had (the login's; the warning
+ * took the first item of a list): a list means several proxies, and its
+ * first item was written by the hop farthest away, possibly the client
+ * itself, so no item of a list is trusted. Refusing fails closed: the
+ * Origin check then compares with the server's own scheme (a refused
+ * login, not an accepted cross-site one), and the warning is logged.
+ */
+const char *hsc_forwarded_proto(const char *xfp);
+
+/**
+ * The path of a Referer (ref) that names this host, for a "Cancel" link:
+ * ref is "http://" or "https://" (any case), then exactly host (the Host
+ * header, compared case-insensitively), then a path that
+ * hsc_return_url_safe accepts and that does not start with self (the
+ * page's own path, so Cancel never returns to itself). Returns a pointer
+ * into ref, else NULL (also when an argument is NULL).
+ */
+const char *hsc_referer_path(const char *ref, const char *host,
+                             const char *self);
 
 #endif /* HSC_HTTP_H */

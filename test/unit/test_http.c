@@ -1,7 +1,8 @@
 /*
  * test_http.c: the untrusted HTTP inputs (hsc_http.h): Cookie header scan,
  * login form parsing, the return-URL check, the same-origin check, the
- * Content-Type match and the query escaping.
+ * Content-Type match, the query escaping, X-Forwarded-Proto and the
+ * Referer path of the logout page's Cancel link.
  */
 #include <stdio.h>
 #include <string.h>
@@ -405,49 +406,6 @@ static void return_url_safe_refuses_null_and_prefix_lengths(void)
     CHECK_EQ(hsc_return_url_safe("/app%2F", 6), 0, "cut escape");
 }
 
-/* --- Cache-Control of admitted requests (issue 10) ------------------------ */
-
-static const struct {
-    const char *cc;   /* what the response had (NULL: none) */
-    int cookie_set;   /* the response sets or refreshes the cookie */
-    const char *want; /* hsc_cache_control_private */
-} cc_cases[] = {
-    {NULL, 0, "private"},
-    {"", 0, "private"},
-    {NULL, 1, "private, no-store"},
-    {"max-age=3600", 0, "max-age=3600, private"},
-    {"max-age=3600", 1, "max-age=3600, private, no-store"},
-    {"public, max-age=3600", 0, "max-age=3600, private"},
-    {"PUBLIC,s-maxage=600 , max-age=60", 0, "max-age=60, private"},
-    {"no-store", 0, "no-store"},
-    {"no-store", 1, "no-store"},
-    {"private", 0, "private"},
-    {"private, max-age=60", 1, "private, max-age=60, no-store"},
-    {"no-cache=\"Set-Cookie, X\", max-age=5", 0,
-     "no-cache=\"Set-Cookie, X\", max-age=5, private"},
-    {"no-storex", 0, "no-storex, private"},
-    {" , ,", 0, "private"},
-    {"max-age=3600, max-age=3600", 0, "max-age=3600, max-age=3600, private"},
-};
-
-static void cache_control_is_private_and_never_weaker(void)
-{
-    char out[128];
-    size_t i;
-
-    for (i = 0; i < sizeof(cc_cases) / sizeof(cc_cases[0]); i++) {
-        size_t n = hsc_cache_control_private(cc_cases[i].cc,
-                                             cc_cases[i].cookie_set, out,
-                                             sizeof(out));
-        printf("# case %u\n", (unsigned)i);
-        CHECK_STR(out, cc_cases[i].want, "merged as the table says");
-        CHECK_EQ(n, strlen(cc_cases[i].want), "its length");
-    }
-    CHECK_EQ(hsc_cache_control_private("max-age=3600", 1, out, 20), 0,
-             "too small a buffer: 0");
-    CHECK_STR(out, "", "and an empty string");
-}
-
 /* --- same origin ---------------------------------------------------------- */
 
 static const struct {
@@ -565,9 +523,89 @@ static void query_escape_keeps_unreserved_and_slash_only(void)
     CHECK(n == 0 && out[0] == '\0', "empty");
 }
 
+/* --- X-Forwarded-Proto and the Referer ---------------------------------- */
+
+static const struct {
+    const char *xfp;  /* the header value (NULL: none) */
+    const char *want; /* hsc_forwarded_proto (NULL: not trusted) */
+} xfp_cases[] = {
+    {"https", "https"},    {"HTTPS", "https"}, {"http", "http"},
+    {"Http", "http"},      {NULL, NULL},       {"", NULL},
+    {"https, http", NULL}, /* a list: the first item may be the client's */
+    {"http, https", NULL}, {"https,", NULL},   {"https ", NULL},
+    {" https", NULL},      {"httpsx", NULL},   {"ftp", NULL},
+    {"ws", NULL},
+};
+
+static void forwarded_proto_takes_one_exact_value(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(xfp_cases) / sizeof(xfp_cases[0]); i++) {
+        const char *got = hsc_forwarded_proto(xfp_cases[i].xfp);
+
+        printf("# case %u\n", (unsigned)i);
+        if (xfp_cases[i].want == NULL) {
+            CHECK(got == NULL, "refused");
+        }
+        else {
+            CHECK_STR(got != NULL ? got : "(null)", xfp_cases[i].want,
+                      "the lower-case scheme");
+        }
+    }
+}
+
+static const struct {
+    const char *ref;  /* the Referer */
+    const char *host; /* the Host header */
+    const char *want; /* hsc_referer_path (NULL: none) */
+} referer_cases[] = {
+    {"https://www.example.test/app/page?x=1", "www.example.test",
+     "/app/page?x=1"},
+    {"http://www.example.test/", "www.example.test", "/"},
+    {"HTTPS://WWW.Example.TEST/app", "www.example.test", "/app"},
+    {"https://www.example.test:8443/app", "www.example.test:8443", "/app"},
+    {"https://www.example.test:8443/app", "www.example.test", NULL},
+    {"https://www.example.test/app", "www.example.test:8443", NULL},
+    {"https://evil.test/app", "www.example.test", NULL},
+    {"https://www.example.test.evil.test/app", "www.example.test", NULL},
+    {"https://www.example.test", "www.example.test", NULL}, /* no path */
+    {"ftp://www.example.test/app", "www.example.test", NULL},
+    {"//www.example.test/app", "www.example.test", NULL},
+    {"/app", "www.example.test", NULL},
+    {"https://www.example.test//evil.test/", "www.example.test", NULL},
+    {"https://www.example.test/a/../b", "www.example.test", NULL},
+    {"https://www.example.test/logout", "www.example.test", NULL}, /* self */
+    {"https://www.example.test/logout?x", "www.example.test", NULL},
+    {"https://www.example.test/logoutx", "www.example.test", NULL},
+    {"https://www.example.test/log", "www.example.test", "/log"},
+    {"https://user@www.example.test/app", "www.example.test", NULL},
+};
+
+static void referer_path_is_a_safe_path_of_this_host(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(referer_cases) / sizeof(referer_cases[0]); i++) {
+        const char *got = hsc_referer_path(referer_cases[i].ref,
+                                           referer_cases[i].host, "/logout");
+
+        printf("# case %u: %s\n", (unsigned)i, referer_cases[i].ref);
+        if (referer_cases[i].want == NULL) {
+            CHECK(got == NULL, "refused");
+        }
+        else {
+            CHECK_STR(got != NULL ? got : "(null)", referer_cases[i].want,
+                      "the path");
+        }
+    }
+    CHECK(hsc_referer_path(NULL, "h", "/x") == NULL, "no Referer");
+    CHECK(hsc_referer_path("http://h/a", NULL, "/x") == NULL, "no Host");
+    CHECK(hsc_referer_path("http://h/a", "h", NULL) == NULL, "no self");
+}
+
 int main(void)
 {
-    RUN(cache_control_is_private_and_never_weaker);
     RUN(cookie_header_find_follows_the_table);
     RUN(cookie_header_find_refuses_null_inputs);
     RUN(form_parse_decodes_percent_and_plus);
@@ -585,5 +623,7 @@ int main(void)
     RUN(same_origin_refuses_null_inputs);
     RUN(content_type_is_form_matches_the_media_type_only);
     RUN(query_escape_keeps_unreserved_and_slash_only);
+    RUN(forwarded_proto_takes_one_exact_value);
+    RUN(referer_path_is_a_safe_path_of_this_host);
     return hsc_test_done();
 }
