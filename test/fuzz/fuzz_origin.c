@@ -1,7 +1,9 @@
 /*
  * fuzz_origin.c: the two request headers a login POST is judged by before
  * its body is read: hsc_same_origin() (Origin against the request's scheme
- * and Host) and hsc_content_type_is_form().
+ * and Host) and hsc_content_type_is_form(); and the two others that name
+ * a site: hsc_forwarded_proto() and hsc_referer_path() (the ORIGIN part
+ * read as a Referer, with "/logout" as the page's own path).
  *
  * Input: first byte picks the scheme (even: http, odd: https); the rest is
  * "ORIGIN\nHOST" (no newline: HOST is empty), also read whole as a
@@ -12,7 +14,11 @@
  *     scheme, accepts the Origin's authority as a Host;
  *   - an accepted Origin holds no '/', '@', '?', '#', space or control
  *     byte after "://";
- *   - an accepted Content-Type starts with the form media type.
+ *   - an accepted Content-Type starts with the form media type;
+ *   - X-Forwarded-Proto (the whole input) names a scheme only when it is
+ *     "http" or "https" in some case, and then that one, in lower case;
+ *   - a Referer path lies inside the Referer, after "http(s)://" and
+ *     exactly the Host, is a safe return URL and not "/logout...".
  */
 #include <string.h>
 #include <strings.h>
@@ -22,7 +28,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const char *scheme;
+    const char *scheme, *xfp, *path;
     char *buf, *origin, *host, *nl, *swapped;
     size_t i, slen;
     int same, form;
@@ -50,6 +56,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             !strncasecmp(buf, "application/x-www-form-urlencoded", 33));
     }
 
+    xfp = hsc_forwarded_proto(buf);
+    HSC_FUZZ_ASSERT(xfp == NULL || !strcmp(xfp, "http")
+                    || !strcmp(xfp, "https"));
+    HSC_FUZZ_ASSERT((xfp != NULL)
+                    == (!strcasecmp(buf, "http") || !strcasecmp(buf, "https")));
+    HSC_FUZZ_ASSERT(xfp == NULL || !strcasecmp(buf, xfp));
+
     origin = buf;
     nl = strchr(buf, '\n');
     if (nl != NULL) {
@@ -59,6 +72,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else {
         host = buf + strlen(buf); /* "" */
     }
+    path = hsc_referer_path(origin, host, "/logout");
+    if (path != NULL) {
+        size_t hl = strlen(host),
+               skip = !strncasecmp(origin, "https://", 8) ? 8 : 7;
+
+        HSC_FUZZ_ASSERT(path > origin && path < origin + strlen(origin));
+        HSC_FUZZ_ASSERT(!strncasecmp(origin, "https://", 8)
+                        || !strncasecmp(origin, "http://", 7));
+        HSC_FUZZ_ASSERT(path == origin + skip + hl);
+        HSC_FUZZ_ASSERT(!strncasecmp(origin + skip, host, hl));
+        HSC_FUZZ_ASSERT(hsc_return_url_safe(path, strlen(path)));
+        HSC_FUZZ_ASSERT(strncmp(path, "/logout", 7) != 0);
+    }
+
     same = hsc_same_origin(origin, scheme, host);
     HSC_FUZZ_ASSERT(same == 0 || same == 1);
     HSC_FUZZ_ASSERT(hsc_same_origin(origin, scheme, host) == same);

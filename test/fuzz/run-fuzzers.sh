@@ -24,7 +24,7 @@ esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-targets=${HSC_FUZZ_TARGETS:-"cookie b64 cookie_header form return_url keyfile util cache origin parse pages audit"}
+targets=${HSC_FUZZ_TARGETS:-"cookie b64 cookie_header form return_url keyfile util cache origin parse pages audit response"}
 
 cc=${CLANG:-}
 if [ -z "$cc" ]; then
