@@ -194,6 +194,36 @@ static void defaults_parse_to_the_values_the_module_uses(void)
     }
 }
 
+/* Each pool default lies in the range its setter takes (hsc_defaults.h). */
+static void pool_defaults_lie_in_their_ranges(void)
+{
+    static const struct {
+        const char *directive, *text; /* the default as written */
+        long long lo, hi;             /* the setter's range */
+        int millis;                   /* 1: hsc_parse_millis, 0: size */
+    } r[] = {
+        {"HSCUserDBPoolSize", HSC_DEFAULT_USERDB_POOL_SIZE_TEXT,
+         HSC_USERDB_POOL_SIZE_MIN, HSC_USERDB_POOL_SIZE_MAX, 0},
+        {"HSCUserDBPoolWait", HSC_DEFAULT_USERDB_POOL_WAIT_TEXT,
+         HSC_USERDB_POOL_WAIT_MIN_MS, HSC_USERDB_POOL_WAIT_MAX_MS, 1},
+        {"HSCUserDBTimeout", HSC_DEFAULT_USERDB_TIMEOUT_TEXT,
+         HSC_USERDB_TIMEOUT_MIN_MS, HSC_USERDB_TIMEOUT_MAX_MS, 1},
+        {"HSCUserDBMaxStale", HSC_DEFAULT_USERDB_MAX_STALE_TEXT,
+         HSC_USERDB_MAX_STALE_MIN_MS, HSC_USERDB_MAX_STALE_MAX_MS, 1},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+        int64_t v;
+        hsc_status_t st = r[i].millis
+                              ? hsc_parse_millis(r[i].text, r[i].lo, r[i].hi,
+                                                 &v)
+                              : hsc_parse_size(r[i].text, r[i].lo, r[i].hi, &v);
+
+        CHECK_EQ(st, HSC_OK, r[i].directive);
+    }
+}
+
 static void conf_hsc_conf_shows_each_default(void)
 {
     char *conf = slurp("conf/hsc.conf");
@@ -241,6 +271,7 @@ static void docs_show_each_default(void)
 int main(void)
 {
     RUN(defaults_parse_to_the_values_the_module_uses);
+    RUN(pool_defaults_lie_in_their_ranges);
     RUN(conf_hsc_conf_shows_each_default);
     RUN(docs_show_each_default);
     return hsc_test_done();
