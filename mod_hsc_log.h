@@ -19,7 +19,7 @@ APLOG_USE_MODULE(hsc);
  * The tag of a log line, as httpd's APLOGNO: HSCLOGNO(012) "text" logs
  * "HSC012: text". One number per call site (two places, two numbers; a
  * removed number is never reused); the next free one is in
- * docs/log-tags-next, and every tag has a row in docs/directives.md's
+ * docs/dev/log-tags-next, and every tag has a row in docs/directives.md's
  * "Log messages" table. test/check-log-tags.sh (make check) enforces it.
  */
 #define HSCLOGNO(n) "HSC" #n ": "

@@ -21,7 +21,7 @@
  *
  * The table of N users is built in a fresh temporary directory with the
  * cheap "sha256-chain:1" KDF (only the logins measured use real settings)
- * and removed at exit. Output is Markdown, ready for docs/benchmarks.md.
+ * and removed at exit. Output is Markdown, ready for docs/dev/benchmarks.md.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -2,7 +2,7 @@
 # pgsql-vs-sqlite.sh: requests per second of one httpd node (event MPM,
 # 127.0.0.1 only) checking mod_hsc cookies against the PostgreSQL user store
 # beside the same node against SQLite, and an unprotected control, in one
-# run (docs/several-servers.md, docs/benchmarks.md).
+# run (docs/several-servers.md, docs/dev/benchmarks.md).
 #
 # One httpd, three ports: /open/ without authentication, the same 1 KiB file
 # behind AuthType HSC with HSCUserDB on an SQLite file, and with HSCUserDB

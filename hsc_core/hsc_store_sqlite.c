@@ -1,5 +1,5 @@
 /*
- * hsc_store_sqlite.c: the user store in an SQLite file (docs/schema.md).
+ * hsc_store_sqlite.c: the user store in an SQLite file (docs/spec/schema.md).
  *
  * One connection per handle, opened with SQLITE_OPEN_NOMUTEX: a handle
  * belongs to one thread at a time (the module keeps one per thread).
@@ -50,7 +50,7 @@
  * in KiB (PRAGMA cache_size = -N). SQLite's default is 2,000 KiB per
  * connection, and the module keeps one connection per thread: a child of
  * 128 threads that has looked up enough users grows by 256 MiB of page
- * caches, ten times its record cache (docs/performance.md). With a record
+ * caches, ten times its record cache (docs/dev/performance.md). With a record
  * cache in front, a lookup reaches SQLite only on a miss, and a miss is a
  * user none of the child's threads has read lately: its leaf page is
  * almost never in this one connection's cache, whatever its size (a

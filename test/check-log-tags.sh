@@ -2,7 +2,7 @@
 # Log tags (httpd's APLOGNO rule, mod_hsc_log.h's HSCLOGNO): every log call site
 # of the glue has its own HSCLOGNO(nnn); no number is used twice; every one
 # has a row in docs/directives.md's "Log messages" table; and
-# docs/log-tags-next is above every number in use. Prints TAP.
+# docs/dev/log-tags-next is above every number in use. Prints TAP.
 cd "${top_srcdir:-.}" || exit 1
 n=0
 fail=0
@@ -34,12 +34,12 @@ done
 if [ -z "$missing" ]; then ok "docs/directives.md has a row for every tag"
 else notok "tags missing from docs/directives.md's Log messages table:$missing"; fi
 
-next=$(grep -v '^#' docs/log-tags-next | head -n 1)
+next=$(grep -v '^#' docs/dev/log-tags-next | head -n 1)
 max=$(printf '%s\n' $tags | tail -n 1)
 if [ -n "$next" ] && [ "$(expr "$next" + 0)" -gt "$(expr "$max" + 0)" ]; then
-    ok "docs/log-tags-next ($next) is above every tag in use ($max)"
+    ok "docs/dev/log-tags-next ($next) is above every tag in use ($max)"
 else
-    notok "docs/log-tags-next ($next) must be above the highest tag ($max)"
+    notok "docs/dev/log-tags-next ($next) must be above the highest tag ($max)"
 fi
 
 echo "1..$n"

@@ -24,7 +24,7 @@
 #include "hsc_password.h"
 #include "hsc_store.h"
 
-#define APP_ID 0x48534331 /* "HSC1", as docs/schema.md says */
+#define APP_ID 0x48534331 /* "HSC1", as docs/spec/schema.md says */
 
 static char tmpdir[256];
 static int tmpcount;

@@ -18,7 +18,7 @@ CREATE TABLE hsc_meta (
 );
 INSERT INTO hsc_meta VALUES (1, replace(gen_random_uuid()::text, '-', ''));
 
--- The users, as in the SQLite store (docs/schema.md). Names compare byte
+-- The users, as in the SQLite store (docs/spec/schema.md). Names compare byte
 -- for byte: COLLATE "C".
 CREATE TABLE hsc_users (
     username text COLLATE "C" PRIMARY KEY
