@@ -11,7 +11,7 @@
 #
 # Environment:
 #   CLANG              compiler (default: clang, else clang-14)
-#   HSC_FUZZ_TARGETS   targets to run (default: all twelve)
+#   HSC_FUZZ_TARGETS   targets to run (default: all thirteen)
 #   HSC_FUZZ_OUT       where logs, crash inputs and the grown corpora go
 #                      (default: a temporary directory, kept on failure)
 #   HSC_FUZZ_JOBS      libFuzzer -jobs/-workers per target (default 1)
