@@ -3,7 +3,17 @@
 # file that exists, so moving a page cannot leave a dead link. Anchors are
 # not checked (GitHub and pandoc slug headings differently). Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
-bad=$(git ls-files '*.md' | while read -r f; do
+# Outside a git checkout (the sanitizer stage's copy, a release tarball)
+# every .md below the top counts.
+list_md()
+{
+    if git rev-parse --git-dir >/dev/null 2>&1; then
+        git ls-files '*.md'
+    else
+        find . -name '*.md' -type f | sed 's|^\./||'
+    fi
+}
+bad=$(list_md | while read -r f; do
     dir=$(dirname "$f")
     # Inline links [text](target); code spans are stripped first.
     sed 's/`[^`]*`//g' "$f" | grep -o '\]([^)]*)' | sed 's/^](//; s/)$//' |
