@@ -518,8 +518,8 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
 
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     switch (d->unauth) {
-    case HSC_UNAUTH_REDIRECT: redirect = 1; break;
-    case HSC_UNAUTH_401: redirect = 0; break;
+    case HSC_UNAUTHENTICATED_REDIRECT: redirect = 1; break;
+    case HSC_UNAUTHENTICATED_401: redirect = 0; break;
     default: {
         /* A browser navigation: GET or HEAD that accepts HTML. */
         const char *accept = apr_table_get(r->headers_in, "Accept");
@@ -662,14 +662,13 @@ static int hsc_check_authn(request_rec *r)
 
 /* --- Set-Cookie ----------------------------------------------------------- */
 
-static const char *const samesite_names[] = {"Strict", "Lax", "None"};
-
 int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d, const char *value,
                    apr_int64_t lifetime)
 {
-    const char *problem = hsc_cookie_attrs_problem(d);
-    char date[APR_RFC822_DATE_LEN];
-    apr_time_t when;
+    hsc_cookie_attrs_t a = hsc_cookie_attrs(d);
+    const char *problem = hsc_cookie_attrs_conflict(&a);
+    apr_size_t cap;
+    char *line;
 
     if (problem != NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -680,18 +679,21 @@ int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d, const char *value,
     if (lifetime < 0) {
         lifetime = 0;
     }
-    when = lifetime ? r->request_time + apr_time_from_sec(lifetime) : 0;
-    apr_rfc822_date(date, when);
+    /* The attributes' and the date's text, with room to spare. */
+    cap = strlen(a.name) + strlen(value) + strlen(a.path)
+          + (a.domain ? strlen(a.domain) : 0) + 128;
+    line = apr_palloc(r->pool, cap);
+    if (!hsc_set_cookie_line(&a, value, lifetime,
+                             lifetime ? apr_time_sec(r->request_time) + lifetime
+                                      : 0,
+                             line, cap)) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(185) "no cookie set: a cookie attribute or "
+                                    "the value is not allowed in Set-Cookie");
+        return -1;
+    }
     hsc_private_mark(r, 1); /* never stored by a shared cache */
-    apr_table_addn(r->err_headers_out, "Set-Cookie",
-                   apr_psprintf(r->pool,
-                                "%s=%s; Path=%s%s%s; Max-Age=%" APR_INT64_T_FMT
-                                "; Expires=%s; HttpOnly%s; SameSite=%s",
-                                d->cookie_name, value, d->cookie_path,
-                                d->cookie_domain ? "; Domain=" : "",
-                                d->cookie_domain ? d->cookie_domain : "",
-                                lifetime, date, d->secure ? "; Secure" : "",
-                                samesite_names[d->samesite]));
+    apr_table_addn(r->err_headers_out, "Set-Cookie", line);
     return 0;
 }
 

@@ -90,9 +90,6 @@ hsc_status_t hsc_verify_request(request_rec *r, const hsc_srv_conf_t *sc,
 int hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d, const char *value,
                    apr_int64_t lifetime);
 
-/* NULL, or why these cookie attributes are not allowed together. */
-const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
-
 /*
  * The one mapping of a status to what the glue does with it (the core
  * classifies: hsc_status_class). *level is the log level of the refusal;

@@ -86,7 +86,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->cookie_domain = NULL;
     d->cookie_path = HSC_DEFAULT_COOKIE_PATH;
     d->secure = HSC_DEFAULT_COOKIE_SECURE;
-    d->samesite = HSC_SAMESITE_LAX; /* HSC_DEFAULT_SAMESITE_TEXT */
+    d->samesite = HSC_SITE_LAX; /* HSC_DEFAULT_SAMESITE_TEXT */
     d->idle = HSC_DEFAULT_IDLE_TIMEOUT;
     d->max_age = HSC_DEFAULT_MAX_AGE;
     d->skew = HSC_DEFAULT_CLOCK_SKEW;
@@ -94,7 +94,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->scope = HSC_DEFAULT_SCOPE;
     d->bind_address = HSC_DEFAULT_BIND_ADDRESS;
     d->login_url = NULL;
-    d->unauth = HSC_UNAUTH_AUTO; /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
+    d->unauth = HSC_UNAUTHENTICATED_AUTO; /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
     d->success_url = HSC_DEFAULT_LOGIN_SUCCESS_URL;
     d->logout_url = HSC_DEFAULT_LOGOUT_URL;
     d->site_name = NULL;
@@ -489,16 +489,7 @@ static const char *set_samesite(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
 
-    if (!strcasecmp(arg, "Strict")) {
-        d->samesite = HSC_SAMESITE_STRICT;
-    }
-    else if (!strcasecmp(arg, "Lax")) {
-        d->samesite = HSC_SAMESITE_LAX;
-    }
-    else if (!strcasecmp(arg, "None")) {
-        d->samesite = HSC_SAMESITE_NONE;
-    }
-    else {
+    if (hsc_parse_samesite(arg, &d->samesite) != HSC_OK) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name,
                            ": must be Strict, Lax or None", NULL);
     }
@@ -564,16 +555,7 @@ static const char *set_unauth(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
 
-    if (!strcasecmp(arg, "auto")) {
-        d->unauth = HSC_UNAUTH_AUTO;
-    }
-    else if (!strcasecmp(arg, "redirect")) {
-        d->unauth = HSC_UNAUTH_REDIRECT;
-    }
-    else if (!strcmp(arg, "401")) {
-        d->unauth = HSC_UNAUTH_401;
-    }
-    else {
+    if (hsc_parse_unauth(arg, &d->unauth) != HSC_OK) {
         return apr_pstrcat(cmd->pool, cmd->cmd->name,
                            ": must be auto, redirect or 401", NULL);
     }
@@ -656,22 +638,17 @@ static const char *set_login_failure_url(cmd_parms *cmd, void *dv,
 
 /* --- cross-field rules, checked at startup ------------------------------- */
 
-/* NULL, or why these cookie attributes are not allowed together. */
-const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d)
+/* The section's cookie attributes, as the core's cookie rules take them. */
+hsc_cookie_attrs_t hsc_cookie_attrs(const hsc_dir_conf_t *d)
 {
-    if (!strncmp(d->cookie_name, "__Host-", 7)
-        && (!d->secure || strcmp(d->cookie_path, "/") != 0
-            || d->cookie_domain != NULL)) {
-        return "a __Host- cookie needs HSCCookieSecure On, HSCCookiePath / and "
-               "no HSCCookieDomain";
-    }
-    if (!strncmp(d->cookie_name, "__Secure-", 9) && !d->secure) {
-        return "a __Secure- cookie needs HSCCookieSecure On";
-    }
-    if (d->samesite == HSC_SAMESITE_NONE && !d->secure) {
-        return "HSCCookieSameSite None needs HSCCookieSecure On";
-    }
-    return NULL;
+    hsc_cookie_attrs_t a;
+
+    a.name = d->cookie_name;
+    a.domain = d->cookie_domain;
+    a.path = d->cookie_path;
+    a.secure = d->secure;
+    a.samesite = d->samesite;
+    return a;
 }
 
 /* --- startup checks ------------------------------------------------------- */
@@ -686,6 +663,7 @@ static int check_section(apr_pool_t *p, server_rec *s,
                          const char *what)
 {
     const hsc_dir_conf_t *d = ap_get_module_config(sec, &hsc_module);
+    hsc_cookie_attrs_t attrs;
     const char *problem;
 
     if (d == NULL) {
@@ -694,7 +672,8 @@ static int check_section(apr_pool_t *p, server_rec *s,
     if (base != NULL) {
         d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
     }
-    if ((problem = hsc_cookie_attrs_problem(d)) == NULL) {
+    attrs = hsc_cookie_attrs(d);
+    if ((problem = hsc_cookie_attrs_conflict(&attrs)) == NULL) {
         return 0;
     }
     if (s->is_virtual) {

@@ -17,19 +17,9 @@
 #include "hsc_defaults.h"
 #include "hsc_keys.h"
 #include "hsc_kdf.h"
+#include "hsc_parse.h"
+#include "hsc_response.h"
 #include "mod_hsc_throttle.h"
-
-typedef enum {
-    HSC_SAMESITE_STRICT,
-    HSC_SAMESITE_LAX,
-    HSC_SAMESITE_NONE
-} hsc_samesite_t;
-
-typedef enum {
-    HSC_UNAUTH_AUTO,     /* browser navigation: redirect; else 401 */
-    HSC_UNAUTH_REDIRECT, /* always redirect to HSCLoginURL */
-    HSC_UNAUTH_401       /* always 401 */
-} hsc_unauth_t;
 
 /* Per server (RSRC_CONF): the secrets, the user store, throttling. */
 typedef struct {
@@ -50,25 +40,25 @@ typedef struct {
 
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
 typedef struct {
-    const char *cookie_name;   /* HSCCookieName */
-    const char *cookie_domain; /* HSCCookieDomain; NULL: no Domain */
-    const char *cookie_path;   /* HSCCookiePath */
-    int secure;                /* HSCCookieSecure */
-    hsc_samesite_t samesite;   /* HSCCookieSameSite */
-    apr_int64_t idle;          /* HSCIdleTimeout, seconds */
-    apr_int64_t max_age;       /* HSCMaxAge, seconds */
-    apr_int64_t skew;          /* HSCClockSkew, seconds */
-    int refresh;               /* HSCRefresh */
-    const char *scope;         /* HSCScope */
-    int bind_address;          /* HSCBindAddress */
-    const char *login_url;     /* HSCLoginURL; NULL: never redirect */
-    hsc_unauth_t unauth;       /* HSCUnauthenticated */
-    const char *success_url;   /* HSCLoginSuccessURL */
-    const char *logout_url;    /* HSCLogoutURL; NULL: the logged-out
-                                * page (hsc_core/hsc_pages.h) */
-    const char *site_name;     /* HSCSiteName; NULL: none */
-    const char *stylesheet;    /* HSCLoginStylesheet; NULL: none */
-    const char *failure_url;   /* HSCLoginFailureURL; NULL: the form */
+    const char *cookie_name;        /* HSCCookieName */
+    const char *cookie_domain;      /* HSCCookieDomain; NULL: no Domain */
+    const char *cookie_path;        /* HSCCookiePath */
+    int secure;                     /* HSCCookieSecure */
+    hsc_cookie_samesite_t samesite; /* HSCCookieSameSite */
+    apr_int64_t idle;               /* HSCIdleTimeout, seconds */
+    apr_int64_t max_age;            /* HSCMaxAge, seconds */
+    apr_int64_t skew;               /* HSCClockSkew, seconds */
+    int refresh;                    /* HSCRefresh */
+    const char *scope;              /* HSCScope */
+    int bind_address;               /* HSCBindAddress */
+    const char *login_url;          /* HSCLoginURL; NULL: never redirect */
+    hsc_unauth_mode_t unauth;       /* HSCUnauthenticated */
+    const char *success_url;        /* HSCLoginSuccessURL */
+    const char *logout_url;         /* HSCLogoutURL; NULL: the logged-out
+                                     * page (hsc_core/hsc_pages.h) */
+    const char *site_name;          /* HSCSiteName; NULL: none */
+    const char *stylesheet;         /* HSCLoginStylesheet; NULL: none */
+    const char *failure_url;        /* HSCLoginFailureURL; NULL: the form */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -88,8 +78,9 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir);
 void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv);
 extern const command_rec hsc_cmds[];
 
-/* NULL, or why these cookie attributes are not allowed together. */
-const char *hsc_cookie_attrs_problem(const hsc_dir_conf_t *d);
+/* The section's cookie attributes, as the core's cookie rules
+ * (hsc_response.h) take them. */
+hsc_cookie_attrs_t hsc_cookie_attrs(const hsc_dir_conf_t *d);
 
 /* Checks at startup and `httpd -t`: cross-field cookie rules in every
  * section, AuthType HSC only where a key file and user database are set

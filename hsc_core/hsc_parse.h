@@ -54,11 +54,7 @@ hsc_status_t hsc_parse_millis(const char *s, int64_t lo, int64_t hi,
 hsc_status_t hsc_parse_size(const char *s, int64_t lo, int64_t hi,
                             int64_t *out) HSC_MUST_CHECK;
 
-/*
- * Keyword directives, as enums. The glue's own enums (mod_hsc_config.h:
- * HSC_SAMESITE_*, HSC_UNAUTH_*) have the same order; these carry other
- * names until the glue takes them, so that both can be included together.
- */
+/* Keyword directives, as enums (the glue's configuration holds these). */
 
 /** HSCCookieSameSite Strict|Lax|None (case-insensitive). */
 typedef enum {

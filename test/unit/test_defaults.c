@@ -60,7 +60,7 @@ static const struct {
     {"HSCCookiePath", HSC_DEFAULT_COOKIE_PATH, COOKIE_PATH, 1},
     {"HSCCookieSecure", HSC_DEFAULT_COOKIE_SECURE_TEXT, FLAG,
      HSC_DEFAULT_COOKIE_SECURE},
-    /* hsc_create_dir_conf hard-codes HSC_SAMESITE_LAX (same order) */
+    /* hsc_create_dir_conf hard-codes HSC_SITE_LAX */
     {"HSCCookieSameSite", HSC_DEFAULT_SAMESITE_TEXT, SAMESITE, HSC_SITE_LAX},
     {"HSCIdleTimeout", HSC_DEFAULT_IDLE_TIMEOUT_TEXT, DURATION,
      HSC_DEFAULT_IDLE_TIMEOUT},
@@ -70,7 +70,7 @@ static const struct {
     {"HSCRefresh", HSC_DEFAULT_REFRESH_TEXT, FLAG, HSC_DEFAULT_REFRESH},
     {"HSCBindAddress", HSC_DEFAULT_BIND_ADDRESS_TEXT, FLAG,
      HSC_DEFAULT_BIND_ADDRESS},
-    /* ... and HSC_UNAUTH_AUTO */
+    /* ... and HSC_UNAUTHENTICATED_AUTO */
     {"HSCUnauthenticated", HSC_DEFAULT_UNAUTHENTICATED_TEXT, UNAUTH,
      HSC_UNAUTHENTICATED_AUTO},
     {"HSCLoginSuccessURL", HSC_DEFAULT_LOGIN_SUCCESS_URL, URL, 1},
