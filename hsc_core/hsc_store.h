@@ -151,13 +151,18 @@ hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
  * again brings back no earlier cookie, a stolen one included. */
 hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user,
                                     int on) HSC_MUST_CHECK;
-/** revoked_before = when, as given (callers mean hsc_store_revoke_now). */
+/**
+ * revoked_before = max(when, revoked_before + 1), in one statement: it only
+ * grows, and every revocation moves it (two in one second both refuse a
+ * cookie issued between them). Callers mean hsc_store_revoke_now.
+ */
 hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user,
                               int64_t when) HSC_MUST_CHECK;
 /**
- * "Log out everywhere" at time now: revoked_before = now + 1 (spec), so
- * every cookie issued up to and including this second is refused; a login
- * later in the same second gets iat = now + 1 (hsc_login_iat).
+ * "Log out everywhere" at time now: revoked_before = at least now + 1
+ * (spec), so every cookie issued up to and including this second is
+ * refused; a login later gets iat = revoked_before (hsc_login_iat), which a
+ * second revocation in the same second moves past.
  */
 hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
                                   int64_t now) HSC_MUST_CHECK;

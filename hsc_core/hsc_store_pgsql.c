@@ -923,7 +923,9 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
         return st;
     }
     res = PQexecParams(sl->conn, sql, n, NULL, values, lengths, formats, 0);
-    if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
+    if (res == NULL
+        || (PQresultStatus(res) != PGRES_COMMAND_OK
+            && PQresultStatus(res) != PGRES_TUPLES_OK)) {
         result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), what, sl->conn,
                    res);
         st = has_state(res, "42501") || has_state(res, "25006") ? HSC_EREADONLY
@@ -1028,8 +1030,12 @@ static hsc_status_t pg_set_disabled(hsc_store_t *s, const char *user, int on)
         2, v, NULL, NULL);
 }
 
-/* Touches revoked_before only (not updated): the httpd role may update
- * that one column ("log out everywhere"). */
+/*
+ * Through hsc_revoke (schema version 2), which only raises revoked_before
+ * and touches nothing else (not updated): the httpd role may call it for
+ * "log out everywhere" and has no UPDATE right (a row means the user
+ * exists).
+ */
 static hsc_status_t pg_revoke(hsc_store_t *s, const char *user, int64_t when)
 {
     char num[24];
@@ -1037,8 +1043,8 @@ static hsc_status_t pg_revoke(hsc_store_t *s, const char *user, int64_t when)
 
     snprintf(num, sizeof(num), "%" PRId64, when);
     return update_user((pg_store_t *)s, "revoke",
-                       "UPDATE hsc_users SET revoked_before = $2::bigint WHERE "
-                       "username = $1",
+                       "SELECT FROM hsc_revoke($1, $2::bigint) AS r "
+                       "WHERE r IS NOT NULL",
                        2, v, NULL, NULL);
 }
 

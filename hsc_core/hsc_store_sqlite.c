@@ -1088,8 +1088,9 @@ static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
     hsc_status_t status;
 
     status = write_prepare(sq, "revoke",
-                           "UPDATE hsc_users SET revoked_before = ?2, updated "
-                           "= ?3 WHERE username = ?1",
+                           "UPDATE hsc_users SET revoked_before = "
+                           "max(?2, revoked_before + 1), updated = ?3 "
+                           "WHERE username = ?1",
                            &st);
     if (status != HSC_OK) {
         return status;

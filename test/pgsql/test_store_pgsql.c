@@ -138,8 +138,8 @@ static void init_creates_schema_once_and_keeps_its_store_id(void)
     hsc_store_id(s, id2, sizeof(id2));
     CHECK_STR(id2, id1, "a second init keeps the store id (no overwrite)");
     hsc_store_close(s);
-    CHECK_EQ(sql_long(NULL, "SELECT count(*) FROM hsc_schema"), 1,
-             "one schema version row");
+    CHECK_EQ(sql_long(NULL, "SELECT count(*) FROM hsc_schema"), 2,
+             "one row per schema version");
 }
 
 static void concurrent_inits_apply_each_file_once(void)
@@ -168,7 +168,7 @@ static void concurrent_inits_apply_each_file_once(void)
         }
     }
     CHECK(all_ok, "four inits at once all succeed");
-    CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_schema"), 1,
+    CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_schema"), 2,
              "the schema was applied once");
     CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_meta"), 1,
              "one store id");
@@ -247,7 +247,7 @@ static void users_round_trip_byte_for_byte(void)
     CHECK_EQ(hsc_store_get(s, "al\xff", 3, &got), HSC_ENOUSER,
              "an invalid name is no user, not a store error");
     CHECK_EQ(hsc_store_set_disabled(s, "alice", 1), HSC_OK, "disable");
-    CHECK_EQ(hsc_store_revoke(s, "alice", 1234567890), HSC_OK, "revoke");
+    CHECK_EQ(hsc_store_revoke(s, "alice", 4000000000), HSC_OK, "revoke");
     CHECK_EQ(hsc_store_set_groups(s, "alice", "ops"), HSC_OK, "set groups");
     memset(salt, 0x42, sizeof(salt));
     memset(v, 0x24, sizeof(v));
@@ -255,11 +255,21 @@ static void users_round_trip_byte_for_byte(void)
     CHECK_EQ(hsc_store_set_password(s, "alice", salt, &k, v), HSC_OK,
              "set password");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &got), HSC_OK, "get again");
-    CHECK(got.disabled == 1 && got.revoked_before == 1234567890
+    CHECK(got.disabled == 1 && got.revoked_before == 4000000000
               && strcmp(got.groups, "ops") == 0 && got.kdf.iterations == 7
               && memcmp(got.salt, salt, HSC_SALT_LEN) == 0
               && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
           "every change is read back");
+    /* Issue 18: revocation only grows, and moves on every call. */
+    CHECK_EQ(hsc_store_revoke(s, "alice", 4000000000), HSC_OK,
+             "revoke again at the same time");
+    CHECK_EQ(hsc_store_revoke(s, "alice", 5), HSC_OK,
+             "revoke to an earlier time");
+    CHECK(hsc_store_get(s, "alice", 5, &got) == HSC_OK
+              && got.revoked_before == 4000000002,
+          "revoked_before moved past each value and was never lowered");
+    CHECK_EQ(hsc_store_revoke(s, "nobody", 5), HSC_ENOUSER,
+             "revoking an unknown user is ENOUSER");
     CHECK_EQ(hsc_store_set_disabled(s, "nobody", 1), HSC_ENOUSER,
              "changing a missing user is ENOUSER");
     CHECK_EQ(hsc_store_del(s, "b\xc3\xa9la"), HSC_OK, "del");

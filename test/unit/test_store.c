@@ -346,12 +346,6 @@ static void groups_disable_revoke_and_delete_change_one_user(void)
     CHECK_EQ(hsc_store_set_disabled(s, "carol", 1), HSC_ENOUSER,
              "disable an unknown user");
 
-    /* Issue 10: revoking at now stores now + 1, so this second's cookies
-     * are refused too; disabling revokes as well. */
-    CHECK_EQ(hsc_store_revoke_now(s, "alice", 1700000000), HSC_OK,
-             "revoke now");
-    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
-    CHECK_EQ(u.revoked_before, 1700000001, "revoked_before = now + 1");
     CHECK_EQ(hsc_store_revoke_now(s, "alice", -1), HSC_EINVAL,
              "a negative now is refused");
     {
@@ -365,9 +359,30 @@ static void groups_disable_revoke_and_delete_change_one_user(void)
         CHECK(u.revoked_before >= t0 + 1,
               "enabling keeps the revocation: no earlier cookie comes back");
     }
-    CHECK_EQ(hsc_store_revoke(s, "alice", 1800000000), HSC_OK, "revoke");
+    /* Issue 10: revoking at now stores now + 1, so this second's cookies
+     * are refused too; disabling revokes as well. Issue 18: a second
+     * revocation in the same second moves it again (a cookie issued between
+     * the two has iat = the first value), and nothing lowers it. */
+    {
+        int64_t t = (int64_t)time(NULL) + 1000;
+
+        CHECK_EQ(hsc_store_revoke_now(s, "alice", t), HSC_OK, "revoke now");
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+        CHECK_EQ(u.revoked_before, t + 1, "revoked_before = now + 1");
+        CHECK_EQ(hsc_store_revoke_now(s, "alice", t), HSC_OK,
+                 "revoke again in the same second");
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+        CHECK_EQ(u.revoked_before, t + 2,
+                 "the second revocation refuses a cookie of iat now + 1");
+        CHECK_EQ(hsc_store_revoke(s, "alice", 0), HSC_OK,
+                 "a revocation to an earlier time");
+        CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+        CHECK_EQ(u.revoked_before, t + 3,
+                 "does not lower revoked_before: it only grows");
+    }
+    CHECK_EQ(hsc_store_revoke(s, "alice", 4000000000), HSC_OK, "revoke");
     hsc_store_get(s, "alice", 5, &u);
-    CHECK_EQ(u.revoked_before, 1800000000, "revoked_before set");
+    CHECK_EQ(u.revoked_before, 4000000000, "revoked_before set");
     CHECK_EQ(hsc_store_revoke(s, "carol", 1), HSC_ENOUSER,
              "revoke an unknown user");
 
@@ -1144,9 +1159,14 @@ static void cache_sees_writes_through_store_handles(void)
     CHECK_EQ(hsc_store_set_disabled(s2, "alice", 1), HSC_OK, "disable (s2)");
     CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.disabled == 1,
           "a second handle's disable is seen");
-    CHECK_EQ(hsc_store_revoke(s, "alice", 77), HSC_OK, "revoke (own)");
-    CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK && u.revoked_before == 77,
-          "an own revoke is seen");
+    {
+        int64_t before = u.revoked_before;
+
+        CHECK_EQ(hsc_store_revoke(s, "alice", 77), HSC_OK, "revoke (own)");
+        CHECK(hsc_store_get(s, "alice", 5, &u) == HSC_OK
+                  && u.revoked_before == before + 1,
+              "an own revoke is seen");
+    }
     memset(salt, 0x44, sizeof(salt));
     memset(v, 0x55, sizeof(v));
     hsc_kdf_parse("sha256-chain:7", &k);
