@@ -38,11 +38,13 @@
 static void page_headers(request_rec *r, const hsc_dir_conf_t *d)
 {
     apr_table_t *h = r->err_headers_out;
+    const char *const targets[] = {d->success_url, d->logout_url,
+                                   d->failure_url, NULL};
 
     apr_table_setn(h, "Cache-Control", "no-store");
     apr_table_setn(h, "X-Frame-Options", "DENY");
     apr_table_setn(h, "Content-Security-Policy",
-                   hsc_page_csp(r->pool, d->stylesheet));
+                   hsc_page_csp(r->pool, d->stylesheet, targets));
     apr_table_setn(h, "Referrer-Policy", "same-origin");
 }
 

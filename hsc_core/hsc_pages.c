@@ -6,12 +6,15 @@
  */
 #include <pthread.h>
 #include <string.h>
+#include <strings.h>
 
 #include <openssl/evp.h>
 
 #include "apr_strings.h"
 
 #include "hsc_pages.h"
+
+#include "apr_lib.h"
 
 /*
  * Readable on a phone: 16 px text (inputs too, so iOS does not zoom), 44 px
@@ -99,17 +102,52 @@ int hsc_page_stylesheet_valid(const char *url)
     return 1;
 }
 
-const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet)
+/* "scheme://host[:port]" of an absolute http(s) URL, if its bytes may stand
+ * in a CSP source list; else NULL (a local path is covered by 'self'). */
+static const char *url_origin(apr_pool_t *p, const char *url)
 {
-    const char *extra = "";
+    const char *host, *q;
+
+    if (url == NULL) {
+        return NULL;
+    }
+    if (!strncasecmp(url, "https://", 8)) {
+        host = url + 8;
+    }
+    else if (!strncasecmp(url, "http://", 7)) {
+        host = url + 7;
+    }
+    else {
+        return NULL;
+    }
+    for (q = host; *q && *q != '/' && *q != '?' && *q != '#'; ++q) {
+        if (!apr_isalnum(*q) && !strchr(".-:[]", *q)) {
+            return NULL;
+        }
+    }
+    return q > host ? apr_pstrndup(p, url, (apr_size_t)(q - url)) : NULL;
+}
+
+const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet,
+                         const char *const *form_targets)
+{
+    const char *extra = "", *forms = "'self'";
 
     if (stylesheet != NULL && hsc_page_stylesheet_valid(stylesheet)) {
         extra = apr_pstrcat(p, " ",
                             stylesheet[0] == '/' ? "'self'" : stylesheet, NULL);
     }
+    for (; form_targets != NULL && *form_targets != NULL; ++form_targets) {
+        const char *o = url_origin(p, *form_targets);
+
+        if (o != NULL) {
+            forms = apr_pstrcat(p, forms, " ", o, NULL);
+        }
+    }
     return apr_pstrcat(p, "default-src 'none'; style-src '",
                        hsc_page_style_hash(), "'", extra,
-                       "; frame-ancestors 'none'", NULL);
+                       "; frame-ancestors 'none'; form-action ", forms,
+                       "; base-uri 'none'", NULL);
 }
 
 const char *hsc_page_escape(apr_pool_t *p, const char *s)

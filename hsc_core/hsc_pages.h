@@ -28,8 +28,13 @@ const char *hsc_page_style_hash(void);
  * The Content-Security-Policy of every page: nothing but the built-in
  * stylesheet (by its hash) and, when stylesheet is set, that stylesheet:
  * 'self' for a local path, the URL itself for an absolute http(s) URL.
+ * No <base>; forms post to this site only ('self'), and the redirects that
+ * follow a form (browsers check them against form-action too) may go to
+ * the origin of each absolute http(s) URL in form_targets (NULL-terminated,
+ * may be NULL: HSCLoginSuccessURL, HSCLogoutURL, HSCLoginFailureURL).
  */
-const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet);
+const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet,
+                         const char *const *form_targets);
 
 /*
  * 1 when url may be an HSCLoginStylesheet: a local path ("/...", not

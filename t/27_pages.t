@@ -13,7 +13,7 @@ use Apache::TestRequest qw(GET);
 use Digest::SHA qw(sha256_base64);
 use HSCTest;
 
-plan tests => 34;
+plan tests => 36;
 
 ua_plain();
 
@@ -40,6 +40,8 @@ is_deeply(style_src($csp), [csp_hash($css)],
           'style-src is exactly the SHA-256 of the served stylesheet');
 like($csp, qr/^default-src 'none';/, "default-src 'none'");
 like($csp, qr/frame-ancestors 'none'/, "frame-ancestors 'none'");
+like($csp, qr/; form-action 'self'(;|$)/, "form-action 'self' (forms post here only)");
+like($csp, qr/; base-uri 'none'(;|$)/, "base-uri 'none'");
 unlike($csp, qr/unsafe/, 'no unsafe-inline (or any unsafe-)');
 like($css, qr/font:16px/, 'the text is 16 px');
 like($css, qr/min-height:44px/, 'controls are at least 44 px tall');

@@ -61,7 +61,7 @@ static void style_hash_is_the_sha256_of_the_style(void)
 
 static void csp_allows_the_hash_and_nothing_inline(void)
 {
-    const char *csp = hsc_page_csp(pool, NULL);
+    const char *csp = hsc_page_csp(pool, NULL, NULL);
     char want[128];
 
     snprintf(want, sizeof(want), "style-src '%s';", hsc_page_style_hash());
@@ -69,16 +69,41 @@ static void csp_allows_the_hash_and_nothing_inline(void)
     CHECK(has(csp, want), "style-src is the hash alone");
     CHECK(has(csp, "frame-ancestors 'none'"), "frame-ancestors 'none'");
     CHECK(!has(csp, "unsafe"), "never unsafe-inline");
-    csp = hsc_page_csp(pool, "/static/site.css");
+    csp = hsc_page_csp(pool, "/static/site.css", NULL);
     snprintf(want, sizeof(want), "style-src '%s' 'self';",
              hsc_page_style_hash());
     CHECK(has(csp, want), "a local stylesheet adds 'self'");
-    csp = hsc_page_csp(pool, "https://cdn.example/site.css");
+    csp = hsc_page_csp(pool, "https://cdn.example/site.css", NULL);
     snprintf(want, sizeof(want), "style-src '%s' https://cdn.example/site.css;",
              hsc_page_style_hash());
     CHECK(has(csp, want), "an absolute stylesheet adds its URL");
-    csp = hsc_page_csp(pool, "https://x/a.css; script-src *");
+    csp = hsc_page_csp(pool, "https://x/a.css; script-src *", NULL);
     CHECK(!has(csp, "script-src"), "a URL with ';' never reaches the CSP");
+}
+
+/* Issue 18: forms post here only, no <base>; a form's redirect to an
+ * absolute HSCLoginSuccessURL (browsers check it) is allowed by origin. */
+static void csp_limits_forms_and_base(void)
+{
+    const char *local[] = {"/wiki/", NULL, "/signin.html", NULL};
+    const char *abs[] = {"https://app.example:8443/home?x=1", NULL,
+                         "http://a.example", "https://x;y/", NULL};
+    const char *csp = hsc_page_csp(pool, NULL, local);
+
+    CHECK(has(csp, "; form-action 'self';"), "form-action 'self' alone");
+    CHECK(has(csp, "; base-uri 'none'"), "base-uri 'none'");
+    csp = hsc_page_csp(pool, NULL, NULL);
+    CHECK(has(csp, "; form-action 'self';"), "no targets: 'self'");
+    csp = hsc_page_csp(pool, NULL, abs);
+    CHECK(has(csp, "; form-action 'self' https://app.example:8443;"),
+          "an absolute target adds its origin only (no path, no query)");
+    abs[1] = "http://a.example";
+    abs[2] = "https://x;y/";
+    csp = hsc_page_csp(pool, NULL, abs);
+    CHECK(has(csp, "form-action 'self' https://app.example:8443 "
+                   "http://a.example;"),
+          "each absolute target adds its origin");
+    CHECK(!has(csp, "x;y"), "an origin with ';' never reaches the CSP");
 }
 
 static void stylesheet_urls_are_checked(void)
@@ -250,6 +275,7 @@ int main(void)
     RUN(escaping_covers_every_html_special);
     RUN(style_hash_is_the_sha256_of_the_style);
     RUN(csp_allows_the_hash_and_nothing_inline);
+    RUN(csp_limits_forms_and_base);
     RUN(stylesheet_urls_are_checked);
     RUN(waits_are_rounded_to_human_words);
     RUN(login_page_for_people_and_screen_readers);
