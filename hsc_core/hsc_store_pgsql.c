@@ -203,7 +203,9 @@ const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len)
         if (o->val == NULL) {
             continue;
         }
-        v = strcmp(o->keyword, "password") == 0 ? "***" : o->val;
+        /* libpq's own keyword table marks its secrets (password,
+         * sslpassword, and any it adds) with dispchar "*". */
+        v = o->dispchar != NULL && o->dispchar[0] == '*' ? "***" : o->val;
         n = snprintf(buf + used, len - used, "%s%s=%s%s%s", used ? " " : "",
                      o->keyword, strchr(v, ' ') || *v == '\0' ? "'" : "", v,
                      strchr(v, ' ') || *v == '\0' ? "'" : "");

@@ -76,8 +76,9 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
                                   size_t errlen) HSC_MUST_CHECK;
 
 /**
- * conninfo for a log line: every parameter as parsed, password replaced
- * by "***" (or "(unparsable conninfo)"). Returns buf.
+ * conninfo for a log line: every parameter as parsed, each secret that
+ * libpq's keyword table marks (password, sslpassword) replaced by "***"
+ * (or "(unparsable conninfo)"). Returns buf.
  */
 const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len);
 

@@ -293,6 +293,11 @@ static void passwords_never_reach_messages(void)
     CHECK(!contains(buf, "sekret") && contains(buf, "password=***")
               && contains(buf, "dbname=d"),
           "key=value conninfo redacted");
+    hsc_pg_redact("host=/x sslpassword=sekret2 sslkey=/k.pem", buf,
+                  sizeof(buf));
+    CHECK(!contains(buf, "sekret2") && contains(buf, "sslpassword=***")
+              && contains(buf, "sslkey=/k.pem"),
+          "sslpassword (a secret in libpq's keyword table) redacted too");
     hsc_pg_redact("postgresql://u:sekret@localhost/d", buf, sizeof(buf));
     CHECK(!contains(buf, "sekret") && contains(buf, "password=***"),
           "URI conninfo redacted");
