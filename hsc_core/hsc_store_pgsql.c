@@ -64,13 +64,15 @@ static const struct {
      "SELECT " USER_COLUMNS ", g.generation FROM hsc_generation g LEFT JOIN "
      "hsc_users u ON u.username = $1 WHERE g.id = 1",
      1, PG_OID_TEXT},
+    /* The store id comes along: a database replaced under the same name
+     * is another store, whatever its generation says. */
     {"hsc_poll",
-     "SELECT g.generation, c.username "
-     "FROM hsc_generation g LEFT JOIN hsc_changes c "
+     "SELECT g.generation, c.username, m.store_id "
+     "FROM hsc_generation g CROSS JOIN hsc_meta m LEFT JOIN hsc_changes c "
      "ON c.generation > $1 AND c.generation <= g.generation "
      "AND g.generation - $1 <= "
      "1000"
-     " WHERE g.id = 1 ORDER BY c.generation",
+     " WHERE g.id = 1 AND m.id = 1 ORDER BY c.generation",
      1, PG_OID_INT8},
 };
 
@@ -97,7 +99,8 @@ struct hsc_pg_pool {
     int have_gen;        /* a poll has succeeded: gen is known */
     int64_t gen;         /* the generation the cache is current to */
     int64_t lease_start; /* when the last successful poll started */
-    int polling;         /* a thread is polling now */
+    char lease_store_id[HSC_STORE_ID_SIZE]; /* the store id it answered */
+    int polling;                            /* a thread is polling now */
     hsc_pg_counters_t n;
 };
 
@@ -701,7 +704,7 @@ static hsc_status_t poll_changes(pg_store_t *ps, int64_t started,
     int lengths[1] = {8};
     int64_t since, gen;
     uint64_t u;
-    int i, rows, have;
+    int i, rows, have, other;
     size_t n = 0;
     hsc_status_t st;
 
@@ -730,9 +733,19 @@ static hsc_status_t poll_changes(pg_store_t *ps, int64_t started,
     }
     rows = PQntuples(res);
     gen = be64(PQgetvalue(res, 0, 0));
-    if (!have || gen < since || gen - since > PG_CHANGES_MAX) {
-        /* First poll, a database restored or replaced, or too far
-         * behind: nothing kept can be trusted. */
+    /* Compared with the last poll's, not the pool's (which a reconnect
+     * to the new database has already read). */
+    other = PQgetlength(res, 0, 2) != HSC_STORE_ID_SIZE - 1
+            || memcmp(p->lease_store_id, PQgetvalue(res, 0, 2),
+                      HSC_STORE_ID_SIZE - 1)
+                   != 0;
+    if (PQgetlength(res, 0, 2) == HSC_STORE_ID_SIZE - 1) {
+        memcpy(p->lease_store_id, PQgetvalue(res, 0, 2), HSC_STORE_ID_SIZE);
+    }
+    if (!have || other || gen < since || gen - since > PG_CHANGES_MAX) {
+        /* First poll, another database (replaced: its store id differs;
+         * restored: its generation went back), or too far behind:
+         * nothing kept can be trusted. */
         v->verdict = HSC_VALID_ALL;
         p->n.flushes++;
     }

@@ -445,6 +445,57 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     hsc_pg_pool_destroy(pool);
 }
 
+/* Issue 18: a database dropped and made again, whose change log has passed
+ * the old generation, is another store: nothing cached from the old one
+ * counts (a user deleted with it must not keep access). */
+static void a_replaced_database_drops_the_cache(void)
+{
+    hsc_pg_options_t o;
+    hsc_pg_pool_t *pool = NULL;
+    hsc_cache_t *cache = NULL;
+    hsc_store_t *s = NULL, *adm = NULL;
+    hsc_user_t u;
+    char err[256], sp[1200], ci[1200], sql[160];
+    long gen;
+
+    sql_on(NULL, "CREATE DATABASE hsc_replaced");
+    spec_for(sp, sizeof(sp), "hsc_replaced");
+    snprintf(ci, sizeof(ci), "%s dbname=hsc_replaced", conninfo);
+    hsc_store_open(sp, HSC_STORE_CREATE, &adm, err, sizeof(err));
+    make_user(&u, "eve", "", 0x31);
+    CHECK_EQ(hsc_store_add(adm, &u), HSC_OK, "eve added to the old database");
+    hsc_store_close(adm);
+    adm = NULL;
+    hsc_pg_options_default(&o);
+    o.max_stale_ms = 200;
+    hsc_pg_pool_create(ci, &o, &pool, err, sizeof(err));
+    hsc_store_pgsql_open_pool(pool, 0, &s);
+    hsc_cache_create(64, 1, &cache);
+    hsc_store_use_cache(s, cache);
+    CHECK_EQ(hsc_store_get(s, "eve", 3, &u), HSC_OK, "eve cached");
+    gen = sql_long("hsc_replaced", "SELECT generation FROM hsc_generation");
+    /* Replaced: dropped (its connections closed), made again, and its
+     * change log moved past the old generation without naming eve. */
+    CHECK_EQ(sql_on(NULL, "DROP DATABASE hsc_replaced WITH (FORCE)"), 0,
+             "the old database dropped");
+    sql_on(NULL, "CREATE DATABASE hsc_replaced");
+    CHECK_EQ(hsc_store_open(sp, HSC_STORE_CREATE, &adm, err, sizeof(err)),
+             HSC_OK, "a new database with the same name");
+    hsc_store_close(adm);
+    snprintf(sql, sizeof(sql), "UPDATE hsc_generation SET generation = %ld",
+             gen + 3);
+    sql_on("hsc_replaced", sql);
+    sleep_ms(250);                  /* the lease ends */
+    hsc_store_get(s, "eve", 3, &u); /* a broken connection: reconnects */
+    sleep_ms(250);
+    CHECK_EQ(hsc_store_get(s, "eve", 3, &u), HSC_ENOUSER,
+             "eve, deleted with the old database, is no longer answered");
+    hsc_store_close(s);
+    hsc_cache_destroy(cache);
+    hsc_pg_pool_destroy(pool);
+    sql_on(NULL, "DROP DATABASE hsc_replaced WITH (FORCE)");
+}
+
 static void a_restart_is_survived_and_an_outage_fails_closed(void)
 {
     hsc_pg_options_t o;
@@ -535,6 +586,7 @@ int main(void)
     RUN(passwords_never_reach_messages);
     RUN(statements_time_out_and_the_pool_wait_is_bounded);
     RUN(the_cache_answers_within_the_lease_and_sees_changes_after);
+    RUN(a_replaced_database_drops_the_cache);
     RUN(a_restart_is_survived_and_an_outage_fails_closed);
     return hsc_test_done();
 }
