@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
+#include <sys/socket.h>
 
 #include <libpq-fe.h>
 
@@ -144,6 +146,67 @@ static int64_t now_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The client's own bound on a statement: the server's statement_timeout
+ * plus this, for its error to arrive. */
+#define PG_CLIENT_MARGIN_MS 500
+
+/*
+ * The result of the statement just sent (sent: what PQsend* returned),
+ * waiting at most ms: statement_timeout is the server's, and does not help
+ * when the server or the network stalls (a stopped server, a lost route).
+ * On timeout *timed_out is 1, the connection is shut (a late answer could
+ * not be told from the next one's: the caller must not use it again) and
+ * NULL returned; NULL too when sending failed. Like PQexec, the last
+ * result.
+ */
+static PGresult *wait_result(PGconn *conn, int sent, int ms, int *timed_out)
+{
+    int64_t end = now_ms() + ms, left;
+    PGresult *res = NULL, *r;
+    struct pollfd pfd;
+
+    *timed_out = 0;
+    if (!sent) {
+        return NULL;
+    }
+    for (;;) {
+        while (!PQisBusy(conn)) {
+            if ((r = PQgetResult(conn)) == NULL) {
+                return res;
+            }
+            PQclear(res);
+            res = r;
+        }
+        left = end - now_ms();
+        if (left <= 0) {
+            *timed_out = 1;
+            PQclear(res);
+            /* Not PQfinish: the caller still owns conn; a bad socket makes
+             * the connection count as broken, so it is made anew. */
+            shutdown(PQsocket(conn), SHUT_RDWR);
+            PQconsumeInput(conn);
+            while ((r = PQgetResult(conn)) != NULL) {
+                PQclear(r);
+            }
+            return NULL;
+        }
+        pfd.fd = PQsocket(conn);
+        pfd.events = POLLIN;
+        pfd.revents = 0;
+        if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR) {
+            return res;
+        }
+        if (pfd.revents != 0 && !PQconsumeInput(conn)) {
+            /* Broken: whatever libpq made of it. */
+            while ((r = PQgetResult(conn)) != NULL) {
+                PQclear(res);
+                res = r;
+            }
+            return res;
+        }
+    }
 }
 
 static int64_t be64(const char *p)
@@ -272,12 +335,17 @@ static int server_answered(PGconn *conn, const PGresult *res)
 /* --- the schema ----------------------------------------------------------- */
 
 /* Run sql; 0 when it succeeded (command or rows), else msg says why. */
-static int exec_ok(PGconn *conn, const char *what, const char *sql,
+static int exec_ok(PGconn *conn, int ms, const char *what, const char *sql,
                    PGresult **pres, char *msg, size_t msglen)
 {
-    PGresult *res = PQexec(conn, sql);
+    int timed_out;
+    PGresult *res = wait_result(conn, PQsendQuery(conn, sql), ms, &timed_out);
     ExecStatusType es = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 
+    if (timed_out) {
+        msgf(msg, msglen, "%s: no answer within %d ms", what, ms);
+        return -1;
+    }
     if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
         result_msg(msg, msglen, what, conn, res);
         PQclear(res);
@@ -307,20 +375,21 @@ static int schema_count(void)
  * transaction under an advisory lock, so two concurrent inits apply each
  * file once; an existing database is only ever migrated forward.
  */
-static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
+static int schema_check(PGconn *conn, int ms, int create, char *msg,
+                        size_t msglen)
 {
     PGresult *res = NULL;
     int has_schema, has_users, ver, i, nfiles = schema_count();
     char sql[96];
 
     if (create
-        && (exec_ok(conn, "init", "BEGIN", NULL, msg, msglen)
-            || exec_ok(conn, "init",
+        && (exec_ok(conn, ms, "init", "BEGIN", NULL, msg, msglen)
+            || exec_ok(conn, ms, "init",
                        "SELECT pg_advisory_xact_lock(" PG_SCHEMA_LOCK ")", NULL,
                        msg, msglen))) {
         goto fail;
     }
-    if (exec_ok(conn, "schema",
+    if (exec_ok(conn, ms, "schema",
                 "SELECT to_regclass('hsc_schema') IS NOT NULL, "
                 "to_regclass('hsc_users') IS NOT NULL",
                 &res, msg, msglen)) {
@@ -338,7 +407,7 @@ static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
     }
     ver = 0;
     if (has_schema) {
-        if (exec_ok(conn, "schema",
+        if (exec_ok(conn, ms, "schema",
                     "SELECT coalesce(max(version), 0) FROM hsc_schema", &res,
                     msg, msglen)) {
             goto fail;
@@ -370,12 +439,12 @@ static int schema_check(PGconn *conn, int create, char *msg, size_t msglen)
     for (i = ver; i < nfiles; ++i) {
         snprintf(sql, sizeof(sql),
                  "INSERT INTO hsc_schema (version) VALUES (%d)", i + 1);
-        if (exec_ok(conn, "init", hsc_pgsql_schema[i], NULL, msg, msglen)
-            || exec_ok(conn, "init", sql, NULL, msg, msglen)) {
+        if (exec_ok(conn, ms, "init", hsc_pgsql_schema[i], NULL, msg, msglen)
+            || exec_ok(conn, ms, "init", sql, NULL, msg, msglen)) {
             goto fail;
         }
     }
-    if (create && exec_ok(conn, "init", "COMMIT", NULL, msg, msglen)) {
+    if (create && exec_ok(conn, ms, "init", "COMMIT", NULL, msg, msglen)) {
         goto fail;
     }
     return 0;
@@ -403,13 +472,29 @@ static void ignore_notice(void *arg, const char *message)
  */
 static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
 {
-    const char *keys[] = {"connect_timeout", "client_encoding",
-                          "fallback_application_name", "dbname", NULL};
-    const char *vals[] = {"2", "UTF8", "mod_hsc", p->conninfo, NULL};
+    /* TCP keepalives and a user timeout notice a peer that went away
+     * while idle or while data is unacknowledged (ignored on a Unix
+     * socket); the statements below are bounded by wait_result. */
+    const char *keys[] = {"connect_timeout",
+                          "client_encoding",
+                          "keepalives",
+                          "keepalives_idle",
+                          "keepalives_interval",
+                          "keepalives_count",
+                          "tcp_user_timeout",
+                          "fallback_application_name",
+                          "dbname",
+                          NULL};
+    char tcp_ms[16];
+    const char *vals[] = {"2", "UTF8", "1",       "10",        "2",
+                          "3", tcp_ms, "mod_hsc", p->conninfo, NULL};
+    int ms = p->opt.statement_timeout_ms + PG_CLIENT_MARGIN_MS, timed_out;
     PGconn *conn;
     PGresult *res;
     char sql[64], m[200];
     size_t i;
+
+    snprintf(tcp_ms, sizeof(tcp_ms), "%d", ms);
 
     conn = PQconnectdbParams(keys, vals, 1);
     if (conn == NULL || PQstatus(conn) != CONNECTION_OK) {
@@ -425,13 +510,16 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
      * becomes a failure after this long, not a hung request. */
     snprintf(sql, sizeof(sql), "SET statement_timeout = %d",
              p->opt.statement_timeout_ms);
-    if (exec_ok(conn, "connect", sql, NULL, m, sizeof(m))
-        || schema_check(conn, p->create, m, sizeof(m))) {
+    if (exec_ok(conn, ms, "connect", sql, NULL, m, sizeof(m))
+        || schema_check(conn, ms, p->create, m, sizeof(m))) {
         msgf(msg, msglen, "%s: %s", p->display, m);
         PQfinish(conn);
         return NULL;
     }
-    res = PQexec(conn, "SELECT store_id FROM hsc_meta WHERE id = 1");
+    res = wait_result(conn,
+                      PQsendQuery(conn,
+                                  "SELECT store_id FROM hsc_meta WHERE id = 1"),
+                      ms, &timed_out);
     if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK
         && PQntuples(res) == 1
         && PQgetlength(res, 0, 0) == HSC_STORE_ID_SIZE - 1) {
@@ -441,10 +529,19 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
     }
     PQclear(res);
     for (i = 0; i < sizeof(statements) / sizeof(statements[0]); ++i) {
-        res = PQprepare(conn, statements[i].name, statements[i].sql,
-                        statements[i].nparams, &statements[i].type);
+        res = wait_result(conn,
+                          PQsendPrepare(conn, statements[i].name,
+                                        statements[i].sql,
+                                        statements[i].nparams,
+                                        &statements[i].type),
+                          ms, &timed_out);
         if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
-            result_msg(m, sizeof(m), "prepare", conn, res);
+            if (timed_out) {
+                msgf(m, sizeof(m), "prepare: no answer within %d ms", ms);
+            }
+            else {
+                result_msg(m, sizeof(m), "prepare", conn, res);
+            }
             msgf(msg, msglen, "%s: not a usable hsc user database: %s",
                  p->display, m);
             PQclear(res);
@@ -454,6 +551,26 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
         PQclear(res);
     }
     return conn;
+}
+
+/*
+ * The answer to what was just sent on sl's connection (sent: the PQsend*
+ * result), bounded. On timeout: NULL, *timed_out, errmsg set, and the
+ * connection closed and forgotten (the slot stays the caller's to put).
+ */
+static PGresult *slot_wait(pg_store_t *ps, pg_slot_t *sl, const char *what,
+                           int sent, int *timed_out)
+{
+    int ms = ps->pool->opt.statement_timeout_ms + PG_CLIENT_MARGIN_MS;
+    PGresult *res = wait_result(sl->conn, sent, ms, timed_out);
+
+    if (*timed_out) {
+        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+             "%s: no answer within %d ms", what, ms);
+        PQfinish(sl->conn);
+        sl->conn = NULL;
+    }
+    return res;
 }
 
 /* A failure while the database is down: quiet when already reported. */
@@ -574,7 +691,7 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
     static const int formats[2] = {1, 1};
     pg_slot_t *sl;
     PGresult *res;
-    int fresh, attempt;
+    int fresh, attempt, timed_out;
     hsc_status_t st;
 
     *pres = NULL;
@@ -582,8 +699,16 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
         if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
             return st;
         }
-        res = PQexecPrepared(sl->conn, stmt, nparams, values, lengths, formats,
-                             1);
+        res = slot_wait(ps, sl, what,
+                        PQsendQueryPrepared(sl->conn, stmt, nparams, values,
+                                            lengths, formats, 1),
+                        &timed_out);
+        if (timed_out) {
+            /* A stalled server or network: no second try, it would
+             * double the wait. */
+            slot_put(ps->pool, sl);
+            return fault(ps);
+        }
         if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK) {
             slot_put(ps->pool, sl);
             pthread_mutex_lock(&ps->pool->mu);
@@ -851,18 +976,22 @@ static hsc_status_t pg_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
     PGresult *res;
     hsc_user_t u;
     hsc_status_t st;
-    int fresh, i;
+    int fresh, i, timed_out;
 
     if ((st = slot_get(ps, "list", &sl, &fresh)) != HSC_OK) {
         return st;
     }
-    res = PQexecParams(sl->conn,
-                       "SELECT " USER_COLUMNS " FROM hsc_users u ORDER BY "
-                       "u.username",
-                       0, NULL, NULL, NULL, NULL, 1);
+    res = slot_wait(ps, sl, "list",
+                    PQsendQueryParams(sl->conn,
+                                      "SELECT " USER_COLUMNS
+                                      " FROM hsc_users u ORDER BY u.username",
+                                      0, NULL, NULL, NULL, NULL, 1),
+                    &timed_out);
     if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK) {
-        result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "list", sl->conn,
-                   res);
+        if (!timed_out) {
+            result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "list",
+                       sl->conn, res);
+        }
         PQclear(res);
         slot_put(ps->pool, sl);
         return fault(ps);
@@ -887,7 +1016,7 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
     pg_slot_t *sl;
     PGresult *res;
     hsc_status_t st;
-    int fresh;
+    int fresh, timed_out;
 
     if (hsc_pg_pool_store_id(ps->pool, buf, len)) {
         return HSC_OK; /* read by a connection already: it never changes */
@@ -895,12 +1024,17 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
     if ((st = slot_get(ps, "store_id", &sl, &fresh)) != HSC_OK) {
         return st;
     }
-    res = PQexec(sl->conn, "SELECT store_id FROM hsc_meta WHERE id = 1");
+    res = slot_wait(ps, sl, "store_id",
+                    PQsendQuery(sl->conn,
+                                "SELECT store_id FROM hsc_meta WHERE id = 1"),
+                    &timed_out);
     if (res == NULL || PQresultStatus(res) != PGRES_TUPLES_OK
         || PQntuples(res) != 1
         || (size_t)PQgetlength(res, 0, 0) != HSC_STORE_ID_SIZE - 1) {
-        result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "store_id",
-                   sl->conn, res);
+        if (!timed_out) {
+            result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), "store_id",
+                       sl->conn, res);
+        }
         PQclear(res);
         slot_put(ps->pool, sl);
         return HSC_ESTORE;
@@ -926,7 +1060,7 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
     pg_slot_t *sl;
     PGresult *res;
     hsc_status_t st;
-    int fresh;
+    int fresh, timed_out;
 
     *rows = 0;
     if (ps->readonly) {
@@ -937,12 +1071,17 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
     if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
         return st;
     }
-    res = PQexecParams(sl->conn, sql, n, NULL, values, lengths, formats, 0);
+    res = slot_wait(ps, sl, what,
+                    PQsendQueryParams(sl->conn, sql, n, NULL, values, lengths,
+                                      formats, 0),
+                    &timed_out);
     if (res == NULL
         || (PQresultStatus(res) != PGRES_COMMAND_OK
             && PQresultStatus(res) != PGRES_TUPLES_OK)) {
-        result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), what, sl->conn,
-                   res);
+        if (!timed_out) {
+            result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), what, sl->conn,
+                       res);
+        }
         st = has_state(res, "42501") || has_state(res, "25006") ? HSC_EREADONLY
                                                                 : HSC_ESTORE;
         PQclear(res);

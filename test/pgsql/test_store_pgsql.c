@@ -496,6 +496,49 @@ static void a_replaced_database_drops_the_cache(void)
     sql_on(NULL, "DROP DATABASE hsc_replaced WITH (FORCE)");
 }
 
+/* Issue 18: a server that stops answering (SIGSTOP: the socket stays open,
+ * nothing comes back) holds a request no longer than statement_timeout
+ * plus the client's margin; afterwards the store answers again. */
+static void a_stalled_server_is_bounded_by_the_timeout(void)
+{
+    hsc_pg_options_t o;
+    hsc_pg_pool_t *pool = NULL;
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    char err[256];
+    const char *pause = getenv("HSC_PG_PAUSE"),
+               *resume = getenv("HSC_PG_RESUME");
+    int64_t t0, took;
+    hsc_status_t st;
+
+    if (pause == NULL || resume == NULL) {
+        CHECK(0, "HSC_PG_PAUSE and HSC_PG_RESUME are set");
+        return;
+    }
+    hsc_pg_options_default(&o);
+    o.max_stale_ms = 0; /* no cache: every get asks the server */
+    o.statement_timeout_ms = 300;
+    hsc_pg_pool_create(conninfo, &o, &pool, err, sizeof(err));
+    hsc_store_pgsql_open_pool(pool, 0, &s);
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "connected");
+    CHECK(system(pause) == 0, "the server stalls (SIGSTOP)");
+    t0 = mono_ms();
+    st = hsc_store_get(s, "alice", 5, &u);
+    took = mono_ms() - t0;
+    CHECK(system(resume) == 0, "the server goes on (SIGCONT)");
+    CHECK_EQ(st, HSC_ESTORE, "a stalled server is a store failure");
+    CHECK(took >= 300 && took < 300 + 500 + 700,
+          "answered after statement_timeout + the margin, not never");
+    printf("#   waited %lld ms: %s\n", (long long)took, hsc_store_errmsg(s));
+    CHECK(strstr(hsc_store_errmsg(s), "no answer within 800 ms") != NULL,
+          "the message says what happened");
+    sleep_ms(1100); /* past the pool's one-second reconnect pause */
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK,
+             "answers again once the server does");
+    hsc_store_close(s);
+    hsc_pg_pool_destroy(pool);
+}
+
 static void a_restart_is_survived_and_an_outage_fails_closed(void)
 {
     hsc_pg_options_t o;
@@ -587,6 +630,7 @@ int main(void)
     RUN(statements_time_out_and_the_pool_wait_is_bounded);
     RUN(the_cache_answers_within_the_lease_and_sees_changes_after);
     RUN(a_replaced_database_drops_the_cache);
+    RUN(a_stalled_server_is_bounded_by_the_timeout);
     RUN(a_restart_is_survived_and_an_outage_fails_closed);
     return hsc_test_done();
 }
