@@ -10,7 +10,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 16;
+plan tests => 18;
 
 ua_plain();
 
@@ -39,7 +39,13 @@ is($res->code, 200, 'valid right after login');
 ok(!defined cookie_from($res, 'hrefresh'),
    'no re-issue while more than half the idle time remains');
 
+$res = get_with('/refresh/strict/page.html', 'hrefresh', $v1);
+is($res->code, 200, 'a stricter location (HSCMaxAge 3s) admits it at first');
+
 sleep_until($iat + 4.2);   # 2 s of 6 left: under half
+$res = get_with('/refresh/strict/page.html', 'hrefresh', $v1);
+is($res->code, 401,
+   "the stricter location's max age counts from iat (3 s), not the login's");
 $res = get_with('/refresh/private/page.html', 'hrefresh', $v1);
 is($res->code, 200, 'still valid at iat+4');
 my $v2 = cookie_from($res, 'hrefresh');
