@@ -28,6 +28,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
 #include "hsc_audit.h"
+#include "hsc_version.h"
 #include "hsc_password.h"
 
 /* What HSCAuditLog said (main server only), and where lines go now. */
@@ -138,21 +139,8 @@ static int ops_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     /* In the Server header with ServerTokens Full only, as every module's
      * version component (mod_ssl, mod_perl): core drops them otherwise. */
     ap_add_version_component(pconf, "mod_hsc/" HSC_VERSION);
-    return hsc_metrics_post_config(pconf, main_s);
-}
-
-static int ops_handler(request_rec *r)
-{
-    if (r->handler == NULL) {
-        return DECLINED;
-    }
-    if (!strcmp(r->handler, "hsc-metrics")) {
-        return hsc_metrics_handler(r);
-    }
-    if (!strcmp(r->handler, "hsc-health")) {
-        return hsc_health_handler(r);
-    }
-    return DECLINED;
+    (void)main_s;
+    return OK;
 }
 
 void hsc_ops_register_hooks(apr_pool_t *p)
@@ -161,7 +149,8 @@ void hsc_ops_register_hooks(apr_pool_t *p)
     ap_hook_pre_config(ops_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_open_logs(ops_open_logs, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(ops_post_config, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_hook_handler(ops_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    hsc_metrics_register_hooks(p);
+    hsc_health_register_hooks(p);
 }
 
 /* --- writing -------------------------------------------------------------- */
@@ -281,13 +270,10 @@ hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
     return st;
 }
 
-void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
-                    const hsc_dir_conf_t *d, const char *user, int everywhere,
-                    hsc_status_t st)
+void hsc_ops_logout(request_rec *r, const char *user, size_t user_len,
+                    const char *kid, int everywhere, hsc_status_t st)
 {
     hsc_audit_event_t e;
-    hsc_cookie_t c;
-    int has_name = 0;
 
     hsc_metrics_logout(everywhere && st == HSC_OK);
     if (st == HSC_ESTORE) {
@@ -301,31 +287,10 @@ void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
     }
     if (user != NULL) {
         e.user = user;
-        e.user_len = strlen(user);
-    }
-    else if (sc->keys != NULL) {
-        /* A plain logout verifies nothing: name the user when the cookie's
-         * MAC and times are good (no store lookup). */
-        const char *val;
-        size_t len;
-        int count;
-        hsc_verify_params_t vp;
-        if (hsc_cookie_header_find(apr_table_get(r->headers_in, "Cookie"),
-                                   d->cookie_name, &val, &len, &count)
-            == HSC_OK) {
-            hsc_verify_params(r, sc, d, &vp);
-            if (hsc_cookie_check(&vp, val, len, &c) == HSC_OK) {
-                e.user = c.user;
-                e.user_len = c.user_len;
-                e.kid = c.kid;
-                has_name = 1;
-            }
-        }
+        e.user_len = user_len;
+        e.kid = kid;
     }
     audit_write(r, &e);
-    if (has_name) {
-        hsc_wipe(&c, sizeof(c));
-    }
 }
 
 static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =

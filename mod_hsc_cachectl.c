@@ -1,5 +1,5 @@
 /*
- * mod_hsc_private.c: responses to requests that AuthType HSC admitted are
+ * mod_hsc_cachectl.c: responses to requests that AuthType HSC admitted are
  * private to their user.
  *
  * A shared cache in front (mod_cache, a CDN, a corporate proxy) that
@@ -14,7 +14,7 @@
  *     "no-store"; "public" and "s-maxage" dropped), and Vary: Cookie;
  *   - a response that sets or refreshes the cookie: also "no-store".
  *
- * The access checker marks the request (hsc_private_mark); an output
+ * The access checker marks the request (hsc_cachectl_mark); an output
  * filter of type CONTENT_SET, after mod_expires (CONTENT_SET - 2) and
  * mod_headers, before mod_cache's CACHE_SAVE (CONTENT_SET + 1), rewrites
  * the headers once, when the first data passes. The merge itself is
@@ -33,7 +33,7 @@
 #include "util_filter.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc.h"
+#include "mod_hsc_cachectl.h"
 #include "hsc_response.h"
 
 /* The note on the main request: "private" or "cookie" (also no-store). */
@@ -108,7 +108,7 @@ static void private_insert(request_rec *r)
     ap_add_output_filter_handle(private_filter, (void *)mark, r, r->connection);
 }
 
-void hsc_private_mark(request_rec *r, int cookie_set)
+void hsc_cachectl_mark(request_rec *r, int cookie_set)
 {
     request_rec *top = r;
 
@@ -127,7 +127,7 @@ void hsc_private_mark(request_rec *r, int cookie_set)
     }
 }
 
-void hsc_private_register_hooks(apr_pool_t *p)
+void hsc_cachectl_register_hooks(apr_pool_t *p)
 {
     (void)p;
     private_filter = ap_register_output_filter("HSC_PRIVATE",

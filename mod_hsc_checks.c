@@ -1,13 +1,13 @@
 /*
- * mod_hsc_preflight.c: deployment mistakes that would otherwise show up only
- * as a failed login, said plainly and early.
+ * mod_hsc_checks.c: configuration mistakes said at `httpd -t` and at
+ * startup, before they show up as a failed login or a 500.
  *
- * - At `apache2ctl -t` and at startup: the server's User must be able to
- *   read the user database and its -wal/-shm files (or create those), or
- *   every request gets 503; a database made by root otherwise passed the
- *   configuration test. One it can read but not write is a warning.
- * - Per request: a Secure cookie set over plain http is dropped by the
- *   browser, so the login looks like it failed. Warned once per child.
+ * - check_config: the cookie rules on the merged configuration of every
+ *   section; AuthType HSC only where a key file and a user database are
+ *   set; the server's User must be able to read the user database and its
+ *   -wal/-shm files (or create those), or every request gets 503 (one it
+ *   can read but not write is a warning).
+ * - test_config and post_config: the key file's warnings (HSC003).
  */
 #include <errno.h>
 #include <grp.h>
@@ -28,7 +28,9 @@
 #include "unixd.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc.h"
+#include "mod_hsc_checks.h"
+#include "mod_hsc_config.h"
+#include "hsc_store.h"
 
 /* --- the user database, as the server's User ----------------------------- */
 
@@ -192,7 +194,7 @@ static int check_one_db(apr_pool_t *p, server_rec *s, const char *db)
     return -1;
 }
 
-int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s)
+static int check_db_access(apr_pool_t *ptemp, server_rec *main_s)
 {
     server_rec *s;
     apr_hash_t *seen = apr_hash_make(ptemp);
@@ -215,55 +217,212 @@ int hsc_check_db_access(apr_pool_t *ptemp, server_rec *main_s)
     return bad;
 }
 
-/* --- Secure cookies over plain http -------------------------------------- */
+/* --- cookie rules and AuthType, per section ------------------------------ */
 
-/* 1 when the request's first X-Forwarded-Proto value is https. */
-static int forwarded_https(request_rec *r)
+/*
+ * Check one section's cookie attributes, as merged over the server's
+ * defaults (deeper nesting is checked again when a cookie is set); 0 or -1
+ * (logged).
+ */
+static int check_section(apr_pool_t *p, server_rec *s,
+                         const hsc_dir_conf_t *base, ap_conf_vector_t *sec,
+                         const char *what)
 {
-    const char *v = apr_table_get(r->headers_in, "X-Forwarded-Proto");
+    const hsc_dir_conf_t *d = ap_get_module_config(sec, &hsc_module);
+    hsc_cookie_attrs_t attrs;
+    const char *problem;
 
-    return v != NULL && !strncasecmp(v, "https", 5)
-           && (v[5] == '\0' || v[5] == ',' || v[5] == ' ');
+    if (d == NULL) {
+        return 0;
+    }
+    if (base != NULL) {
+        d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
+    }
+    attrs = hsc_cookie_attrs(d);
+    if ((problem = hsc_cookie_attrs_conflict(&attrs)) == NULL) {
+        return 0;
+    }
+    if (s->is_virtual) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     HSCLOGNO(007) "%s (in %s of the virtual host at %s:%d)",
+                     problem, what, s->defn_name ? s->defn_name : "?",
+                     s->defn_line_number);
+    }
+    else {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     HSCLOGNO(001) "%s (in %s of the main server)", problem,
+                     what);
+    }
+    return -1;
+}
+
+/* Check the server context and every Directory, Location, Files section. */
+static int check_sections(apr_pool_t *p, server_rec *s)
+{
+    core_server_config *core = ap_get_core_module_config(s->module_config);
+    const hsc_dir_conf_t *base = ap_get_module_config(s->lookup_defaults,
+                                                      &hsc_module);
+    int i, j, bad = 0;
+    apr_array_header_t *arrs[2];
+
+    bad |= check_section(p, s, NULL, s->lookup_defaults, "the server context");
+    arrs[0] = core->sec_dir;
+    arrs[1] = core->sec_url;
+    for (i = 0; i < 2; ++i) {
+        ap_conf_vector_t **secs = (ap_conf_vector_t **)arrs[i]->elts;
+        for (j = 0; j < arrs[i]->nelts; ++j) {
+            core_dir_config *cd;
+            bad |= check_section(p, s, base, secs[j],
+                                 i ? "a Location section"
+                                   : "a Directory section");
+            cd = ap_get_core_module_config(secs[j]);
+            if (cd != NULL && cd->sec_file != NULL) {
+                ap_conf_vector_t **f = (ap_conf_vector_t **)cd->sec_file->elts;
+                int k;
+                for (k = 0; k < cd->sec_file->nelts; ++k) {
+                    bad |= check_section(p, s, base, f[k], "a Files section");
+                }
+            }
+        }
+    }
+    return bad;
+}
+
+/* The server a <VirtualHost> directive node defined, or NULL. */
+static server_rec *vhost_of(server_rec *main_s, const ap_directive_t *d)
+{
+    server_rec *s;
+
+    for (s = main_s->next; s != NULL; s = s->next) {
+        if ((int)s->defn_line_number == d->line_num && s->defn_name != NULL
+            && d->filename != NULL && !strcmp(s->defn_name, d->filename)) {
+            return s;
+        }
+    }
+    return NULL;
 }
 
 /*
- * The browser keeps a Secure cookie only from https (or from localhost).
- * TLS here is ap_http_scheme(): mod_ssl, or `ServerName https://...` for a
- * server behind a TLS proxy. X-Forwarded-Proto counts only from a proxy
- * that mod_remoteip trusts (it replaced the client address).
+ * Walk the configuration tree for "AuthType HSC" and fail when the server
+ * it belongs to has no key file or no user database: a protected location
+ * that could only answer 500 is a configuration error.
  */
-void hsc_warn_insecure_cookie(request_rec *r, const hsc_dir_conf_t *d)
+static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
+                               server_rec *cur)
 {
-    static apr_uint32_t warned;
-    const char *host = r->hostname;
-    size_t n;
+    int bad = 0;
 
-    if (!d->secure || !strcmp(ap_http_scheme(r), "https")) {
-        return;
-    }
-    if (host != NULL) {
-        n = strlen(host);
-        if (!strcasecmp(host, "localhost")
-            || (n > 10 && !strcasecmp(host + n - 10, ".localhost"))) {
-            return;
+    for (; d != NULL; d = d->next) {
+        if (!strcasecmp(d->directive, "AuthType") && d->args != NULL) {
+            const char *a = d->args;
+            size_t n;
+            if (*a == '"' || *a == '\'') {
+                ++a;
+            }
+            n = strcspn(a, "\"' \t");
+            if (n == 3 && !strncasecmp(a, HSC_AUTH_TYPE, 3)) {
+                const hsc_srv_conf_t
+                    *sc = ap_get_module_config(cur->module_config, &hsc_module);
+                if (sc->keys == NULL || sc->userdb == NULL) {
+                    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
+                                 cur,
+                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
+                                               "is not set for this server",
+                                 d->filename, d->line_num,
+                                 sc->keys == NULL ? "HSCKeyFile" : "HSCUserDB");
+                    bad = -1;
+                }
+            }
+        }
+        if (d->first_child != NULL) {
+            server_rec *next = cur;
+            if (!strcasecmp(d->directive, "<VirtualHost")) {
+                next = vhost_of(main_s, d);
+                if (next == NULL) {
+                    next = cur;
+                }
+            }
+            bad |= check_authtype_uses(d->first_child, main_s, next);
         }
     }
-    if (forwarded_https(r) && r->useragent_ip != NULL
-        && r->connection->client_ip != NULL
-        && strcmp(r->useragent_ip, r->connection->client_ip) != 0) {
-        return;
+    return bad;
+}
+
+/* Runs for `httpd -t` as well as at startup, before test_config. */
+static int checks_check_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *main_s)
+{
+    server_rec *s;
+    int bad = 0;
+
+    (void)pconf;
+    (void)plog;
+    for (s = main_s; s != NULL; s = s->next) {
+        bad |= check_sections(ptemp, s);
     }
-    if (apr_atomic_cas32(&warned, 1, 0) != 0) {
-        return;
+    bad |= check_authtype_uses(ap_conftree, main_s, main_s);
+    bad |= check_db_access(ptemp, main_s);
+    return bad ? !OK : OK;
+}
+
+/* --- the key file's warnings ---------------------------------------------- */
+
+/*
+ * The key file's warning (mode too open), once per server that has its own
+ * (vhosts inherit the main server's). flags: APLOG_STARTUP for `httpd -t`,
+ * whose output has no error log prefix. One call site, so one tag.
+ */
+static void log_key_warning(server_rec *s, const hsc_srv_conf_t *sc,
+                            const char **warned, int flags)
+{
+    if (sc->key_warning != NULL && sc->key_warning != *warned) {
+        ap_log_error(APLOG_MARK, flags | APLOG_WARNING, 0, s,
+                     HSCLOGNO(003) "%s", sc->key_warning);
+        *warned = sc->key_warning;
     }
-    ap_log_rerror(
-        APLOG_MARK, APLOG_WARNING, 0, r,
-        HSCLOGNO(141) "the %s cookie is Secure but this request came over "
-                      "plain http: the browser will drop it and the user will "
-                      "seem not logged in. Serve the site over https; behind a "
-                      "TLS proxy use ServerName https://%s or trust the "
-                      "proxy's X-Forwarded-Proto with mod_remoteip "
-                      "(RemoteIPInternalProxy); HSCCookieSecure Off only for "
-                      "testing (said once per child)",
-        d->cookie_name, host != NULL ? host : "your.host");
+}
+
+/*
+ * `httpd -t` (and apachectl configtest) only: the key file warnings that a
+ * start logs in post_config (HSC003), which a configuration test never
+ * reaches, so that the test shows them too.
+ */
+static void checks_test_config(apr_pool_t *pconf, server_rec *main_s)
+{
+    const char *warned = NULL;
+    server_rec *s;
+
+    (void)pconf;
+    for (s = main_s; s != NULL; s = s->next) {
+        log_key_warning(s, ap_get_module_config(s->module_config, &hsc_module),
+                        &warned, APLOG_STARTUP);
+    }
+}
+
+/* At each (re)start, not in the first of httpd's two passes. */
+static int checks_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                              apr_pool_t *ptemp, server_rec *main_s)
+{
+    const char *warned = NULL;
+    server_rec *s;
+
+    (void)pconf;
+    (void)plog;
+    (void)ptemp;
+    if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG) {
+        return OK;
+    }
+    for (s = main_s; s != NULL; s = s->next) {
+        log_key_warning(s, ap_get_module_config(s->module_config, &hsc_module),
+                        &warned, 0);
+    }
+    return OK;
+}
+
+void hsc_checks_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_check_config(checks_check_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_test_config(checks_test_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_post_config(checks_post_config, NULL, NULL, APR_HOOK_MIDDLE);
 }

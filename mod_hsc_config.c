@@ -20,7 +20,9 @@
 #include "util_cfgtree.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc.h"
+#include "mod_hsc_config.h"
+#include "mod_hsc_throttle.h"
+#include "mod_hsc_userdb.h"
 #include "mod_hsc_ops.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
@@ -245,7 +247,7 @@ static const char *set_keyfile(cmd_parms *cmd, void *dv, const char *arg)
 /*
  * HSCUserDB: opened once here, read-only, to fail the configuration early
  * (missing file, not a user database); the children open their own
- * handles lazily, one per thread (hsc_thread_store).
+ * handles lazily, one per thread (hsc_userdb_acquire).
  */
 static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
 {
@@ -261,7 +263,7 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     }
     if (strncmp(arg, HSC_STORE_PGSQL_PREFIX, sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
         == 0) {
-        /* Parsed here, connected in the children (mod_hsc_pgsql.c). */
+        /* Parsed here, connected in the children (mod_hsc_userdb.c). */
         if ((err = hsc_userdb_check(cmd, arg, &path)) != NULL) {
             return err;
         }
@@ -649,154 +651,6 @@ hsc_cookie_attrs_t hsc_cookie_attrs(const hsc_dir_conf_t *d)
     a.secure = d->secure;
     a.samesite = d->samesite;
     return a;
-}
-
-/* --- startup checks ------------------------------------------------------- */
-
-/*
- * Check one section's cookie attributes, as merged over the server's
- * defaults (deeper nesting is checked again when a cookie is set); 0 or -1
- * (logged).
- */
-static int check_section(apr_pool_t *p, server_rec *s,
-                         const hsc_dir_conf_t *base, ap_conf_vector_t *sec,
-                         const char *what)
-{
-    const hsc_dir_conf_t *d = ap_get_module_config(sec, &hsc_module);
-    hsc_cookie_attrs_t attrs;
-    const char *problem;
-
-    if (d == NULL) {
-        return 0;
-    }
-    if (base != NULL) {
-        d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
-    }
-    attrs = hsc_cookie_attrs(d);
-    if ((problem = hsc_cookie_attrs_conflict(&attrs)) == NULL) {
-        return 0;
-    }
-    if (s->is_virtual) {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     HSCLOGNO(007) "%s (in %s of the virtual host at %s:%d)",
-                     problem, what, s->defn_name ? s->defn_name : "?",
-                     s->defn_line_number);
-    }
-    else {
-        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
-                     HSCLOGNO(001) "%s (in %s of the main server)", problem,
-                     what);
-    }
-    return -1;
-}
-
-/* Check the server context and every Directory, Location, Files section. */
-static int check_sections(apr_pool_t *p, server_rec *s)
-{
-    core_server_config *core = ap_get_core_module_config(s->module_config);
-    const hsc_dir_conf_t *base = ap_get_module_config(s->lookup_defaults,
-                                                      &hsc_module);
-    int i, j, bad = 0;
-    apr_array_header_t *arrs[2];
-
-    bad |= check_section(p, s, NULL, s->lookup_defaults, "the server context");
-    arrs[0] = core->sec_dir;
-    arrs[1] = core->sec_url;
-    for (i = 0; i < 2; ++i) {
-        ap_conf_vector_t **secs = (ap_conf_vector_t **)arrs[i]->elts;
-        for (j = 0; j < arrs[i]->nelts; ++j) {
-            core_dir_config *cd;
-            bad |= check_section(p, s, base, secs[j],
-                                 i ? "a Location section"
-                                   : "a Directory section");
-            cd = ap_get_core_module_config(secs[j]);
-            if (cd != NULL && cd->sec_file != NULL) {
-                ap_conf_vector_t **f = (ap_conf_vector_t **)cd->sec_file->elts;
-                int k;
-                for (k = 0; k < cd->sec_file->nelts; ++k) {
-                    bad |= check_section(p, s, base, f[k], "a Files section");
-                }
-            }
-        }
-    }
-    return bad;
-}
-
-/* The server a <VirtualHost> directive node defined, or NULL. */
-static server_rec *vhost_of(server_rec *main_s, const ap_directive_t *d)
-{
-    server_rec *s;
-
-    for (s = main_s->next; s != NULL; s = s->next) {
-        if ((int)s->defn_line_number == d->line_num && s->defn_name != NULL
-            && d->filename != NULL && !strcmp(s->defn_name, d->filename)) {
-            return s;
-        }
-    }
-    return NULL;
-}
-
-/*
- * Walk the configuration tree for "AuthType HSC" and fail when the server
- * it belongs to has no key file or no user database: a protected location
- * that could only answer 500 is a configuration error.
- */
-static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
-                               server_rec *cur)
-{
-    int bad = 0;
-
-    for (; d != NULL; d = d->next) {
-        if (!strcasecmp(d->directive, "AuthType") && d->args != NULL) {
-            const char *a = d->args;
-            size_t n;
-            if (*a == '"' || *a == '\'') {
-                ++a;
-            }
-            n = strcspn(a, "\"' \t");
-            if (n == 3 && !strncasecmp(a, HSC_AUTH_TYPE, 3)) {
-                const hsc_srv_conf_t
-                    *sc = ap_get_module_config(cur->module_config, &hsc_module);
-                if (sc->keys == NULL || sc->userdb == NULL) {
-                    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
-                                 cur,
-                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
-                                               "is not set for this server",
-                                 d->filename, d->line_num,
-                                 sc->keys == NULL ? "HSCKeyFile" : "HSCUserDB");
-                    bad = -1;
-                }
-            }
-        }
-        if (d->first_child != NULL) {
-            server_rec *next = cur;
-            if (!strcasecmp(d->directive, "<VirtualHost")) {
-                next = vhost_of(main_s, d);
-                if (next == NULL) {
-                    next = cur;
-                }
-            }
-            bad |= check_authtype_uses(d->first_child, main_s, next);
-        }
-    }
-    return bad;
-}
-
-/* Runs for `httpd -t` as well as at startup, before test_config. */
-int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                     server_rec *main_s)
-{
-    server_rec *s;
-    int bad = 0;
-
-    (void)pconf;
-    (void)plog;
-    for (s = main_s; s != NULL; s = s->next) {
-        bad |= check_sections(ptemp, s);
-    }
-    bad |= check_authtype_uses(ap_conftree, main_s, main_s);
-    bad |= hsc_check_db_access(ptemp, main_s);
-    return bad ? !OK : OK;
 }
 
 /* --- the command table ---------------------------------------------------- */

@@ -19,7 +19,16 @@
 #include "hsc_kdf.h"
 #include "hsc_parse.h"
 #include "hsc_response.h"
-#include "mod_hsc_throttle.h"
+
+/* Per server: HSCThrottleAddress, HSCThrottleUser, HSCThrottleWindow,
+ * HSCMaxLoginKDF (0 turns a limit off). */
+typedef struct {
+    int addr;           /* failed logins per window per address */
+    int user;           /* failed logins per window per username */
+    apr_int64_t window; /* seconds */
+    int max_kdf;        /* KDFs at once in a child; 0: no cap */
+    unsigned int addr_set : 1, user_set : 1, window_set : 1, max_kdf_set : 1;
+} hsc_throttle_conf_t;
 
 /* Per server (RSRC_CONF): the secrets, the user store, throttling. */
 typedef struct {
@@ -81,11 +90,5 @@ extern const command_rec hsc_cmds[];
 /* The section's cookie attributes, as the core's cookie rules
  * (hsc_response.h) take them. */
 hsc_cookie_attrs_t hsc_cookie_attrs(const hsc_dir_conf_t *d);
-
-/* Checks at startup and `httpd -t`: cross-field cookie rules in every
- * section, AuthType HSC only where a key file and user database are set
- * (logged; OK or !OK). */
-int hsc_check_config(apr_pool_t *pconf, apr_pool_t *plog, apr_pool_t *ptemp,
-                     server_rec *main_s);
 
 #endif /* MOD_HSC_CONFIG_H */

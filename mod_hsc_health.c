@@ -21,7 +21,9 @@
 #include "http_request.h"
 
 #include "mod_hsc_log.h"
+#include "hsc_version.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_userdb.h"
 
 /* The longest a healthy store may take to answer the probe. */
 #define HSC_HEALTH_BOUND apr_time_from_msec(1000)
@@ -54,7 +56,7 @@ static int unhealthy(request_rec *r, const char *reason)
                                reason, HSC_VERSION));
 }
 
-int hsc_health_handler(request_rec *r)
+static int health_handler(request_rec *r)
 {
     const hsc_srv_conf_t *sc = ap_get_module_config(r->server->module_config,
                                                     &hsc_module);
@@ -64,6 +66,9 @@ int hsc_health_handler(request_rec *r)
     hsc_status_t st;
     apr_time_t t0, took;
 
+    if (r->handler == NULL || strcmp(r->handler, "hsc-health") != 0) {
+        return DECLINED;
+    }
     r->allowed = AP_METHOD_BIT << M_GET;
     if (r->method_number != M_GET) {
         return HTTP_METHOD_NOT_ALLOWED;
@@ -80,12 +85,12 @@ int hsc_health_handler(request_rec *r)
         return unhealthy(r, "no user database (HSCUserDB)");
     }
     t0 = apr_time_now();
-    if ((store = hsc_thread_store(r, sc)) == NULL) {
+    if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return unhealthy(r, "user store down"); /* HSC006 says why */
     }
     st = hsc_store_get(store, HSC_HEALTH_PROBE, strlen(HSC_HEALTH_PROBE), &u);
     took = apr_time_now() - t0;
-    hsc_store_note_recovery(r, sc, store);
+    hsc_userdb_note_recovery(r, sc, store);
     if (st != HSC_OK && st != HSC_ENOUSER) {
         hsc_ops_store_error(r);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
@@ -103,4 +108,10 @@ int hsc_health_handler(request_rec *r)
                                ".%03" APR_TIME_T_FMT "}",
                                HSC_VERSION, hsc_keyring_count(sc->keys),
                                took / 1000, took % 1000));
+}
+
+void hsc_health_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_handler(health_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }

@@ -24,11 +24,17 @@
 #include "util_script.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc.h"
+#include "mod_hsc_login.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_session.h"
+#include "mod_hsc_throttle.h"
+#include "mod_hsc_userdb.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 #include "hsc_pages.h"
+
+/* Largest login or logout form body read; anything bigger is a 413. */
+#define HSC_FORM_BODY_MAX 8192
 
 /* The one message a failed login shows, whatever the reason. */
 #define HSC_LOGIN_FAILED "Login failed: wrong username or password."
@@ -96,12 +102,12 @@ static int login_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
  */
 static const char *request_scheme(request_rec *r)
 {
-    const char *xfp = apr_table_get(r->headers_in, "X-Forwarded-Proto");
+    const char *xfp = hsc_forwarded_proto(
+        apr_table_get(r->headers_in, "X-Forwarded-Proto"));
 
     if (xfp != NULL && r->useragent_ip != NULL
         && r->connection->client_ip != NULL
-        && strcmp(r->useragent_ip, r->connection->client_ip) != 0
-        && (!strcasecmp(xfp, "https") || !strcasecmp(xfp, "http"))) {
+        && strcmp(r->useragent_ip, r->connection->client_ip) != 0) {
         return xfp;
     }
     return ap_http_scheme(r);
@@ -287,7 +293,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     int64_t iat, exp;
     size_t len;
 
-    hsc_verify_params(r, sc, d, &vp);
+    hsc_session_params(r, sc, d, &vp);
     /* Never a cookie its own revoked_before refuses (a revocation in this
      * second stored now + 1). */
     iat = hsc_login_iat(vp.now, u->revoked_before);
@@ -306,7 +312,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_ops_login(r, f, HSC_LOGIN_ERROR, NULL);
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    st = hsc_set_cookie(r, d, value, exp - vp.now) == 0 ? HSC_OK : HSC_EINVAL;
+    st = hsc_set_cookie(r, d, value, exp - vp.now);
     hsc_wipe(value, sizeof(value));
     if (st != HSC_OK) {
         return HTTP_INTERNAL_SERVER_ERROR;
@@ -328,35 +334,14 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
 static const char *cancel_url(request_rec *r, const hsc_dir_conf_t *d,
                               const hsc_login_form_t *q)
 {
-    const char *ref = apr_table_get(r->headers_in, "Referer");
-    const char *host = apr_table_get(r->headers_in, "Host");
-    const char *auth, *path;
-    size_t hl;
+    const char *path;
 
     if (q != NULL && safe_return(q) != NULL) {
         return safe_return(q);
     }
-    if (ref == NULL || host == NULL) {
-        return d->success_url;
-    }
-    if (!strncasecmp(ref, "https://", 8)) {
-        auth = ref + 8;
-    }
-    else if (!strncasecmp(ref, "http://", 7)) {
-        auth = ref + 7;
-    }
-    else {
-        return d->success_url;
-    }
-    hl = strlen(host);
-    path = strchr(auth, '/');
-    if (path == NULL || (size_t)(path - auth) != hl
-        || strncasecmp(auth, host, hl) != 0
-        || !hsc_return_url_safe(path, strlen(path))
-        || !strncmp(path, r->uri, strlen(r->uri))) {
-        return d->success_url;
-    }
-    return path;
+    path = hsc_referer_path(apr_table_get(r->headers_in, "Referer"),
+                            apr_table_get(r->headers_in, "Host"), r->uri);
+    return path != NULL ? path : d->success_url;
 }
 
 /*
@@ -387,8 +372,8 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
             qp = &q;
         }
     }
-    if (sc->keys != NULL && (store = hsc_thread_store(r, sc)) != NULL
-        && hsc_verify_request(r, sc, d, store, &c, &u) == HSC_OK) {
+    if (sc->keys != NULL && (store = hsc_userdb_acquire(r, sc)) != NULL
+        && hsc_session_verify(r, sc, d, store, &c, &u) == HSC_OK) {
         user = apr_pstrmemdup(r->pool, c.user, c.user_len);
         hsc_wipe(&c, sizeof(c));
     }
@@ -424,14 +409,14 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       HSCLOGNO(031) "hsc-login without HSCKeyFile");
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    if ((store = hsc_thread_store(r, sc)) == NULL) {
+    if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
-        return hsc_store_unavailable(r); /* logged (HSC006) */
+        return hsc_userdb_unavailable(r); /* logged (HSC006) */
     }
     attempt = hsc_login_attempt(r, sc, store, f->username.value,
                                 f->username.len, f->password.value,
                                 f->password.len, xn, &u, &st, &wait);
-    hsc_store_note_recovery(r, sc, store);
+    hsc_userdb_note_recovery(r, sc, store);
     switch (attempt) {
     case HSC_ATTEMPT_BUSY:
         hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
@@ -439,7 +424,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     case HSC_ATTEMPT_THROTTLED:
         return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
     case HSC_ATTEMPT_UNAVAILABLE: /* HSCThrottleUnavailable refuse (HSC054) */
-        return hsc_store_unavailable(r);
+        return hsc_userdb_unavailable(r);
     case HSC_ATTEMPT_CHECKED: break;
     }
     if (st == HSC_OK) {
@@ -469,12 +454,52 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
     if (http == HTTP_SERVICE_UNAVAILABLE) {
-        return hsc_store_unavailable(r);
+        return hsc_userdb_unavailable(r);
     }
     if (http != HTTP_UNAUTHORIZED) {
         return http;
     }
     return login_failed(r, d, target, f);
+}
+
+/* 1 when the request's cookie has a good MAC and times (*c filled: wipe
+ * it); no store lookup: a plain logout verifies nothing, it only names. */
+static int cookie_names(request_rec *r, const hsc_srv_conf_t *sc,
+                        const hsc_dir_conf_t *d, hsc_cookie_t *c)
+{
+    hsc_verify_params_t vp;
+    const char *val;
+    size_t len;
+    int count;
+
+    if (sc->keys == NULL
+        || hsc_cookie_header_find(apr_table_get(r->headers_in, "Cookie"),
+                                  d->cookie_name, &val, &len, &count)
+               != HSC_OK) {
+        return 0;
+    }
+    hsc_session_params(r, sc, d, &vp);
+    return hsc_cookie_check(&vp, val, len, c) == HSC_OK;
+}
+
+/* The logout event, naming the user: the verified one, else the one the
+ * cookie names (cookie_names), else nobody. */
+static void logout_event(request_rec *r, const hsc_srv_conf_t *sc,
+                         const hsc_dir_conf_t *d, const char *user,
+                         int everywhere, hsc_status_t st)
+{
+    hsc_cookie_t c;
+
+    if (user != NULL) {
+        hsc_ops_logout(r, user, strlen(user), NULL, everywhere, st);
+    }
+    else if (cookie_names(r, sc, d, &c)) {
+        hsc_ops_logout(r, c.user, c.user_len, c.kid, everywhere, st);
+        hsc_wipe(&c, sizeof(c));
+    }
+    else {
+        hsc_ops_logout(r, NULL, 0, NULL, everywhere, st);
+    }
 }
 
 /* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
@@ -487,13 +512,13 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                      && strcmp(f->everywhere.value, "0") != 0;
 
     if (everywhere) {
-        hsc_store_t *store = hsc_thread_store(r, sc);
+        hsc_store_t *store = hsc_userdb_acquire(r, sc);
         hsc_cookie_t c;
         hsc_user_t u;
         hsc_status_t st = HSC_ESTORE;
 
         if (store != NULL && sc->keys != NULL) {
-            st = hsc_verify_request(r, sc, d, store, &c, &u);
+            st = hsc_session_verify(r, sc, d, store, &c, &u);
         }
         if (st == HSC_OK) {
             const char *user = apr_pstrmemdup(r->pool, c.user, c.user_len);
@@ -505,7 +530,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
-                hsc_ops_logout(r, sc, d, user, 1, HSC_OK);
+                logout_event(r, sc, d, user, 1, HSC_OK);
             }
             else {
                 ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -513,7 +538,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                                             "\"%s\": %s (%s)",
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
-                hsc_ops_logout(r, sc, d, user, 1, st);
+                logout_event(r, sc, d, user, 1, st);
                 message = st == HSC_EREADONLY
                               ? "You are logged out on this device, but your "
                                 "other sessions could not be ended: the user "
@@ -530,13 +555,13 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                 APLOG_MARK, APLOG_INFO, 0, r,
                 HSCLOGNO(042) "logout everywhere without a valid cookie: only "
                               "this browser's cookie is cleared");
-            hsc_ops_logout(r, sc, d, NULL, 1, st);
+            logout_event(r, sc, d, NULL, 1, st);
         }
     }
     if (!everywhere) {
-        hsc_ops_logout(r, sc, d, NULL, 0, HSC_OK);
+        logout_event(r, sc, d, NULL, 0, HSC_OK);
     }
-    if (hsc_set_cookie(r, d, "", 0) != 0) {
+    if (hsc_set_cookie(r, d, "", 0) != HSC_OK) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (message != NULL) {
@@ -600,7 +625,7 @@ static int form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
 }
 
 /* SetHandler hsc-login: GET the page, POST a login. */
-int hsc_login_handler(request_rec *r)
+static int login_handler(request_rec *r)
 {
     const hsc_srv_conf_t *sc;
     const hsc_dir_conf_t *d;
@@ -625,7 +650,7 @@ int hsc_login_handler(request_rec *r)
 
 /* SetHandler hsc-logout: GET a confirmation form (or, at ?done, the
  * logged-out page), POST a logout. */
-int hsc_logout_handler(request_rec *r)
+static int logout_handler(request_rec *r)
 {
     const hsc_srv_conf_t *sc;
     const hsc_dir_conf_t *d;
@@ -645,4 +670,11 @@ int hsc_logout_handler(request_rec *r)
     rv = logout_post(r, sc, d, &f);
     hsc_wipe(body, len);
     return rv;
+}
+
+void hsc_login_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_handler(login_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(logout_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }

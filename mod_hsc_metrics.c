@@ -24,6 +24,7 @@
 #include "http_request.h"
 
 #include "mod_hsc_log.h"
+#include "hsc_version.h"
 #include "mod_hsc_ops.h"
 
 /* Upper bounds of the KDF histogram, in microseconds and as printed. */
@@ -139,12 +140,15 @@ static void add_kid(const char *kid)
     }
 }
 
-int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s)
+static int metrics_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *main_s)
 {
     apr_shm_t *shm;
     apr_status_t rv;
     server_rec *s;
 
+    (void)plog;
+    (void)ptemp;
     m = NULL;
     nkids = 0;
     hsc_store_set_cache_observer(NULL);
@@ -182,12 +186,15 @@ static void help(request_rec *r, const char *name, const char *type,
     ap_rprintf(r, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
-int hsc_metrics_handler(request_rec *r)
+static int metrics_handler(request_rec *r)
 {
     apr_uint64_t cum = 0;
     size_t i;
     int k;
 
+    if (r->handler == NULL || strcmp(r->handler, "hsc-metrics") != 0) {
+        return DECLINED;
+    }
     r->allowed = AP_METHOD_BIT << M_GET;
     if (r->method_number != M_GET) {
         return HTTP_METHOD_NOT_ALLOWED;
@@ -282,4 +289,11 @@ int hsc_metrics_handler(request_rec *r)
                "\n",
                RD(kid_uses[KIDS_MAX]));
     return OK;
+}
+
+void hsc_metrics_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_post_config(metrics_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(metrics_handler, NULL, NULL, APR_HOOK_MIDDLE);
 }

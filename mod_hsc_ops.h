@@ -18,7 +18,9 @@
 #include "httpd.h"
 #include "http_config.h"
 
-#include "mod_hsc.h"
+#include "hsc_cookie.h"
+#include "hsc_store.h"
+#include "mod_hsc_config.h"
 #include "hsc_http.h"
 
 /* How a login ended (label "outcome" of hsc_login_attempts_total, and
@@ -93,12 +95,12 @@ hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
                                     unsigned char xn[HSC_XN_LEN],
                                     hsc_user_t *u);
 
-/* A logout: user NULL when no verified cookie named one (it is read from
- * the request's cookie when its MAC is good); everywhere 1 when the
- * revocation was asked for, st its result (HSC_OK, or why not). */
-void hsc_ops_logout(request_rec *r, const hsc_srv_conf_t *sc,
-                    const hsc_dir_conf_t *d, const char *user, int everywhere,
-                    hsc_status_t st);
+/* A logout by user (user_len bytes; NULL: nobody named), whose cookie kid
+ * signed (or NULL); everywhere 1 when the revocation was asked for, st its
+ * result (HSC_OK, or why not). The handler names the user: reporting
+ * never reads the request's cookie. */
+void hsc_ops_logout(request_rec *r, const char *user, size_t user_len,
+                    const char *kid, int everywhere, hsc_status_t st);
 
 /* A cookie was verified (st HSC_OK, c its fields) or refused (st, the
  * value val of len bytes); vp NULL: refused for being sent twice. */
@@ -119,11 +121,12 @@ void hsc_metrics_kdf_begin(void);
 void hsc_metrics_kdf_end(apr_interval_time_t took);
 void hsc_metrics_store_error(void);
 void hsc_metrics_key_use(const char *kid);
-int hsc_metrics_post_config(apr_pool_t *pconf, server_rec *main_s);
-int hsc_metrics_handler(request_rec *r);
+/* post_config (the counters' shared memory) and SetHandler hsc-metrics. */
+void hsc_metrics_register_hooks(apr_pool_t *p);
 
 /* --- mod_hsc_health.c ----------------------------------------------------- */
 
-int hsc_health_handler(request_rec *r);
+/* SetHandler hsc-health. */
+void hsc_health_register_hooks(apr_pool_t *p);
 
 #endif /* MOD_HSC_OPS_H */

@@ -28,8 +28,8 @@
 #include "util_mutex.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc.h"
 #include "mod_hsc_throttle.h"
+#include "mod_hsc_userdb.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
 #include "hsc_password.h"

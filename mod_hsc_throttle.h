@@ -15,16 +15,9 @@
 
 #include "hsc_util.h"
 #include "hsc_defaults.h"
-
-/* Per server: HSCThrottleAddress, HSCThrottleUser, HSCThrottleWindow,
- * HSCMaxLoginKDF (0 turns a limit off). */
-typedef struct {
-    int addr;           /* failed logins per window per address */
-    int user;           /* failed logins per window per username */
-    apr_int64_t window; /* seconds */
-    int max_kdf;        /* KDFs at once in a child; 0: no cap */
-    unsigned int addr_set : 1, user_set : 1, window_set : 1, max_kdf_set : 1;
-} hsc_throttle_conf_t;
+#include "hsc_kdf.h"
+#include "hsc_store.h"
+#include "mod_hsc_config.h"
 
 /* What hsc_throttle_begin counted, for hsc_throttle_end. */
 #define HSC_THROTTLE_KEY_MAX 40
@@ -74,5 +67,30 @@ void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
  * hsc_kdf_slot_give), 0 when tc->max_kdf KDFs already run in this child. */
 int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc);
 void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc);
+
+/* How a login attempt went (hsc_login_attempt). */
+typedef enum {
+    HSC_ATTEMPT_CHECKED,    /* the password was checked: *st says how */
+    HSC_ATTEMPT_BUSY,       /* HSCMaxLoginKDF checks run already: 503 */
+    HSC_ATTEMPT_THROTTLED,  /* over a failed-login limit: 429 */
+    HSC_ATTEMPT_UNAVAILABLE /* throttling cache down and
+                             * HSCThrottleUnavailable refuse: 503 */
+} hsc_attempt_t;
+
+/*
+ * The login attempt, in its four steps (mod_hsc_throttle.c, beside the
+ * counters): throttle (count the attempt, or refuse it), cap (a KDF slot;
+ * its refusal keeps the address's count), check (hsc_password_check: *st,
+ * and xn and *u on HSC_OK; wipe xn), and settle (a success or a fault
+ * gives the attempt back). The refusals of
+ * the cap and the throttle are logged here, with *retry_after set; the
+ * check's verdict is the caller's to log.
+ */
+hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                                hsc_store_t *store, const char *user,
+                                size_t user_len, const char *password,
+                                size_t password_len,
+                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u,
+                                hsc_status_t *st, apr_int64_t *retry_after);
 
 #endif /* MOD_HSC_THROTTLE_H */

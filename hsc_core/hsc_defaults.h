@@ -44,7 +44,7 @@
 /* HSCUserCacheSize: records (about 24.5 MiB; hsc_core/hsc_cache.h). */
 #define HSC_DEFAULT_USER_CACHE_SIZE 131072
 #define HSC_DEFAULT_USER_CACHE_SIZE_TEXT "131072"
-/* PostgreSQL pool (mod_hsc_pgsql.c; durations in milliseconds). */
+/* PostgreSQL pool (mod_hsc_userdb.c; durations in milliseconds). */
 #define HSC_DEFAULT_USERDB_POOL_SIZE 4
 #define HSC_DEFAULT_USERDB_POOL_SIZE_TEXT "4"
 #define HSC_DEFAULT_USERDB_POOL_WAIT_MS 500
@@ -54,7 +54,7 @@
 #define HSC_DEFAULT_USERDB_MAX_STALE_MS 1000
 #define HSC_DEFAULT_USERDB_MAX_STALE_TEXT "1s"
 /* ... and the ranges their setters take (hsc_parse_size, hsc_parse_millis;
- * today literals in mod_hsc_pgsql.c). */
+ * today literals in mod_hsc_userdb.c). */
 #define HSC_USERDB_POOL_SIZE_MIN 1
 #define HSC_USERDB_POOL_SIZE_MAX 64
 #define HSC_USERDB_POOL_WAIT_MIN_MS 1

@@ -174,7 +174,7 @@ static void parse_millis_follows_the_table(void)
 }
 
 /*
- * What mod_hsc_pgsql.c's parse_ms accepted: digits then "ms" (at most
+ * What mod_hsc_userdb.c's parse_ms accepted: digits then "ms" (at most
  * 3600000), or "s" or nothing (seconds, at most 3600), within [lo, hi].
  * Every number of the three pool directives' ranges, in every form it
  * took, must read the same.

@@ -1,0 +1,69 @@
+/*
+ * mod_hsc_session.h: the cookie on the wire (mod_hsc_session.c). Verify a
+ * request, the verdict it carries, the sliding refresh, Set-Cookie, and
+ * what a status means in HTTP.
+ */
+#ifndef MOD_HSC_SESSION_H
+#define MOD_HSC_SESSION_H
+
+#include "httpd.h"
+
+#include "hsc_cookie.h"
+#include "hsc_store.h"
+#include "mod_hsc_config.h"
+
+/*
+ * The one mapping of a status to what the glue does with it (the core
+ * classifies: hsc_status_class). *level is the log level of the refusal;
+ * the return value is the HTTP status: HTTP_UNAUTHORIZED for a refusal or
+ * a forgery (the caller answers with its login page, redirect or 401),
+ * HTTP_SERVICE_UNAVAILABLE for a fault the client may retry (answer with
+ * hsc_userdb_unavailable), HTTP_INTERNAL_SERVER_ERROR for a crypto fault,
+ * OK for HSC_OK.
+ */
+int hsc_status_outcome(hsc_status_t st, int *level);
+
+/* Fill vp for this request and location. */
+void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
+                        const hsc_dir_conf_t *d, hsc_verify_params_t *vp);
+
+/*
+ * Find and verify the request's cookie. Returns HSC_OK with *c and *u
+ * filled (c->auth is x_n: wipe *c after use), HSC_EINVAL when there is no
+ * cookie, or the refusal (already logged once, with its tag, and counted).
+ */
+hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
+                                const hsc_dir_conf_t *d, hsc_store_t *store,
+                                hsc_cookie_t *c, hsc_user_t *u);
+
+/*
+ * The one place a Set-Cookie is built: name=value with the location's
+ * attributes, HttpOnly always, lifetime seconds (0: expire it now). Added
+ * to err_headers_out so it survives redirects and error responses; the
+ * response is marked no-store. HSC_OK, or HSC_EINVAL when the merged
+ * attributes break a cookie rule (logged; nothing is set: the caller
+ * answers 500).
+ */
+hsc_status_t hsc_set_cookie(request_rec *r, const hsc_dir_conf_t *d,
+                            const char *value,
+                            apr_int64_t lifetime) HSC_MUST_CHECK;
+
+/*
+ * For a subrequest or internal redirect: when the main or an earlier
+ * request reached a verdict on the same server under the same rules (the
+ * same cookie, scope, binding and ages), r takes it (r->user, the
+ * environment, private caching) and 1; else 0 and r must verify afresh.
+ */
+int hsc_session_adopt(request_rec *r);
+
+/* Record on r the verdict of a verified cookie (r->user, AuthType, the
+ * HSC_* environment), refresh the cookie when due, mark r private. */
+void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, const hsc_cookie_t *c,
+                       const hsc_user_t *u);
+
+/* The groups of r's verdict ("g1,g2" or ""), or NULL when this module
+ * did not verify r (nor a request it inherits from). */
+const char *hsc_session_groups(const request_rec *r);
+
+#endif /* MOD_HSC_SESSION_H */
