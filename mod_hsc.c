@@ -203,7 +203,9 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     hsc_login_register_hooks(p);    /* hsc-login, hsc-logout */
-    hsc_ops_register_hooks(p);      /* audit log, metrics, health */
+    hsc_ops_register_hooks(p);      /* the audit log */
+    hsc_metrics_register_hooks(p);  /* counters, hsc-metrics */
+    hsc_health_register_hooks(p);   /* hsc-health */
     hsc_throttle_register_hooks(p); /* login counters, KDF cap */
     hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",

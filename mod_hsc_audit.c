@@ -149,8 +149,6 @@ void hsc_ops_register_hooks(apr_pool_t *p)
     ap_hook_pre_config(ops_pre_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_open_logs(ops_open_logs, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_post_config(ops_post_config, NULL, NULL, APR_HOOK_MIDDLE);
-    hsc_metrics_register_hooks(p);
-    hsc_health_register_hooks(p);
 }
 
 /* --- writing -------------------------------------------------------------- */
@@ -192,27 +190,6 @@ static void audit_write(request_rec *r, const hsc_audit_event_t *e)
     }
 }
 
-static const char *const login_reasons[HSC_LOGIN_OUTCOMES] =
-    {"success", "bad_credentials", "disabled", "throttled",
-     "kdf_cap", "store_fault",     "error"};
-
-const char *hsc_login_outcome_name(hsc_login_outcome_t o)
-{
-    return login_reasons[o];
-}
-
-hsc_login_outcome_t hsc_login_outcome_of(hsc_status_t st)
-{
-    switch (st) {
-    case HSC_OK: return HSC_LOGIN_SUCCESS;
-    case HSC_EDISABLED: return HSC_LOGIN_DISABLED;
-    case HSC_ESTORE:
-    case HSC_ENOMEM: return HSC_LOGIN_STORE_FAULT;
-    case HSC_ECRYPTO: return HSC_LOGIN_ERROR;
-    default: return HSC_LOGIN_BAD_CREDENTIALS; /* ENOUSER, EAUTH, EINVAL, ... */
-    }
-}
-
 void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
                    hsc_login_outcome_t o, const char *kid)
 {
@@ -225,7 +202,7 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
     request_fields(r, &e, "login",
                    o == HSC_LOGIN_SUCCESS ? "success" : "failure");
     if (o != HSC_LOGIN_SUCCESS) {
-        e.reason = login_reasons[o];
+        e.reason = hsc_login_outcome_name(o);
     }
     /* The name as typed (the core cuts and escapes it). */
     if (f != NULL && f->username.present) {
@@ -244,7 +221,7 @@ void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
     hsc_metrics_login(HSC_LOGIN_THROTTLED);
     hsc_metrics_lockout(by_user);
     request_fields(r, &e, "login", "failure");
-    e.reason = login_reasons[HSC_LOGIN_THROTTLED];
+    e.reason = hsc_login_outcome_name(HSC_LOGIN_THROTTLED);
     e.user = user;
     e.user_len = len;
     e.counter = by_user ? "user" : "address";
@@ -293,67 +270,6 @@ void hsc_ops_logout(request_rec *r, const char *user, size_t user_len,
     audit_write(r, &e);
 }
 
-static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
-    {"ok",          "malformed", "duplicate", "unknown_kid", "bad_mac",
-     "wrong_scope", "idle",      "expired",   "future",      "unknown_user",
-     "disabled",    "revoked",   "bad_auth",  "store_fault", "error"};
-
-const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o)
-{
-    return cookie_reasons[o];
-}
-
-/* 1 when the cookie's MAC is good under another configured HSCScope. */
-static int other_scope(const hsc_verify_params_t *vp, const char *val,
-                       size_t len)
-{
-    hsc_verify_params_t v2 = *vp;
-    hsc_cookie_t c;
-    int i, found = 0;
-
-    for (i = 0; known_scopes != NULL && i < known_scopes->nelts && !found;
-         ++i) {
-        hsc_status_t st;
-        v2.scope = ((const char **)known_scopes->elts)[i];
-        if (!strcmp(v2.scope, vp->scope ? vp->scope : "")) {
-            continue;
-        }
-        st = hsc_cookie_check(&v2, val, len, &c);
-        found = st != HSC_EBADMAC;
-    }
-    hsc_wipe(&c, sizeof(c));
-    return found;
-}
-
-/* The class of a refusal; p is the parsed cookie (or zeroed). */
-static hsc_cookie_outcome_t cookie_class(const hsc_verify_params_t *vp,
-                                         const char *val, size_t len,
-                                         hsc_status_t st, const hsc_cookie_t *p)
-{
-    switch (st) {
-    case HSC_OK: return HSC_COOKIE_OK;
-    case HSC_ENOKEY: return HSC_COOKIE_UNKNOWN_KID;
-    case HSC_EBADMAC:
-        return other_scope(vp, val, len) ? HSC_COOKIE_WRONG_SCOPE
-                                         : HSC_COOKIE_BAD_MAC;
-    case HSC_EEXPIRED:
-        /* exp reached iat + HSCMaxAge: the login's end, not idleness. */
-        return p->exp != 0 && p->exp - p->iat >= vp->max_age
-                   ? HSC_COOKIE_EXPIRED
-                   : HSC_COOKIE_IDLE;
-    case HSC_EMAXAGE: return HSC_COOKIE_EXPIRED;
-    case HSC_EFUTURE: return HSC_COOKIE_FUTURE;
-    case HSC_ENOUSER: return HSC_COOKIE_UNKNOWN_USER;
-    case HSC_EDISABLED: return HSC_COOKIE_DISABLED;
-    case HSC_EREVOKED: return HSC_COOKIE_REVOKED;
-    case HSC_EAUTH: return HSC_COOKIE_BAD_AUTH;
-    case HSC_ESTORE:
-    case HSC_ENOMEM: return HSC_COOKIE_STORE_FAULT;
-    case HSC_ECRYPTO: return HSC_COOKIE_ERROR;
-    default: return HSC_COOKIE_MALFORMED;
-    }
-}
-
 void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
                     const char *val, size_t len, hsc_status_t st,
                     const hsc_cookie_t *c)
@@ -372,13 +288,20 @@ void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
     if (vp != NULL && hsc_cookie_parse(val, len, &p) != HSC_OK) {
         memset(&p, 0, sizeof(p));
     }
-    o = vp == NULL ? HSC_COOKIE_DUPLICATE : cookie_class(vp, val, len, st, &p);
+    o = vp == NULL
+            ? HSC_COOKIE_DUPLICATE
+            : hsc_cookie_outcome_of(vp, val, len, st, &p,
+                                    known_scopes ? (const char *const *)
+                                                       known_scopes->elts
+                                                 : NULL,
+                                    known_scopes ? (size_t)known_scopes->nelts
+                                                 : 0);
     hsc_metrics_cookie(o);
     if (o == HSC_COOKIE_STORE_FAULT) {
         hsc_ops_store_error(r);
     }
     request_fields(r, &e, "cookie", "failure");
-    e.reason = cookie_reasons[o];
+    e.reason = hsc_cookie_outcome_name(o);
     if (p.user_len > 0) {
         e.user = p.user; /* as the cookie names it; not verified */
         e.user_len = p.user_len;

@@ -19,51 +19,12 @@
 #include "http_config.h"
 
 #include "hsc_cookie.h"
+#include "hsc_outcome.h"
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 #include "hsc_http.h"
 
-/* How a login ended (label "outcome" of hsc_login_attempts_total, and
- * "reason" of a failed login in the audit log). An unknown user and a
- * wrong password are one outcome, there as on the wire. */
-typedef enum {
-    HSC_LOGIN_SUCCESS,
-    HSC_LOGIN_BAD_CREDENTIALS, /* unknown user, wrong password, bad form */
-    HSC_LOGIN_DISABLED,
-    HSC_LOGIN_THROTTLED,   /* 429: a failed-login counter is full */
-    HSC_LOGIN_KDF_CAP,     /* 503: HSCMaxLoginKDF checks running */
-    HSC_LOGIN_STORE_FAULT, /* 503: the user database cannot answer */
-    HSC_LOGIN_ERROR,       /* 500: OpenSSL or a cookie rule failed */
-    HSC_LOGIN_OUTCOMES
-} hsc_login_outcome_t;
-
-/* Refused cookies, by class (label "outcome" of hsc_cookie_checks_total,
- * "reason" in the audit log); HSC_COOKIE_OK is a verified cookie. */
-typedef enum {
-    HSC_COOKIE_OK,
-    HSC_COOKIE_MALFORMED,
-    HSC_COOKIE_DUPLICATE,
-    HSC_COOKIE_UNKNOWN_KID,
-    HSC_COOKIE_BAD_MAC,     /* forged, or altered */
-    HSC_COOKIE_WRONG_SCOPE, /* a good MAC for another HSCScope */
-    HSC_COOKIE_IDLE,        /* expired by the idle timeout */
-    HSC_COOKIE_EXPIRED,     /* the login is older than HSCMaxAge */
-    HSC_COOKIE_FUTURE,
-    HSC_COOKIE_UNKNOWN_USER,
-    HSC_COOKIE_DISABLED,
-    HSC_COOKIE_REVOKED,
-    HSC_COOKIE_BAD_AUTH, /* x_n no longer matches: new password */
-    HSC_COOKIE_STORE_FAULT,
-    HSC_COOKIE_ERROR,
-    HSC_COOKIE_OUTCOMES
-} hsc_cookie_outcome_t;
-
-/* The label of an outcome: the audit log's "reason" and the metrics'
- * "outcome" (one list each, in mod_hsc_audit.c). */
-const char *hsc_login_outcome_name(hsc_login_outcome_t o);
-const char *hsc_cookie_outcome_name(hsc_cookie_outcome_t o);
-
-/* Registers the hooks of audit, metrics and health (hsc_register_hooks). */
+/* The audit log's hooks (HSCAuditLog opened, scopes collected). */
 void hsc_ops_register_hooks(apr_pool_t *p);
 
 /* HSCAuditLog file | "|program" (main server only; a row of hsc_cmds in
@@ -72,9 +33,6 @@ void hsc_ops_register_hooks(apr_pool_t *p);
 const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg);
 
 /* --- events: one call at each site ---------------------------------------- */
-
-/* The outcome a failed password check means. */
-hsc_login_outcome_t hsc_login_outcome_of(hsc_status_t st);
 
 /* A login attempt of form f ended with o; kid: the key that signed the
  * new cookie (success only). */
