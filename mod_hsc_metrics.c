@@ -10,6 +10,7 @@
  * counters. Key ids are fixed per configuration: every kid of every
  * HSCKeyFile gets its slot at startup.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "apr_strings.h"
@@ -186,31 +187,14 @@ static void help(request_rec *r, const char *name, const char *type,
     ap_rprintf(r, "# HELP %s %s\n# TYPE %s %s\n", name, text, name, type);
 }
 
-static int metrics_handler(request_rec *r)
+/* The build, and the counters by outcome. */
+static void write_outcomes(request_rec *r)
 {
-    apr_uint64_t cum = 0;
     size_t i;
-    int k;
 
-    if (r->handler == NULL || strcmp(r->handler, "hsc-metrics") != 0) {
-        return DECLINED;
-    }
-    r->allowed = AP_METHOD_BIT << M_GET;
-    if (r->method_number != M_GET) {
-        return HTTP_METHOD_NOT_ALLOWED;
-    }
-    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
-    if (m == NULL) {
-        return HTTP_SERVICE_UNAVAILABLE; /* logged at startup (HSC162) */
-    }
-    ap_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
-    if (r->header_only) {
-        return OK;
-    }
     help(r, "hsc_build_info", "gauge",
          "The mod_hsc version serving; always 1.");
     ap_rprintf(r, "hsc_build_info{version=\"%s\"} 1\n", HSC_VERSION);
-
     help(r, "hsc_cookie_checks_total", "counter",
          "Session cookies checked, by outcome (ok, or why refused).");
     for (i = 0; i < HSC_COOKIE_OUTCOMES; ++i) {
@@ -245,6 +229,14 @@ static int metrics_handler(request_rec *r)
         "\nhsc_throttle_lockouts_total{counter="
         "\"user\"} %" APR_UINT64_T_FMT "\n",
         RD(lockout[0]), RD(lockout[1]));
+}
+
+/* The KDF histogram. */
+static void write_kdf(request_rec *r)
+{
+    apr_uint64_t cum = 0;
+    size_t i;
+
     help(r, "hsc_kdf_seconds", "histogram",
          "Time of the password checks of logins (the KDF).");
     for (i = 0; i < KDF_BUCKETS; ++i) {
@@ -260,22 +252,44 @@ static int metrics_handler(request_rec *r)
                ".%06" APR_UINT64_T_FMT
                "\nhsc_kdf_seconds_count %" APR_UINT64_T_FMT "\n",
                cum, RD(kdf_sum_us) / 1000000, RD(kdf_sum_us) % 1000000, cum);
-    help(r, "hsc_kdf_slots_in_use", "gauge",
-         "Password checks running now, over all children.");
-    ap_rprintf(r, "hsc_kdf_slots_in_use %" APR_UINT64_T_FMT "\n",
-               RD(kdf_running));
-    help(r, "hsc_user_cache_hits_total", "counter",
-         "User lookups answered by the record cache.");
-    ap_rprintf(r, "hsc_user_cache_hits_total %" APR_UINT64_T_FMT "\n",
-               RD(cache_hits));
-    help(r, "hsc_user_cache_misses_total", "counter",
-         "User lookups the record cache could not answer (the query ran).");
-    ap_rprintf(r, "hsc_user_cache_misses_total %" APR_UINT64_T_FMT "\n",
-               RD(cache_misses));
-    help(r, "hsc_store_errors_total", "counter",
-         "User database failures (cannot open, query failed).");
-    ap_rprintf(r, "hsc_store_errors_total %" APR_UINT64_T_FMT "\n",
-               RD(store_errors));
+}
+
+/* The metrics of one value and no label, in the order they are shown. */
+static const struct {
+    const char *name, *type, *text;
+    size_t offset; /* of the apr_uint64_t in metrics_t */
+} plain[] = {
+    {"hsc_kdf_slots_in_use", "gauge",
+     "Password checks running now, over all children.",
+     offsetof(metrics_t, kdf_running)},
+    {"hsc_user_cache_hits_total", "counter",
+     "User lookups answered by the record cache.",
+     offsetof(metrics_t, cache_hits)},
+    {"hsc_user_cache_misses_total", "counter",
+     "User lookups the record cache could not answer (the query ran).",
+     offsetof(metrics_t, cache_misses)},
+    {"hsc_store_errors_total", "counter",
+     "User database failures (cannot open, query failed).",
+     offsetof(metrics_t, store_errors)},
+};
+
+static void write_plain(request_rec *r)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(plain) / sizeof(plain[0]); ++i) {
+        help(r, plain[i].name, plain[i].type, plain[i].text);
+        ap_rprintf(r, "%s %" APR_UINT64_T_FMT "\n", plain[i].name,
+                   apr_atomic_read64(
+                       (apr_uint64_t *)((char *)m + plain[i].offset)));
+    }
+}
+
+/* Uses by key id. */
+static void write_keys(request_rec *r)
+{
+    int k;
+
     help(r, "hsc_signing_key_uses_total", "counter",
          "Cookies verified or signed at login, by key id.");
     for (k = 0; k < nkids; ++k) {
@@ -288,6 +302,30 @@ static int metrics_handler(request_rec *r)
                "hsc_signing_key_uses_total{kid=\"other\"} %" APR_UINT64_T_FMT
                "\n",
                RD(kid_uses[KIDS_MAX]));
+}
+
+/* SetHandler hsc-metrics: the Prometheus text exposition. */
+static int metrics_handler(request_rec *r)
+{
+    if (r->handler == NULL || strcmp(r->handler, "hsc-metrics") != 0) {
+        return DECLINED;
+    }
+    r->allowed = AP_METHOD_BIT << M_GET;
+    if (r->method_number != M_GET) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    if (m == NULL) {
+        return HTTP_SERVICE_UNAVAILABLE; /* logged at startup (HSC162) */
+    }
+    ap_set_content_type(r, "text/plain; version=0.0.4; charset=utf-8");
+    if (r->header_only) {
+        return OK;
+    }
+    write_outcomes(r);
+    write_kdf(r);
+    write_plain(r);
+    write_keys(r);
     return OK;
 }
 

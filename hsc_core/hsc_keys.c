@@ -637,16 +637,101 @@ static int find_key_line(const char *text, size_t len, const char *kid,
     return 0;
 }
 
+/* The text as pieces to join, in order (at most four). */
+typedef struct {
+    const char *at[4];
+    size_t len[4];
+    int n;
+} pieces_t;
+
+static void piece(pieces_t *pc, const char *at, size_t len)
+{
+    pc->at[pc->n] = at;
+    pc->len[pc->n++] = len;
+}
+
+/* --verify-only's new line: one valid key line; *kid its id. */
+static hsc_status_t new_key_line(apr_pool_t *p, const char *name,
+                                 const char *line, size_t len, const char **kid,
+                                 const char **msg)
+{
+    hsc_keyring_t *nr = NULL;
+
+    if (len == 0 || line[len - 1] != '\n' || memchr(line, '\n', len - 1) != NULL
+        || hsc_keyring_parse(p, "the new key line", line, len, &nr, msg)
+               != HSC_OK
+        || hsc_keyring_count(nr) != 1) {
+        *msg = apr_psprintf(p, "%s: the new key line is not one valid key",
+                            name);
+        return HSC_EINVAL;
+    }
+    *kid = hsc_key_id(hsc_keyring_signer(nr));
+    return HSC_OK;
+}
+
+/*
+ * The pieces of the rewritten text t (len bytes, every line ending in
+ * '\n') for op on kid; *want_signer and *want: the signer and the key count
+ * the result must have. HSC_OK, or the refusal with *msg.
+ */
+static hsc_status_t plan_rotation(apr_pool_t *p, const char *name,
+                                  const hsc_keyring_t *kr, const char *t,
+                                  size_t len, hsc_rotate_t op, const char *arg,
+                                  const char *kid, const char **want_signer,
+                                  int *want, pieces_t *pc, const char **msg)
+{
+    size_t ls = 0, le = 0, at;
+
+    pc->n = 0;
+    if (op == HSC_ROTATE_VERIFY_ONLY) {
+        if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
+            *msg = apr_psprintf(p, "%s: key id %s is already in the file", name,
+                                kid);
+            return HSC_EEXISTS;
+        }
+        piece(pc, t, len);
+        piece(pc, arg, strlen(arg));
+        ++*want;
+        return HSC_OK;
+    }
+    if (hsc_keyring_find(kr, kid, strlen(kid)) == NULL
+        || !find_key_line(t, len, kid, &ls, &le)) {
+        *msg = apr_psprintf(p, "%s: no key %s in the file", name, kid);
+        return HSC_ENOKEY;
+    }
+    if (op == HSC_ROTATE_RETIRE) {
+        if (strcmp(*want_signer, kid) == 0) {
+            *msg = apr_psprintf(p,
+                                "%s: %s is the signing key; make another key "
+                                "sign first (--sign ID)",
+                                name, kid);
+            return HSC_EEXISTS;
+        }
+        piece(pc, t, ls);
+        piece(pc, t + le, len - le);
+        --*want;
+        return HSC_OK;
+    }
+    /* PROMOTE: the key line is at or after the first key line */
+    at = first_key_line(t, len);
+    piece(pc, t, at);
+    piece(pc, t + ls, le - ls);
+    piece(pc, t + at, ls - at);
+    piece(pc, t + le, len - le);
+    *want_signer = kid;
+    return HSC_OK;
+}
+
 hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
                                 const char *text, size_t len, hsc_rotate_t op,
                                 const char *arg, char **out, size_t *outlen,
                                 int *count, const char **msg)
 {
-    hsc_keyring_t *kr = NULL, *nr = NULL;
-    const char *kid, *want_signer;
-    const char *seg[4];
-    size_t seglen[4], ls = 0, le = 0, at, n, linelen = 0;
-    int nseg = 0, k, want;
+    hsc_keyring_t *kr = NULL;
+    const char *kid = arg, *want_signer;
+    size_t n = 0, linelen = 0;
+    pieces_t pc;
+    int k, want;
     wipe_buf_t *w;
     char *t;
     hsc_status_t st;
@@ -663,21 +748,10 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
         *msg = apr_psprintf(p, "%s: no key given", name);
         return HSC_EINVAL;
     }
-    if (op == HSC_ROTATE_VERIFY_ONLY) {
-        linelen = strlen(arg);
-        if (linelen == 0 || arg[linelen - 1] != '\n'
-            || memchr(arg, '\n', linelen - 1) != NULL
-            || hsc_keyring_parse(p, "the new key line", arg, linelen, &nr, msg)
-                   != HSC_OK
-            || hsc_keyring_count(nr) != 1) {
-            *msg = apr_psprintf(p, "%s: the new key line is not one valid key",
-                                name);
-            return HSC_EINVAL;
-        }
-        kid = hsc_key_id(hsc_keyring_signer(nr));
-    }
-    else {
-        kid = arg;
+    if (op == HSC_ROTATE_VERIFY_ONLY
+        && (st = new_key_line(p, name, arg, linelen = strlen(arg), &kid, msg))
+               != HSC_OK) {
+        return st;
     }
     st = hsc_keyring_parse(p, name, text, len, &kr, msg);
     if (st != HSC_OK) {
@@ -698,53 +772,14 @@ hsc_status_t hsc_keyfile_rotate(apr_pool_t *p, const char *name,
     if (len > 0 && t[len - 1] != '\n') {
         t[len++] = '\n';
     }
-
-    if (op == HSC_ROTATE_VERIFY_ONLY) {
-        if (hsc_keyring_find(kr, kid, strlen(kid)) != NULL) {
-            *msg = apr_psprintf(p, "%s: key id %s is already in the file", name,
-                                kid);
-            return HSC_EEXISTS;
-        }
-        seg[nseg] = t;
-        seglen[nseg++] = len;
-        seg[nseg] = arg;
-        seglen[nseg++] = linelen;
-        want++;
+    st = plan_rotation(p, name, kr, t, len, op, arg, kid, &want_signer, &want,
+                       &pc, msg);
+    if (st != HSC_OK) {
+        return st;
     }
-    else if (hsc_keyring_find(kr, kid, strlen(kid)) == NULL
-             || !find_key_line(t, len, kid, &ls, &le)) {
-        *msg = apr_psprintf(p, "%s: no key %s in the file", name, kid);
-        return HSC_ENOKEY;
-    }
-    else if (op == HSC_ROTATE_RETIRE) {
-        if (strcmp(want_signer, kid) == 0) {
-            *msg = apr_psprintf(p,
-                                "%s: %s is the signing key; make another key "
-                                "sign first (--sign ID)",
-                                name, kid);
-            return HSC_EEXISTS;
-        }
-        seg[nseg] = t;
-        seglen[nseg++] = ls;
-        seg[nseg] = t + le;
-        seglen[nseg++] = len - le;
-        want--;
-    }
-    else { /* PROMOTE: the key line is at or after the first key line */
-        at = first_key_line(t, len);
-        seg[nseg] = t;
-        seglen[nseg++] = at;
-        seg[nseg] = t + ls;
-        seglen[nseg++] = le - ls;
-        seg[nseg] = t + at;
-        seglen[nseg++] = ls - at;
-        seg[nseg] = t + le;
-        seglen[nseg++] = len - le;
-        want_signer = kid;
-    }
-    for (n = 0, k = 0; k < nseg; ++k) {
-        memcpy(w->buf + n, seg[k], seglen[k]);
-        n += seglen[k];
+    for (k = 0; k < pc.n; ++k) {
+        memcpy(w->buf + n, pc.at[k], pc.len[k]);
+        n += pc.len[k];
     }
     w->buf[n] = '\0';
 

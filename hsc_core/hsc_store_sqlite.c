@@ -338,46 +338,42 @@ fail:
  * store_id, "" when the file has none). On failure everything is closed
  * and msg says why.
  */
-static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
-                               sqlite3_stmt **pget, int *preadonly,
-                               int *pversion, char *store_id, char *msg,
+/* The file exists as a regular file, or may be created. */
+static hsc_status_t check_path(const char *path, int flags, char *msg,
                                size_t msglen)
 {
-    sqlite3 *db = NULL;
-    sqlite3_stmt *get = NULL;
     struct stat sb;
-    int64_t app = 0, ver = 0, ntables = 0;
-    int rc, oflags, readonly, need_migration = 0;
-    hsc_status_t st = HSC_ESTORE;
 
-    *pdb = NULL;
-    *pget = NULL;
-    *preadonly = 0;
-    *pversion = 0;
-    store_id[0] = '\0';
     if ((flags & HSC_STORE_READONLY) && (flags & HSC_STORE_CREATE)) {
         msgf(msg, msglen, "%s: cannot create a database read-only", path);
         return HSC_ESTORE;
     }
     if (stat(path, &sb) != 0) {
-        if (errno != ENOENT || !(flags & HSC_STORE_CREATE)) {
-            if (errno == ENOENT) {
-                msgf(msg, msglen,
-                     "%s: no such file (create it with \"hsc-admin init\")",
-                     path);
-            }
-            else {
-                msgf(msg, msglen, "%s: %s", path, strerror(errno));
-            }
-            return HSC_EIO;
+        if (errno == ENOENT && (flags & HSC_STORE_CREATE)) {
+            return HSC_OK;
         }
+        if (errno == ENOENT) {
+            msgf(msg, msglen,
+                 "%s: no such file (create it with \"hsc-admin init\")", path);
+        }
+        else {
+            msgf(msg, msglen, "%s: %s", path, strerror(errno));
+        }
+        return HSC_EIO;
     }
-    else if (!S_ISREG(sb.st_mode)) {
+    if (!S_ISREG(sb.st_mode)) {
         msgf(msg, msglen, "%s: not a regular file", path);
         return HSC_EIO;
     }
+    return HSC_OK;
+}
 
-    oflags = SQLITE_OPEN_NOMUTEX;
+/* sqlite3_open_v2 as flags ask; *readonly when the open could not write. */
+static hsc_status_t open_db(const char *path, int flags, sqlite3 **pdb,
+                            int *readonly, char *msg, size_t msglen)
+{
+    int rc, oflags = SQLITE_OPEN_NOMUTEX;
+
     if (flags & HSC_STORE_READONLY) {
         oflags |= SQLITE_OPEN_READONLY;
     }
@@ -387,134 +383,200 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
             oflags |= SQLITE_OPEN_CREATE;
         }
     }
-    rc = sqlite3_open_v2(path, &db, oflags, NULL);
+    rc = sqlite3_open_v2(path, pdb, oflags, NULL);
     if (rc != SQLITE_OK) {
         msgf(msg, msglen, "%s: cannot open: %s", path,
-             db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
-        st = rc == SQLITE_NOMEM               ? HSC_ENOMEM
-             : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO
-                                              : HSC_ESTORE;
-        goto cleanup;
+             *pdb ? sqlite3_errmsg(*pdb) : sqlite3_errstr(rc));
+        return rc == SQLITE_NOMEM               ? HSC_ENOMEM
+               : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO
+                                                : HSC_ESTORE;
     }
-    sqlite3_extended_result_codes(db, 1);
-    sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
+    sqlite3_extended_result_codes(*pdb, 1);
+    sqlite3_busy_timeout(*pdb, HSC_SQLITE_READ_WAIT_MS);
     /* A read-write open of a file we may not write falls back silently. */
-    readonly = (flags & HSC_STORE_READONLY)
-               || sqlite3_db_readonly(db, "main") == 1;
+    *readonly = (flags & HSC_STORE_READONLY)
+                || sqlite3_db_readonly(*pdb, "main") == 1;
+    return HSC_OK;
+}
 
-    if ((rc = query_int(db, "PRAGMA application_id", &app)) != SQLITE_OK
-        || (rc = query_int(db, "PRAGMA user_version", &ver)) != SQLITE_OK) {
-        if ((rc & 0xff) == SQLITE_NOTADB) {
-            msgf(msg, msglen,
-                 "%s: not an hsc user database (not an SQLite file)", path);
-        }
-        else if (readonly
-                 && ((rc & 0xff) == SQLITE_READONLY
-                     || (rc & 0xff) == SQLITE_CANTOPEN)) {
-            /* WAL needs the -shm file: a reader that may not create it in
-             * the directory can only use one that already exists. */
-            msgf(msg, msglen,
-                 "%s: cannot read the database read-only (%s): its -wal/-shm "
-                 "files are missing and this user may not create them; make "
-                 "the directory writable by this user",
-                 path, sqlite3_errmsg(db));
-        }
-        else {
-            msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
-        }
-        goto cleanup;
+/* application_id and user_version; 0, or -1 with msg. */
+static int read_identity(sqlite3 *db, const char *path, int readonly,
+                         int64_t *app, int64_t *ver, char *msg, size_t msglen)
+{
+    int rc;
+
+    if ((rc = query_int(db, "PRAGMA application_id", app)) == SQLITE_OK
+        && (rc = query_int(db, "PRAGMA user_version", ver)) == SQLITE_OK) {
+        return 0;
     }
+    if ((rc & 0xff) == SQLITE_NOTADB) {
+        msgf(msg, msglen, "%s: not an hsc user database (not an SQLite file)",
+             path);
+    }
+    else if (readonly
+             && ((rc & 0xff) == SQLITE_READONLY
+                 || (rc & 0xff) == SQLITE_CANTOPEN)) {
+        /* WAL needs the -shm file: a reader that may not create it in
+         * the directory can only use one that already exists. */
+        msgf(msg, msglen,
+             "%s: cannot read the database read-only (%s): its -wal/-shm "
+             "files are missing and this user may not create them; make "
+             "the directory writable by this user",
+             path, sqlite3_errmsg(db));
+    }
+    else {
+        msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+    }
+    return -1;
+}
+
+/* An empty file (application_id and user_version 0): 1 when it may be
+ * created here, 0 when it is empty or foreign (msg), -1 on an error. */
+static int empty_and_creatable(sqlite3 *db, const char *path, int flags,
+                               char *msg, size_t msglen)
+{
+    int64_t ntables = 0;
+
+    if (query_int(db, "SELECT count(*) FROM sqlite_master", &ntables)
+        != SQLITE_OK) {
+        msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+        return -1;
+    }
+    if (ntables != 0) {
+        msgf(msg, msglen,
+             "%s: not an hsc user database (a foreign SQLite database)", path);
+        return 0;
+    }
+    if (!(flags & HSC_STORE_CREATE)) {
+        msgf(msg, msglen,
+             "%s: not an hsc user database (empty; initialize it with "
+             "\"hsc-admin init\")",
+             path);
+        return 0;
+    }
+    return 1;
+}
+
+/*
+ * Whether this open migrates the file: *migrate 1 or 0; -1 (msg) when the
+ * file is foreign, newer, or too old for what this open may do.
+ */
+static int plan_migration(sqlite3 *db, const char *path, int flags,
+                          int readonly, int64_t app, int64_t ver, int *migrate,
+                          char *msg, size_t msglen)
+{
+    *migrate = 0;
     if (app == 0 && ver == 0) {
-        rc = query_int(db, "SELECT count(*) FROM sqlite_master", &ntables);
-        if (rc != SQLITE_OK) {
-            msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
-            goto cleanup;
+        if (empty_and_creatable(db, path, flags, msg, msglen) != 1) {
+            return -1;
         }
-        if (ntables != 0) {
-            msgf(msg, msglen,
-                 "%s: not an hsc user database (a foreign SQLite database)",
-                 path);
-            goto cleanup;
-        }
-        if (!(flags & HSC_STORE_CREATE)) {
-            msgf(msg, msglen,
-                 "%s: not an hsc user database (empty; initialize it with "
-                 "\"hsc-admin init\")",
-                 path);
-            goto cleanup;
-        }
-        need_migration = 1;
     }
     else if (app != HSC_SQLITE_APP_ID) {
         msgf(msg, msglen,
              "%s: not an hsc user database (application_id 0x%08llx)", path,
              (unsigned long long)(uint32_t)app);
-        goto cleanup;
+        return -1;
     }
     else if (ver > HSC_SQLITE_VERSION || ver < 0) {
         msgf(msg, msglen,
              "%s: schema version %lld is newer than this program knows (%d): "
              "upgrade mod_hsc",
              path, (long long)ver, HSC_SQLITE_VERSION);
-        goto cleanup;
+        return -1;
     }
-    else if (ver < HSC_SQLITE_VERSION) {
-        need_migration = 1;
+    else if (ver == HSC_SQLITE_VERSION) {
+        return 0;
     }
-    if (need_migration && !(flags & HSC_STORE_CREATE)
-        && (readonly || (flags & HSC_STORE_NOMIGRATE))) {
+    else if (!(flags & HSC_STORE_CREATE)
+             && (readonly || (flags & HSC_STORE_NOMIGRATE))) {
         /* An older file this version can still read is used as it is
          * (hsc-admin init upgrades it); an older one is refused. */
-        if (ver < HSC_SQLITE_MIN_USABLE_VERSION) {
-            msgf(msg, msglen,
-                 "%s: schema version %lld needs an upgrade to %d, which %s "
-                 "cannot do (run \"hsc-admin init\")",
-                 path, (long long)ver, HSC_SQLITE_VERSION,
-                 readonly ? "a read-only open" : "this program");
-            goto cleanup;
+        if (ver >= HSC_SQLITE_MIN_USABLE_VERSION) {
+            return 0;
         }
-        need_migration = 0;
+        msgf(msg, msglen,
+             "%s: schema version %lld needs an upgrade to %d, which %s "
+             "cannot do (run \"hsc-admin init\")",
+             path, (long long)ver, HSC_SQLITE_VERSION,
+             readonly ? "a read-only open" : "this program");
+        return -1;
     }
-    else if (need_migration && readonly) {
+    if (readonly) {
         msgf(msg, msglen,
              "%s: schema version %lld needs an upgrade to %d, which a "
              "read-only open cannot do (run \"hsc-admin init\")",
              path, (long long)ver, HSC_SQLITE_VERSION);
+        return -1;
+    }
+    *migrate = 1;
+    return 0;
+}
+
+/* A writer's setup: WAL and the migration when due, the WAL's limits. */
+static int setup_writer(sqlite3 *db, const char *path, int need_migration,
+                        int64_t *ver, char *msg, size_t msglen)
+{
+    int one = 1;
+    char sql[64];
+
+    if (need_migration) {
+        /* WAL is a property of the file: set once, at creation. */
+        if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)
+            != SQLITE_OK) {
+            msgf(msg, msglen, "%s: cannot enable WAL: %s", path,
+                 sqlite3_errmsg(db));
+            return -1;
+        }
+        if (migrate(db, path, msg, msglen) != SQLITE_OK) {
+            return -1;
+        }
+        *ver = HSC_SQLITE_VERSION;
+    }
+    /* Keep -wal and -shm when the last writer closes, so that a reader
+     * that may not create files in the directory can still open the
+     * database read-only; the WAL is truncated on close. */
+    sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
+    snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %d",
+             HSC_SQLITE_WAL_LIMIT);
+    sqlite3_exec(db, sql, NULL, NULL, NULL);
+    return 0;
+}
+
+static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
+                               sqlite3_stmt **pget, int *preadonly,
+                               int *pversion, char *store_id, char *msg,
+                               size_t msglen)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *get = NULL;
+    int64_t app = 0, ver = 0;
+    int readonly = 0, need_migration = 0;
+    hsc_status_t st;
+
+    *pdb = NULL;
+    *pget = NULL;
+    *preadonly = 0;
+    *pversion = 0;
+    store_id[0] = '\0';
+    if ((st = check_path(path, flags, msg, msglen)) != HSC_OK
+        || (st = open_db(path, flags, &db, &readonly, msg, msglen)) != HSC_OK) {
         goto cleanup;
     }
-
-    if (!readonly) {
-        int one = 1;
-        char sql[64];
-
-        if (need_migration) {
-            /* WAL is a property of the file: set once, at creation. */
-            rc = sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL,
-                              NULL);
-            if (rc != SQLITE_OK) {
-                msgf(msg, msglen, "%s: cannot enable WAL: %s", path,
-                     sqlite3_errmsg(db));
-                goto cleanup;
-            }
-            if (migrate(db, path, msg, msglen) != SQLITE_OK) {
-                goto cleanup;
-            }
-            ver = HSC_SQLITE_VERSION;
-        }
-        /* Keep -wal and -shm when the last writer closes, so that a reader
-         * that may not create files in the directory can still open the
-         * database read-only; the WAL is truncated on close. */
-        sqlite3_file_control(db, "main", SQLITE_FCNTL_PERSIST_WAL, &one);
-        snprintf(sql, sizeof(sql), "PRAGMA journal_size_limit = %d",
-                 HSC_SQLITE_WAL_LIMIT);
-        sqlite3_exec(db, sql, NULL, NULL, NULL);
+    st = HSC_ESTORE;
+    if (read_identity(db, path, readonly, &app, &ver, msg, msglen) != 0
+        || plan_migration(db, path, flags, readonly, app, ver, &need_migration,
+                          msg, msglen)
+               != 0
+        || (!readonly
+            && setup_writer(db, path, need_migration, &ver, msg, msglen)
+                   != 0)) {
+        goto cleanup;
     }
-
-    rc = sqlite3_prepare_v3(db,
-                            "SELECT " USER_COLUMNS " FROM hsc_users WHERE "
-                            "username = ?1",
-                            -1, SQLITE_PREPARE_PERSISTENT, &get, NULL);
-    if (rc != SQLITE_OK) {
+    if (sqlite3_prepare_v3(db,
+                           "SELECT " USER_COLUMNS " FROM hsc_users WHERE "
+                           "username = ?1",
+                           -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
+        != SQLITE_OK) {
         msgf(msg, msglen, "%s: not a usable hsc user database: %s", path,
              sqlite3_errmsg(db));
         goto cleanup;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -993,6 +994,120 @@ static int keygen_create(apr_pool_t *pool, const char *path, const char *line,
  * that back, rename it over. arg is the new line (SIGN, VERIFY_ONLY) or
  * the key id (PROMOTE, RETIRE); kid names the key in messages.
  */
+/*
+ * Open the key file and lock it (flock, exclusive) against another
+ * hsc-admin editing it at the same time: the second waits, then reads what
+ * the first wrote. The rename replaces the file, so a lock taken on the
+ * file just replaced is taken again on the new one. *fd, *sb; EX_OK or the
+ * exit code (said).
+ */
+static int open_locked(const char *path, int *fd, struct stat *sb)
+{
+    struct stat now;
+
+    for (;;) {
+        *fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (*fd < 0) {
+            return fail(EX_FILE, "%s: %s%s", path, strerror(errno),
+                        errno == ELOOP
+                            ? " (a symbolic link: give the real path)"
+                            : "");
+        }
+        if (flock(*fd, LOCK_EX) != 0) {
+            return fail(EX_FILE, "%s: lock: %s", path, strerror(errno));
+        }
+        if (fstat(*fd, sb) != 0 || !S_ISREG(sb->st_mode)) {
+            return fail(EX_FILE, "%s: not a regular file", path);
+        }
+        if (stat(path, &now) == 0 && now.st_ino == sb->st_ino
+            && now.st_dev == sb->st_dev) {
+            return EX_OK;
+        }
+        close(*fd); /* replaced while we waited: lock the new one */
+    }
+}
+
+/* The whole file into *text (malloc, st_size + 2 bytes), *len. */
+static int read_keyfile(const char *path, int fd, const struct stat *sb,
+                        char **text, size_t *len)
+{
+    *len = 0;
+    if (sb->st_size > KEYFILE_MAX) {
+        return fail(EX_FILE, "%s: too large for a key file", path);
+    }
+    if ((*text = malloc((size_t)sb->st_size + 2)) == NULL) {
+        return fail(EX_FILE, "out of memory");
+    }
+    while (*len < (size_t)sb->st_size) {
+        ssize_t n = read(fd, *text + *len, (size_t)sb->st_size - *len);
+
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return fail(EX_FILE, "%s: read: %s", path,
+                        n < 0 ? strerror(errno) : "file shrank");
+        }
+        *len += (size_t)n;
+    }
+    return EX_OK;
+}
+
+/* out into a new temporary file beside path (tmp: its name, "" if none),
+ * mode 0600, the old file's owner when we may, synced. */
+static int write_beside(const char *path, const struct stat *sb,
+                        const char *out, size_t outlen, char *tmp,
+                        size_t tmpcap)
+{
+    int tfd, rc = EX_OK;
+
+    if (snprintf(tmp, tmpcap, "%s.XXXXXX", path) >= (int)tmpcap) {
+        tmp[0] = '\0';
+        return fail(EX_FILE, "%s: path too long", path);
+    }
+    if ((tfd = mkstemp(tmp)) < 0) {
+        tmp[0] = '\0';
+        return fail(EX_FILE, "%s: cannot create a temporary file: %s", path,
+                    strerror(errno));
+    }
+    if (fchmod(tfd, 0600) != 0) {
+        rc = fail(EX_FILE, "%s: chmod: %s", tmp, strerror(errno));
+    }
+    /* Keep the owner (e.g. root) when we may; the mode stays 0600. */
+    else if (fchown(tfd, sb->st_uid, sb->st_gid) != 0) {
+        /* not permitted: the file becomes ours, which is what we can do */
+    }
+    if (rc == EX_OK && (write_all(tfd, out, outlen) != 0 || fsync(tfd) != 0)) {
+        rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
+    }
+    close(tfd);
+    return rc;
+}
+
+/* What keygen says it did. */
+static void say_rotated(const char *path, hsc_rotate_t op, const char *kid,
+                        const char *old_signer, int count)
+{
+    switch (op) {
+    case HSC_ROTATE_SIGN:
+        printf("%s: new signing key %s; %d keys (the older ones still "
+               "verify)\n",
+               path, kid, count);
+        break;
+    case HSC_ROTATE_VERIFY_ONLY:
+        printf("%s: new key %s staged, verify-only (%s still signs); %d keys\n",
+               path, kid, old_signer, count);
+        break;
+    case HSC_ROTATE_PROMOTE:
+        printf("%s: %s signs now; %d keys (the others still verify)\n", path,
+               kid, count);
+        break;
+    case HSC_ROTATE_RETIRE:
+        printf("%s: key %s retired; %d keys\n", path, kid, count);
+        break;
+    }
+}
+
 static int keygen_rotate(apr_pool_t *pool, const char *path, hsc_rotate_t op,
                          const char *arg, const char *kid)
 {
@@ -1004,45 +1119,17 @@ static int keygen_rotate(apr_pool_t *pool, const char *path, hsc_rotate_t op,
     char *out = NULL;
     char old_signer[HSC_KID_MAX + 1];
     size_t len = 0, outlen = 0;
-    int fd = -1, tfd = -1, rc = EX_FILE, new_count = 0;
+    int fd = -1, rc, new_count = 0;
     hsc_status_t st;
 
     tmp[0] = '\0';
-    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) {
-        rc = fail(EX_FILE, "%s: %s%s", path, strerror(errno),
-                  errno == ELOOP ? " (a symbolic link: give the real path)"
-                                 : "");
+    old_signer[0] = '\0';
+    sb.st_size = 0;
+    if ((rc = open_locked(path, &fd, &sb)) != EX_OK
+        || (rc = read_keyfile(path, fd, &sb, &text, &len)) != EX_OK) {
         goto cleanup;
-    }
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        rc = fail(EX_FILE, "%s: not a regular file", path);
-        goto cleanup;
-    }
-    if (sb.st_size > KEYFILE_MAX) {
-        rc = fail(EX_FILE, "%s: too large for a key file", path);
-        goto cleanup;
-    }
-    text = malloc((size_t)sb.st_size + 2);
-    if (text == NULL) {
-        rc = fail(EX_FILE, "out of memory");
-        goto cleanup;
-    }
-    while (len < (size_t)sb.st_size) {
-        ssize_t n = read(fd, text + len, (size_t)sb.st_size - len);
-
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            rc = fail(EX_FILE, "%s: read: %s", path,
-                      n < 0 ? strerror(errno) : "file shrank");
-            goto cleanup;
-        }
-        len += (size_t)n;
     }
     /* The old signer, for the message (the text loads: checked next). */
-    old_signer[0] = '\0';
     if (hsc_keyring_parse(pool, path, text, len, &old, &msg) == HSC_OK) {
         snprintf(old_signer, sizeof(old_signer), "%s",
                  hsc_key_id(hsc_keyring_signer(old)));
@@ -1055,33 +1142,11 @@ static int keygen_rotate(apr_pool_t *pool, const char *path, hsc_rotate_t op,
                   "%s", msg ? msg : hsc_strerror(st));
         goto cleanup;
     }
-
-    if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
-        tmp[0] = '\0';
-        rc = fail(EX_FILE, "%s: path too long", path);
+    if ((rc = write_beside(path, &sb, out, outlen, tmp, sizeof(tmp)))
+        != EX_OK) {
         goto cleanup;
     }
-    tfd = mkstemp(tmp);
-    if (tfd < 0) {
-        rc = fail(EX_FILE, "%s: cannot create a temporary file: %s", path,
-                  strerror(errno));
-        tmp[0] = '\0';
-        goto cleanup;
-    }
-    if (fchmod(tfd, 0600) != 0) {
-        rc = fail(EX_FILE, "%s: chmod: %s", tmp, strerror(errno));
-        goto cleanup;
-    }
-    /* Keep the owner (e.g. root) when we may; the mode stays 0600. */
-    if (fchown(tfd, sb.st_uid, sb.st_gid) != 0) {
-        /* not permitted: the file becomes ours, which is what we can do */
-    }
-    if (write_all(tfd, out, outlen) != 0 || fsync(tfd) != 0) {
-        rc = fail(EX_FILE, "%s: write: %s", tmp, strerror(errno));
-        goto cleanup;
-    }
-    close(tfd);
-    tfd = -1;
+    rc = EX_FILE;
     if (load_keys(pool, tmp, &kr) != HSC_OK) {
         goto cleanup;
     }
@@ -1102,35 +1167,15 @@ static int keygen_rotate(apr_pool_t *pool, const char *path, hsc_rotate_t op,
     }
     tmp[0] = '\0';
     sync_dir_of(path);
-    switch (op) {
-    case HSC_ROTATE_SIGN:
-        printf("%s: new signing key %s; %d keys (the older ones still "
-               "verify)\n",
-               path, kid, new_count);
-        break;
-    case HSC_ROTATE_VERIFY_ONLY:
-        printf("%s: new key %s staged, verify-only (%s still signs); %d keys\n",
-               path, kid, old_signer, new_count);
-        break;
-    case HSC_ROTATE_PROMOTE:
-        printf("%s: %s signs now; %d keys (the others still verify)\n", path,
-               kid, new_count);
-        break;
-    case HSC_ROTATE_RETIRE:
-        printf("%s: key %s retired; %d keys\n", path, kid, new_count);
-        break;
-    }
+    say_rotated(path, op, kid, old_signer, new_count);
     rc = EX_OK;
 
 cleanup:
-    if (tfd >= 0) {
-        close(tfd);
-    }
     if (tmp[0] != '\0') {
         unlink(tmp);
     }
     if (fd >= 0) {
-        close(fd);
+        close(fd); /* and the lock with it, after the rename */
     }
     if (text != NULL) {
         hsc_wipe(text, (size_t)sb.st_size + 2);

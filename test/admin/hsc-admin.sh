@@ -424,6 +424,20 @@ expect 3 "--retire of a key that is not there" \
 expect 3 "--sign of a key that is not there" "$ADMIN" keygen "$KEYS" --sign t9
 expect 2 "--sign takes no other option" \
     "$ADMIN" keygen "$KEYS" --sign t2 --verify-only
+# Issue 18: concurrent keygen runs lost keys (12 runs, 3 to 6 missing).
+# Each run locks the file, so all twelve new keys are there.
+cp "$T/before" "$T/race.keys"
+i=0
+while [ $i -lt 12 ]; do
+    "$ADMIN" keygen "$T/race.keys" --kid "r$i" >/dev/null 2>"$T/race.$i.err" &
+    i=$((i + 1))
+done
+wait
+race_kids=$(awk '$1 ~ /^r[0-9]+$/ {print $1}' "$T/race.keys" | sort | tr '\n' ' ')
+check "12 keygen runs at once keep every key (flock on the file)" \
+    test "$race_kids" = "r0 r1 r10 r11 r2 r3 r4 r5 r6 r7 r8 r9 "
+check "... and the two keys it had before, nothing else" test \
+    "$(awk '$1 !~ /^#/ && NF == 2 {n++} END {print n}' "$T/race.keys")" = 14
 cp "$T/before" "$KEYS" # t2 signs, t1 verifies: what the tests below use
 
 # --- inspect ----------------------------------------------------------------
