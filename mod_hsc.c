@@ -203,7 +203,8 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     hsc_login_register_hooks(p);    /* hsc-login, hsc-logout */
-    hsc_ops_register_hooks(p);      /* the audit log */
+    hsc_audit_register_hooks(p);    /* HSCAuditLog */
+    hsc_ops_register_hooks(p);      /* the events: audit lines, counters */
     hsc_metrics_register_hooks(p);  /* counters, hsc-metrics */
     hsc_health_register_hooks(p);   /* hsc-health */
     hsc_throttle_register_hooks(p); /* login counters, KDF cap */

@@ -18,6 +18,8 @@
 #include "http_core.h"
 #include "http_log.h"
 #include "util_cfgtree.h"
+#include "ap_provider.h"
+#include "ap_socache.h"
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_config.h"
@@ -27,15 +29,40 @@
 #include "hsc_parse.h"
 #include "hsc_pages.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 #include "hsc_cache.h"
 
 /* --- create and merge ----------------------------------------------------- */
+
+/* The one hsc_global_conf_t of this configuration pass, made with the
+ * main server's configuration and found by the virtual hosts' (p is pconf
+ * for every server; a new pass has a new pconf, so new defaults). */
+static hsc_global_conf_t *global_conf(apr_pool_t *p)
+{
+    void *v = NULL;
+    hsc_global_conf_t *g;
+
+    if (apr_pool_userdata_get(&v, "hsc_global_conf", p) == APR_SUCCESS
+        && v != NULL) {
+        return v;
+    }
+    g = apr_pcalloc(p, sizeof(*g));
+    /* hsc_core/hsc_defaults.h (docs/directives.md, test_defaults). */
+    g->pool_size = HSC_DEFAULT_USERDB_POOL_SIZE;
+    g->pool_wait_ms = HSC_DEFAULT_USERDB_POOL_WAIT_MS;
+    g->max_stale_ms = HSC_DEFAULT_USERDB_MAX_STALE_MS;
+    g->statement_timeout_ms = HSC_DEFAULT_USERDB_TIMEOUT_MS;
+    g->throttle_refuse = HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE;
+    apr_pool_userdata_setn(g, "hsc_global_conf", NULL, p);
+    return g;
+}
 
 void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
 {
     hsc_srv_conf_t *sc = apr_pcalloc(p, sizeof(*sc));
 
     (void)s;
+    sc->global = global_conf(p);
     sc->userdb_cache = HSC_DEFAULT_USERDB_CACHE;
     sc->user_cache_size = HSC_DEFAULT_USER_CACHE_SIZE;
     sc->throttle.addr = HSC_DEFAULT_THROTTLE_ADDRESS;
@@ -75,6 +102,7 @@ void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, window);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, max_kdf);
     HSC_MERGE(sc, base, add, dummy_kdf);
+    sc->global = add->global != NULL ? add->global : base->global;
     sc->db_index = -1;
     return sc;
 }
@@ -261,8 +289,7 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     if (err != NULL) {
         return err;
     }
-    if (strncmp(arg, HSC_STORE_PGSQL_PREFIX, sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
-        == 0) {
+    if (hsc_store_spec_conninfo(arg) != NULL) {
         /* Parsed here, connected in the children (mod_hsc_userdb.c). */
         if ((err = hsc_userdb_check(cmd, arg, &path)) != NULL) {
             return err;
@@ -653,6 +680,261 @@ hsc_cookie_attrs_t hsc_cookie_attrs(const hsc_dir_conf_t *d)
     return a;
 }
 
+/* --- main-server-only settings (hsc_global_conf_t) ------------------------ */
+
+/* The global settings of the server a directive is read in, which must be
+ * the main server; NULL and *err otherwise. */
+static hsc_global_conf_t *global_of(cmd_parms *cmd, const char **err)
+{
+    *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
+    return *err != NULL ? NULL : hsc_srv_conf(cmd->server)->global;
+}
+
+/* A duration in [lo, hi] ms, in the one duration grammar of every
+ * directive (hsc_parse_millis: 500ms, 2s, 2, 1m). */
+static const char *set_millis(cmd_parms *cmd, const char *arg, int lo, int hi,
+                              int *out)
+{
+    int64_t v;
+
+    if (hsc_parse_millis(arg, lo, hi, &v) != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "%s: '%s' is not a duration from %dms to %dms "
+                            "(e.g. 500ms, 1s, 1m)",
+                            cmd->cmd->name, arg, lo, hi);
+    }
+    *out = (int)v;
+    return NULL;
+}
+
+/* HSCUserDBPoolSize: PostgreSQL connections per child. */
+static const char *set_pool_size(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+    int64_t n;
+
+    (void)dv;
+    if (g == NULL) {
+        return err;
+    }
+    if (hsc_parse_size(arg, HSC_USERDB_POOL_SIZE_MIN, HSC_USERDB_POOL_SIZE_MAX,
+                       &n)
+        != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "HSCUserDBPoolSize: '%s' is not a number of "
+                            "connections from %d to %d",
+                            arg, HSC_USERDB_POOL_SIZE_MIN,
+                            HSC_USERDB_POOL_SIZE_MAX);
+    }
+    g->pool_size = (int)n;
+    return NULL;
+}
+
+/* HSCUserDBPoolWait: the longest wait for a free connection. */
+static const char *set_pool_wait(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+
+    (void)dv;
+    return g == NULL
+               ? err
+               : set_millis(cmd, arg, HSC_USERDB_POOL_WAIT_MIN_MS,
+                            HSC_USERDB_POOL_WAIT_MAX_MS, &g->pool_wait_ms);
+}
+
+/* HSCUserDBTimeout: the statement timeout (and the client's bound). */
+static const char *set_pool_timeout(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+
+    (void)dv;
+    return g == NULL ? err
+                     : set_millis(cmd, arg, HSC_USERDB_TIMEOUT_MIN_MS,
+                                  HSC_USERDB_TIMEOUT_MAX_MS,
+                                  &g->statement_timeout_ms);
+}
+
+/* HSCUserDBMaxStale: 0 turns the PostgreSQL lease off. */
+static const char *set_max_stale(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+
+    (void)dv;
+    return g == NULL
+               ? err
+               : set_millis(cmd, arg, HSC_USERDB_MAX_STALE_MIN_MS,
+                            HSC_USERDB_MAX_STALE_MAX_MS, &g->max_stale_ms);
+}
+
+/* HSCAuditLog file | "|program": opened by mod_hsc_audit.c at open_logs. */
+static const char *set_audit_log(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+
+    (void)dv;
+    if (g == NULL) {
+        return err;
+    }
+    if (*arg == '\0' || (*arg == '|' && arg[strspn(arg, "|$ \t")] == '\0')) {
+        return "HSCAuditLog: name a file or a \"|program\"";
+    }
+    if (*arg != '|' && ap_server_root_relative(cmd->temp_pool, arg) == NULL) {
+        return apr_pstrcat(cmd->pool, "HSCAuditLog: invalid path '", arg, "'",
+                           NULL);
+    }
+    g->audit_log = arg;
+    return NULL;
+}
+
+/* HSCThrottleCache memcache-exact:host[:port][,host[:port]...] */
+#define HSC_EXACT_NAME "memcache-exact"
+#define HSC_EXACT_DEFAULT_PORT 11211
+#define HSC_EXACT_MAX_SERVERS 16
+
+/*
+ * memcache-exact's servers: host[:port] separated by commas, as
+ * mod_socache_memcache takes them; an IPv4 address or a host name
+ * (apr_memcache connects over IPv4 only). NULL, or the error.
+ */
+static const char *exact_parse(cmd_parms *cmd, const char *args,
+                               apr_array_header_t **out)
+{
+    apr_array_header_t *exact_servers;
+    char *list, *item, *last;
+
+    if (args == NULL || *args == '\0') {
+        return "HSCThrottleCache: memcache-exact: name the memcached "
+               "servers, memcache-exact:host[:port][,host[:port]...]";
+    }
+    exact_servers = apr_array_make(cmd->pool, 2, sizeof(hsc_exact_server_t));
+    list = apr_pstrdup(cmd->temp_pool, args);
+    for (item = apr_strtok(list, ",", &last); item != NULL;
+         item = apr_strtok(NULL, ",", &last)) {
+        hsc_exact_server_t *es;
+        char *host = NULL, *scope = NULL;
+        apr_port_t port = 0;
+        apr_status_t rv = apr_parse_addr_port(&host, &scope, &port, item,
+                                              cmd->pool);
+
+        if (rv != APR_SUCCESS || host == NULL || scope != NULL) {
+            return apr_psprintf(cmd->pool,
+                                "HSCThrottleCache: memcache-exact: '%s' is "
+                                "not host[:port]",
+                                item);
+        }
+        if (strchr(host, ':') != NULL) {
+            return apr_psprintf(cmd->pool,
+                                "HSCThrottleCache: memcache-exact: '%s': "
+                                "apr_memcache connects over IPv4 only; name "
+                                "an IPv4 address or a host name",
+                                item);
+        }
+        if (exact_servers->nelts >= HSC_EXACT_MAX_SERVERS) {
+            return "HSCThrottleCache: memcache-exact: at most 16 servers";
+        }
+        es = apr_array_push(exact_servers);
+        es->host = host;
+        es->port = port != 0 ? port : HSC_EXACT_DEFAULT_PORT;
+    }
+    if (exact_servers->nelts == 0) {
+        return "HSCThrottleCache: memcache-exact: name the memcached servers";
+    }
+    *out = exact_servers;
+    return NULL;
+}
+
+/*
+ * HSCThrottleCache none | memcache-exact:servers | provider[:args]. The
+ * provider must be loaded before this line; its arguments are checked
+ * here (provider->create).
+ */
+static const char *set_throttle_cache(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+    const ap_socache_provider_t *prov;
+    const char *sep, *name, *args = NULL;
+
+    (void)dv;
+    if (g == NULL) {
+        return err;
+    }
+    g->throttle_exact = NULL;
+    g->throttle_inst = NULL;
+    if (!strcasecmp(arg, "none")) {
+        g->throttle_cache = "none";
+        g->throttle_cache_args = NULL;
+        return NULL;
+    }
+    if (!strncasecmp(arg, HSC_EXACT_NAME ":", sizeof(HSC_EXACT_NAME))
+        || !strcasecmp(arg, HSC_EXACT_NAME)) {
+        err = exact_parse(cmd,
+                          arg[sizeof(HSC_EXACT_NAME) - 1] == ':'
+                              ? arg + sizeof(HSC_EXACT_NAME)
+                              : NULL,
+                          &g->throttle_exact);
+        if (err != NULL) {
+            return err;
+        }
+        g->throttle_cache = HSC_EXACT_NAME;
+        g->throttle_cache_args = NULL;
+        return NULL;
+    }
+    sep = strchr(arg, ':');
+    if (sep != NULL) {
+        name = apr_pstrmemdup(cmd->pool, arg, (apr_size_t)(sep - arg));
+        args = sep + 1;
+    }
+    else {
+        name = arg;
+    }
+    if (*name == '\0') {
+        return "HSCThrottleCache: name a socache provider (shmcb, memcache, "
+               "...) or none";
+    }
+    prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
+                              AP_SOCACHE_PROVIDER_VERSION);
+    if (prov == NULL) {
+        return apr_psprintf(cmd->pool,
+                            "HSCThrottleCache: the socache provider '%s' is "
+                            "not loaded (LoadModule socache_%s_module before "
+                            "this line), or use none",
+                            name, name);
+    }
+    err = prov->create(&g->throttle_inst, args, cmd->temp_pool, cmd->pool);
+    if (err != NULL) {
+        g->throttle_inst = NULL;
+        return apr_psprintf(cmd->pool, "HSCThrottleCache: %s: %s", name, err);
+    }
+    g->throttle_cache = name;
+    g->throttle_cache_args = args;
+    return NULL;
+}
+
+/* HSCThrottleUnavailable allow | refuse. */
+static const char *set_throttle_unavailable(cmd_parms *cmd, void *dv,
+                                            const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+    hsc_throttle_down_t v;
+
+    (void)dv;
+    if (g == NULL) {
+        return err;
+    }
+    if (hsc_parse_throttle_down(arg, &v) != HSC_OK) {
+        return "HSCThrottleUnavailable: allow or refuse";
+    }
+    g->throttle_refuse = v == HSC_THROTTLE_DOWN_REFUSE;
+    return NULL;
+}
+
 /* --- the command table ---------------------------------------------------- */
 
 /* Secrets, stores and throttling: main server or virtual host only. */
@@ -669,17 +951,17 @@ const command_rec hsc_cmds[] = {
     HSC_SRV_TAKE1("HSCUserDB", set_userdb,
                   "Path of the SQLite user database, or pgsql:<conninfo> (made "
                   "with hsc-admin init)"),
-    AP_INIT_TAKE1("HSCUserDBPoolSize", hsc_pgsql_set_pool_size, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCUserDBPoolSize", set_pool_size, NULL, RSRC_CONF,
                   "PostgreSQL connections per child process "
                   "(default " HSC_DEFAULT_USERDB_POOL_SIZE_TEXT ")"),
-    AP_INIT_TAKE1("HSCUserDBPoolWait", hsc_pgsql_set_pool_wait, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCUserDBPoolWait", set_pool_wait, NULL, RSRC_CONF,
                   "Longest wait for a free PostgreSQL connection before a "
                   "503 (default " HSC_DEFAULT_USERDB_POOL_WAIT_TEXT ")"),
     AP_INIT_TAKE1(
-        "HSCUserDBTimeout", hsc_pgsql_set_timeout, NULL, RSRC_CONF,
+        "HSCUserDBTimeout", set_pool_timeout, NULL, RSRC_CONF,
         "PostgreSQL statement timeout (default " HSC_DEFAULT_USERDB_TIMEOUT_TEXT
         ")"),
-    AP_INIT_TAKE1("HSCUserDBMaxStale", hsc_pgsql_set_max_stale, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCUserDBMaxStale", set_max_stale, NULL, RSRC_CONF,
                   "How long a cached PostgreSQL user record may lag the "
                   "database (default " HSC_DEFAULT_USERDB_MAX_STALE_TEXT
                   "; 0 turns the cache off)"),
@@ -743,13 +1025,13 @@ const command_rec hsc_cmds[] = {
         "HSCLoginFailureURL", set_login_failure_url,
         "URL|none: send failed logins there with ?hsc_error= (a custom login "
         "page; default " HSC_DEFAULT_LOGIN_FAILURE_URL_TEXT ")"),
-    AP_INIT_TAKE1("HSCAuditLog", hsc_audit_set_log, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCAuditLog", set_audit_log, NULL, RSRC_CONF,
                   "File or |program that receives one JSON line per security "
                   "event (default: none)"),
-    AP_INIT_TAKE1("HSCThrottleCache", hsc_throttle_set_cache, NULL, RSRC_CONF,
+    AP_INIT_TAKE1("HSCThrottleCache", set_throttle_cache, NULL, RSRC_CONF,
                   "none|provider[:args]: socache of the failed-login "
                   "counts (default " HSC_DEFAULT_THROTTLE_CACHE_TEXT ")"),
-    AP_INIT_TAKE1("HSCThrottleUnavailable", hsc_throttle_set_unavailable, NULL,
+    AP_INIT_TAKE1("HSCThrottleUnavailable", set_throttle_unavailable, NULL,
                   RSRC_CONF,
                   "allow|refuse: logins while the throttling cache fails "
                   "(default " HSC_DEFAULT_THROTTLE_UNAVAILABLE_TEXT ")"),

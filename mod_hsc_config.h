@@ -12,7 +12,9 @@
 
 #include "httpd.h"
 #include "http_config.h"
+#include "ap_socache.h"
 
+#include "mod_hsc_log.h"
 #include "hsc_util.h"
 #include "hsc_defaults.h"
 #include "hsc_keys.h"
@@ -30,6 +32,34 @@ typedef struct {
     unsigned int addr_set : 1, user_set : 1, window_set : 1, max_kdf_set : 1;
 } hsc_throttle_conf_t;
 
+/* One memcached of HSCThrottleCache memcache-exact:. */
+typedef struct {
+    const char *host;
+    apr_port_t port;
+} hsc_exact_server_t;
+
+/*
+ * Main-server-only settings (GLOBAL_ONLY directives): one struct per
+ * configuration pass (kept in pconf, so each pass starts from the
+ * defaults), reached from every server's config as sc->global, as mod_md
+ * reaches its md_mod_conf_t. The parts read it; none keeps configuration
+ * of its own.
+ */
+typedef struct {
+    /* HSCUserDBPoolSize, HSCUserDBPoolWait, HSCUserDBTimeout,
+     * HSCUserDBMaxStale (milliseconds) */
+    int pool_size, pool_wait_ms, statement_timeout_ms, max_stale_ms;
+    const char *audit_log; /* HSCAuditLog: a path or "|program"; NULL */
+    int throttle_refuse;   /* HSCThrottleUnavailable: 1 refuse, 0 allow */
+    /* HSCThrottleCache: NULL (the default, shmcb), "none",
+     * "memcache-exact" (with its servers), or a provider's name with its
+     * args and the instance made when the directive was read. */
+    const char *throttle_cache;
+    const char *throttle_cache_args;
+    ap_socache_instance_t *throttle_inst;
+    apr_array_header_t *throttle_exact; /* hsc_exact_server_t, or NULL */
+} hsc_global_conf_t;
+
 /* Per server (RSRC_CONF): the secrets, the user store, throttling. */
 typedef struct {
     const char *keyfile;          /* HSCKeyFile: resolved path, or NULL */
@@ -42,6 +72,8 @@ typedef struct {
     hsc_kdf_t dummy_kdf;          /* HSCDummyKDF: what a failed login costs */
     unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1,
         dummy_kdf_set : 1, user_cache_size_set : 1;
+
+    hsc_global_conf_t *global; /* the main-server-only settings, shared */
 
     /* Not directives: set by create and post_config. */
     int db_index; /* slot in each thread's store cache */
@@ -79,6 +111,12 @@ typedef struct {
 
 /* The auth type this module answers (AuthType HSC). */
 #define HSC_AUTH_TYPE "HSC"
+
+/* A server's configuration (its sc->global: the main-server-only one). */
+static inline hsc_srv_conf_t *hsc_srv_conf(const server_rec *s)
+{
+    return ap_get_module_config(s->module_config, &hsc_module);
+}
 
 /* The module record's configuration functions and command table. */
 void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s);

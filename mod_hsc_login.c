@@ -386,13 +386,10 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
 static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
 {
-    unsigned char xn[HSC_XN_LEN];
     const char *target = safe_return(f), *user;
     hsc_store_t *store;
-    hsc_user_t u;
-    hsc_status_t st;
+    hsc_login_t a;
     hsc_attempt_t attempt;
-    apr_int64_t wait;
     int level, http;
 
     if (!f->username.present || !f->password.present
@@ -413,27 +410,29 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
         return hsc_userdb_unavailable(r); /* logged (HSC006) */
     }
-    attempt = hsc_login_attempt(r, sc, store, f->username.value,
-                                f->username.len, f->password.value,
-                                f->password.len, xn, &u, &st, &wait);
+    a.user = f->username.value;
+    a.user_len = f->username.len;
+    a.password = f->password.value;
+    a.password_len = f->password.len;
+    attempt = hsc_login_attempt(r, sc, store, &a);
     hsc_userdb_note_recovery(r, sc, store);
     switch (attempt) {
     case HSC_ATTEMPT_BUSY:
         hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
-        return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, wait);
+        return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, a.retry_after);
     case HSC_ATTEMPT_THROTTLED:
-        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, wait);
+        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, a.retry_after);
     case HSC_ATTEMPT_UNAVAILABLE: /* HSCThrottleUnavailable refuse (HSC054) */
         return hsc_userdb_unavailable(r);
     case HSC_ATTEMPT_CHECKED: break;
     }
-    if (st == HSC_OK) {
-        return login_succeeded(r, sc, d, &u, xn, target, user, f);
+    if (a.st == HSC_OK) {
+        return login_succeeded(r, sc, d, &a.u, a.xn, target, user, f);
     }
-    http = hsc_status_outcome(st, &level);
-    if (st == HSC_EKDFLIMIT) {
+    http = hsc_status_outcome(a.st, &level);
+    if (a.st == HSC_EKDFLIMIT) {
         char spec[HSC_KDF_SPEC_MAX];
-        hsc_kdf_format(&u.kdf, spec, sizeof(spec));
+        hsc_kdf_format(&a.u.kdf, spec, sizeof(spec));
         ap_log_rerror(
             APLOG_MARK, APLOG_ERR, 0, r,
             HSCLOGNO(120) "login refused for user \"%s\": the stored KDF %s is "
@@ -443,16 +442,16 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     else {
         /* A store outage is logged once (HSC006/HSC180); repeats at debug. */
-        if (hsc_status_class(st) == HSC_CLASS_FAULT
+        if (hsc_status_class(a.st) == HSC_CLASS_FAULT
             && hsc_store_repeat_fault(store)) {
             level = APLOG_DEBUG;
         }
         ap_log_rerror(APLOG_MARK, level, 0, r,
                       HSCLOGNO(032) "login refused for user \"%s\": %s%s%s",
-                      user, hsc_strerror(st), st == HSC_ESTORE ? ": " : "",
-                      st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
+                      user, hsc_strerror(a.st), a.st == HSC_ESTORE ? ": " : "",
+                      a.st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
     }
-    hsc_ops_login(r, f, hsc_login_outcome_of(st), NULL);
+    hsc_ops_login(r, f, hsc_login_outcome_of(a.st), NULL);
     if (http == HTTP_SERVICE_UNAVAILABLE) {
         return hsc_userdb_unavailable(r);
     }

@@ -1,9 +1,10 @@
 /*
  * mod_hsc_ops.h: what operators see of mod_hsc, apart from the error log.
  *
- *   mod_hsc_audit.c    HSCAuditLog: one JSON line per security event
- *                      (docs/audit-log.md); the events below also count
- *                      in the metrics
+ *   mod_hsc_ops.c      the events below: counted in the metrics, and one
+ *                      JSON line each in the audit log
+ *   mod_hsc_audit.c    HSCAuditLog: where those lines go
+ *                      (docs/audit-log.md)
  *   mod_hsc_metrics.c  SetHandler hsc-metrics: Prometheus counters in a
  *                      shared memory segment, summed over every child
  *   mod_hsc_health.c   SetHandler hsc-health: 200 or 503 for a load
@@ -18,19 +19,20 @@
 #include "httpd.h"
 #include "http_config.h"
 
+#include "hsc_audit.h"
 #include "hsc_cookie.h"
 #include "hsc_outcome.h"
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 #include "hsc_http.h"
 
-/* The audit log's hooks (HSCAuditLog opened, scopes collected). */
+/* The events' hooks (the configured scopes collected, the version
+ * component); the audit log's (HSCAuditLog opened). */
 void hsc_ops_register_hooks(apr_pool_t *p);
+void hsc_audit_register_hooks(apr_pool_t *p);
 
-/* HSCAuditLog file | "|program" (main server only; a row of hsc_cmds in
- * mod_hsc_config.c, as HSCThrottleCache is: the log belongs to this
- * part, opened by its open_logs hook). */
-const char *hsc_audit_set_log(cmd_parms *cmd, void *dv, const char *arg);
+/* Write e to the audit log, if HSCAuditLog is set (mod_hsc_audit.c). */
+void hsc_audit_write(request_rec *r, const hsc_audit_event_t *e);
 
 /* --- events: one call at each site ---------------------------------------- */
 
@@ -43,15 +45,6 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
  * 1 for the username's; until: Unix seconds when it frees. */
 void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
                      apr_int64_t until);
-
-/* hsc_password_check, timed into hsc_kdf_seconds and counted in
- * hsc_kdf_slots_in_use while it runs. */
-hsc_status_t hsc_ops_password_check(request_rec *r, hsc_store_t *store,
-                                    const char *user, size_t user_len,
-                                    const char *pw, size_t pw_len,
-                                    const hsc_kdf_t *dummy,
-                                    unsigned char xn[HSC_XN_LEN],
-                                    hsc_user_t *u);
 
 /* A logout by user (user_len bytes; NULL: nobody named), whose cookie kid
  * signed (or NULL); everywhere 1 when the revocation was asked for, st its

@@ -35,12 +35,48 @@
 #include "hsc_password.h"
 #include "hsc_parse.h"
 
+/* What hsc_throttle_begin counted, for hsc_throttle_end. */
+#define HSC_THROTTLE_KEY_MAX 40
+typedef struct {
+    char akey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+    char ukey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+} hsc_throttle_t;
+
+/* How a counted attempt ended. */
+typedef enum {
+    HSC_THROTTLE_FAILED,    /* wrong password, unknown user: it counts */
+    HSC_THROTTLE_SUCCEEDED, /* clear the username's count, give the
+                             * address its attempt back */
+    HSC_THROTTLE_UNDO,      /* a fault (store down): give both back */
+    HSC_THROTTLE_BUSY       /* refused by the KDF cap (503): the
+                             * address keeps it, the username not */
+} hsc_throttle_outcome_t;
+
+/*
+ * Before a password check: 0 when the login may go on (the attempt is
+ * counted in *t), or the seconds until the window frees when the address
+ * or the username is over its limit (logged; nothing counted). A cache
+ * failure is logged once per outage and the login goes on (0), or, with
+ * HSCThrottleUnavailable refuse, -1: the caller answers 503. userdb
+ * scopes the username counter.
+ */
+static apr_int64_t hsc_throttle_begin(request_rec *r,
+                                      const hsc_throttle_conf_t *tc,
+                                      const char *userdb, const char *user,
+                                      size_t user_len, hsc_throttle_t *t);
+
+/* After the password check. */
+static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
+                             const hsc_throttle_t *t,
+                             hsc_throttle_outcome_t outcome);
+
+/* The per-child KDF cap: 1 when a slot was taken (give it back with
+ * hsc_kdf_slot_give), 0 when tc->max_kdf KDFs already run in this child. */
+static int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc);
+static void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc);
+
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"
-/* HSCThrottleCache memcache-exact:host[:port][,host[:port]...] */
-#define HSC_EXACT_NAME "memcache-exact"
-#define HSC_EXACT_DEFAULT_PORT 11211
-#define HSC_EXACT_MAX_SERVERS 16
 /* A connection idle this long is closed when next met (microseconds).
  * Short on purpose: apr_memcache retries a server it found dead every 5 s
  * with one of its idle connections, and one left from before a memcached
@@ -55,9 +91,6 @@
 
 /* --- state of this configuration generation ------------------------------ */
 
-/* What HSCThrottleCache said: NULL for the default (shmcb). */
-static const char *cache_name;
-static const char *cache_args;
 /* The cache in use, or NULL provider when throttling is off. */
 static const ap_socache_provider_t *cache_provider;
 static ap_socache_instance_t *cache_inst;
@@ -67,20 +100,19 @@ static ap_socache_instance_t *cache_inst;
  * raising one counter at once. (Across nodes nothing serialises it:
  * docs/several-servers.md.) */
 static apr_global_mutex_t *cache_mutex;
-/* The exact mode: its servers (HSCThrottleCache memcache-exact:), NULL
- * otherwise; 1 in exact_on when post_config chose it; the client, made
- * per child in child_init (its connections are the child's own). */
-typedef struct {
-    const char *host;
-    apr_port_t port;
-} exact_server_t;
-static apr_array_header_t *exact_servers;
+/* The exact mode: 1 when post_config chose it (HSCThrottleCache
+ * memcache-exact:); the client, made per child in child_init (its
+ * connections are the child's own). */
 static int exact_on;
 static apr_memcache_t *exact_mc;
-/* HSCThrottleUnavailable: 1 refuse logins while the cache fails, 0 allow. */
-static int unavailable_refuse;
 /* 1 while this child is in a reported cache outage (logged once). */
 static volatile apr_uint32_t cache_down;
+
+/* HSCThrottleUnavailable refuse: logins wait for the counters. */
+static int refuses(const server_rec *s)
+{
+    return hsc_srv_conf(s)->global->throttle_refuse;
+}
 
 /* KDFs running now in this child (process memory, never shared). */
 static volatile apr_uint32_t kdf_running;
@@ -92,15 +124,6 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
 
     (void)plog;
     (void)ptemp;
-    cache_name = NULL;
-    cache_args = NULL;
-    cache_provider = NULL;
-    cache_inst = NULL;
-    cache_mutex = NULL;
-    exact_servers = NULL;
-    exact_on = 0;
-    exact_mc = NULL;
-    unavailable_refuse = HSC_DEFAULT_THROTTLE_UNAVAILABLE_REFUSE;
     /* Registered here so that the Mutex directive can configure it. */
     rv = ap_mutex_register(pconf, HSC_THROTTLE_MUTEX, NULL, APR_LOCK_DEFAULT,
                            0);
@@ -111,122 +134,6 @@ static int throttle_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
         return !OK;
     }
     return OK;
-}
-
-/*
- * memcache-exact's servers: host[:port] separated by commas, as
- * mod_socache_memcache takes them; an IPv4 address or a host name
- * (apr_memcache connects over IPv4 only). NULL, or the error.
- */
-static const char *exact_parse(cmd_parms *cmd, const char *args)
-{
-    char *list, *item, *last;
-
-    if (args == NULL || *args == '\0') {
-        return "HSCThrottleCache: memcache-exact: name the memcached "
-               "servers, memcache-exact:host[:port][,host[:port]...]";
-    }
-    exact_servers = apr_array_make(cmd->pool, 2, sizeof(exact_server_t));
-    list = apr_pstrdup(cmd->temp_pool, args);
-    for (item = apr_strtok(list, ",", &last); item != NULL;
-         item = apr_strtok(NULL, ",", &last)) {
-        exact_server_t *es;
-        char *host = NULL, *scope = NULL;
-        apr_port_t port = 0;
-        apr_status_t rv = apr_parse_addr_port(&host, &scope, &port, item,
-                                              cmd->pool);
-
-        if (rv != APR_SUCCESS || host == NULL || scope != NULL) {
-            return apr_psprintf(cmd->pool,
-                                "HSCThrottleCache: memcache-exact: '%s' is "
-                                "not host[:port]",
-                                item);
-        }
-        if (strchr(host, ':') != NULL) {
-            return apr_psprintf(cmd->pool,
-                                "HSCThrottleCache: memcache-exact: '%s': "
-                                "apr_memcache connects over IPv4 only; name "
-                                "an IPv4 address or a host name",
-                                item);
-        }
-        if (exact_servers->nelts >= HSC_EXACT_MAX_SERVERS) {
-            return "HSCThrottleCache: memcache-exact: at most 16 servers";
-        }
-        es = apr_array_push(exact_servers);
-        es->host = host;
-        es->port = port != 0 ? port : HSC_EXACT_DEFAULT_PORT;
-    }
-    if (exact_servers->nelts == 0) {
-        return "HSCThrottleCache: memcache-exact: name the memcached servers";
-    }
-    return NULL;
-}
-
-/*
- * HSCThrottleCache none | memcache-exact:servers | provider[:args]. The
- * provider must be loaded before this line; its arguments are checked
- * here (provider->create).
- */
-const char *hsc_throttle_set_cache(cmd_parms *cmd, void *dv, const char *arg)
-{
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-    const ap_socache_provider_t *prov;
-    const char *sep, *name, *args = NULL;
-
-    (void)dv;
-    if (err != NULL) {
-        return err;
-    }
-    exact_servers = NULL;
-    if (!strcasecmp(arg, "none")) {
-        cache_name = "none";
-        cache_args = NULL;
-        cache_inst = NULL;
-        return NULL;
-    }
-    if (!strncasecmp(arg, HSC_EXACT_NAME ":", sizeof(HSC_EXACT_NAME))
-        || !strcasecmp(arg, HSC_EXACT_NAME)) {
-        cache_inst = NULL;
-        err = exact_parse(cmd, arg[sizeof(HSC_EXACT_NAME) - 1] == ':'
-                                   ? arg + sizeof(HSC_EXACT_NAME)
-                                   : NULL);
-        if (err != NULL) {
-            exact_servers = NULL;
-            return err;
-        }
-        cache_name = HSC_EXACT_NAME;
-        cache_args = NULL;
-        return NULL;
-    }
-    sep = strchr(arg, ':');
-    if (sep != NULL) {
-        name = apr_pstrmemdup(cmd->pool, arg, (apr_size_t)(sep - arg));
-        args = sep + 1;
-    }
-    else {
-        name = arg;
-    }
-    if (*name == '\0') {
-        return "HSCThrottleCache: name a socache provider (shmcb, memcache, "
-               "...) or none";
-    }
-    prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, name,
-                              AP_SOCACHE_PROVIDER_VERSION);
-    if (prov == NULL) {
-        return apr_psprintf(cmd->pool,
-                            "HSCThrottleCache: the socache provider '%s' is "
-                            "not loaded (LoadModule socache_%s_module before "
-                            "this line), or use none",
-                            name, name);
-    }
-    cache_inst = NULL;
-    err = prov->create(&cache_inst, args, cmd->temp_pool, cmd->pool);
-    if (err != NULL) {
-        return apr_psprintf(cmd->pool, "HSCThrottleCache: %s: %s", name, err);
-    }
-    cache_name = name;
-    cache_args = args;
-    return NULL;
 }
 
 typedef struct {
@@ -265,20 +172,22 @@ static int throttling_wanted(server_rec *main_s)
  * off (shmcb not loaded: HSC050), !OK when startup must fail (logged).
  */
 static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
-                          server_rec *main_s,
-                          const ap_socache_provider_t **prov)
+                          server_rec *main_s, const hsc_global_conf_t *g,
+                          const ap_socache_provider_t **prov, const char **args)
 {
     const char *err;
 
-    if (cache_name != NULL) {
-        *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, cache_name,
+    if (g->throttle_cache != NULL) {
+        *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP, g->throttle_cache,
                                    AP_SOCACHE_PROVIDER_VERSION);
-        if (*prov == NULL || cache_inst == NULL) {
+        if (*prov == NULL || g->throttle_inst == NULL) {
             ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
                          HSCLOGNO(061) "the login throttling cache %s is gone",
-                         cache_name);
+                         g->throttle_cache);
             return !OK;
         }
+        cache_inst = g->throttle_inst;
+        *args = g->throttle_cache_args;
         return OK;
     }
     *prov = ap_lookup_provider(AP_SOCACHE_PROVIDER_GROUP,
@@ -293,11 +202,10 @@ static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
         return DECLINED;
     }
     /* The file is only used where anonymous shared memory is not. */
-    cache_args = apr_pstrcat(pconf,
-                             ap_runtime_dir_relative(pconf, "hsc-throttle"),
-                             "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
+    *args = apr_pstrcat(pconf, ap_runtime_dir_relative(pconf, "hsc-throttle"),
+                        "(" HSC_THROTTLE_DEFAULT_SIZE ")", NULL);
     cache_inst = NULL;
-    err = (*prov)->create(&cache_inst, cache_args, ptemp, pconf);
+    err = (*prov)->create(&cache_inst, *args, ptemp, pconf);
     if (err != NULL) {
         ap_log_error(APLOG_MARK, APLOG_EMERG, 0, main_s,
                      HSCLOGNO(060) "cannot create the login throttling cache: "
@@ -311,32 +219,37 @@ static int cache_instance(apr_pool_t *pconf, apr_pool_t *ptemp,
 static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                 apr_pool_t *ptemp, server_rec *main_s)
 {
+    const hsc_global_conf_t *g = hsc_srv_conf(main_s)->global;
     struct ap_socache_hints hints;
     const ap_socache_provider_t *prov = NULL;
+    const char *args = NULL;
     cache_owner_t *owner;
     apr_status_t rv;
     int rc;
 
     (void)plog;
+    /* This generation's cache, counters and client: set up anew below. */
     cache_provider = NULL;
+    cache_inst = NULL;
     cache_mutex = NULL;
+    exact_on = 0;
+    exact_mc = NULL;
     /* httpd reads its configuration twice at startup: no shared memory
      * for the first, dry run. */
     if (ap_state_query(AP_SQ_MAIN_STATE) == AP_SQ_MS_CREATE_PRE_CONFIG) {
         return OK;
     }
-    exact_on = 0;
-    if ((cache_name != NULL && !strcmp(cache_name, "none"))
+    if ((g->throttle_cache != NULL && !strcmp(g->throttle_cache, "none"))
         || !throttling_wanted(main_s)) {
         return OK;
     }
     /* Exact: no socache and no mutex; memcached's incr is atomic. The
      * client is made per child (child_init). */
-    if (exact_servers != NULL) {
+    if (g->throttle_exact != NULL) {
         exact_on = 1;
         return OK;
     }
-    if ((rc = cache_instance(pconf, ptemp, main_s, &prov)) != OK) {
+    if ((rc = cache_instance(pconf, ptemp, main_s, g, &prov, &args)) != OK) {
         return rc == DECLINED ? OK : rc;
     }
     {
@@ -358,8 +271,9 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         ap_log_error(APLOG_MARK, APLOG_EMERG, rv, main_s,
                      HSCLOGNO(063) "cannot initialise the login throttling "
                                    "cache (%s%s%s)",
-                     cache_name ? cache_name : HSC_THROTTLE_DEFAULT_PROVIDER,
-                     cache_args ? ":" : "", cache_args ? cache_args : "");
+                     g->throttle_cache ? g->throttle_cache
+                                       : HSC_THROTTLE_DEFAULT_PROVIDER,
+                     args ? ":" : "", args ? args : "");
         return !OK;
     }
     owner = apr_palloc(pconf, sizeof(*owner));
@@ -377,6 +291,7 @@ static int throttle_post_config(apr_pool_t *pconf, apr_pool_t *plog,
  * failure (logged): every login then meets HSCThrottleUnavailable. */
 static void exact_child_init(apr_pool_t *pchild, server_rec *s)
 {
+    const apr_array_header_t *servers = hsc_srv_conf(s)->global->throttle_exact;
     apr_memcache_t *mc = NULL;
     apr_status_t rv;
     int threads = 1, i;
@@ -386,11 +301,10 @@ static void exact_child_init(apr_pool_t *pchild, server_rec *s)
         || threads < 1) {
         threads = 1;
     }
-    rv = apr_memcache_create(pchild, (apr_uint16_t)exact_servers->nelts, 0,
-                             &mc);
-    for (i = 0; rv == APR_SUCCESS && i < exact_servers->nelts; ++i) {
-        const exact_server_t *es = &APR_ARRAY_IDX(exact_servers, i,
-                                                  exact_server_t);
+    rv = apr_memcache_create(pchild, (apr_uint16_t)servers->nelts, 0, &mc);
+    for (i = 0; rv == APR_SUCCESS && i < servers->nelts; ++i) {
+        const hsc_exact_server_t *es = &APR_ARRAY_IDX(servers, i,
+                                                      hsc_exact_server_t);
         apr_memcache_server_t *ms = NULL;
 
         rv = apr_memcache_server_create(pchild, es->host, es->port, 0, 1,
@@ -406,7 +320,7 @@ static void exact_child_init(apr_pool_t *pchild, server_rec *s)
                                        "child: its logins meet "
                                        "HSCThrottleUnavailable (%s)",
                          es->host, (unsigned)es->port,
-                         unavailable_refuse ? "refuse" : "allow");
+                         refuses(s) ? "refuse" : "allow");
             return;
         }
     }
@@ -415,7 +329,7 @@ static void exact_child_init(apr_pool_t *pchild, server_rec *s)
                      HSCLOGNO(184) "cannot make the memcached client for "
                                    "exact login throttling in a child: its "
                                    "logins meet HSCThrottleUnavailable (%s)",
-                     unavailable_refuse ? "refuse" : "allow");
+                     refuses(s) ? "refuse" : "allow");
         return;
     }
     exact_mc = mc;
@@ -535,7 +449,7 @@ static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
     ap_log_rerror(APLOG_MARK, first ? APLOG_ERR : APLOG_DEBUG, rv, r,
                   HSCLOGNO(054) "login throttling cache failure (%s): %s%s",
                   what,
-                  unavailable_refuse ? "logins are refused (503)"
+                  refuses(r->server) ? "logins are refused (503)"
                                      : "logins go on, not throttled",
                   first ? " until it answers again (logged once)" : "");
 }
@@ -544,28 +458,6 @@ static void cache_failed(request_rec *r, apr_status_t rv, const char *what)
 static void cache_ok(void)
 {
     apr_atomic_set32(&cache_down, 0);
-}
-
-/* HSCThrottleUnavailable allow|refuse (docs/throttling.md). */
-const char *hsc_throttle_set_unavailable(cmd_parms *cmd, void *dv,
-                                         const char *arg)
-{
-    const char *err = ap_check_cmd_context(cmd, GLOBAL_ONLY);
-
-    (void)dv;
-    if (err != NULL) {
-        return err;
-    }
-    if (!strcasecmp(arg, "allow")) {
-        unavailable_refuse = 0;
-    }
-    else if (!strcasecmp(arg, "refuse")) {
-        unavailable_refuse = 1;
-    }
-    else {
-        return "HSCThrottleUnavailable: allow or refuse";
-    }
-    return NULL;
 }
 
 /* One of the two counters of a login, as hsc_throttle_begin works on it. */
@@ -784,7 +676,7 @@ static apr_int64_t exact_begin(request_rec *r, const hsc_throttle_conf_t *tc,
             }
             k[0].key[0] = k[1].key[0] = '\0';
             cache_failed(r, rv, what);
-            return unavailable_refuse ? -1 : 0;
+            return refuses(r->server) ? -1 : 0;
         }
         if (v > (apr_uint32_t)k[i].limit) {
             /* Over: refused and not counted (nor is the window moved:
@@ -836,9 +728,10 @@ static void exact_end(request_rec *r, const hsc_throttle_t *t,
     }
 }
 
-apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
-                               const char *userdb, const char *user,
-                               size_t user_len, hsc_throttle_t *t)
+static apr_int64_t hsc_throttle_begin(request_rec *r,
+                                      const hsc_throttle_conf_t *tc,
+                                      const char *userdb, const char *user,
+                                      size_t user_len, hsc_throttle_t *t)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time), wait;
     counter_t k[2] = {{t->akey, tc->addr, {0, 0}, 0},
@@ -854,7 +747,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
     if (counter_keys(r, userdb, user, user_len, k) != 0) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
-        return unavailable_refuse ? -1 : 0;
+        return refuses(r->server) ? -1 : 0;
     }
     if (exact_on) {
         return exact_begin(r, tc, user, user_len, now, k);
@@ -862,14 +755,14 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
     if ((rv = lock()) != APR_SUCCESS) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, rv, "lock");
-        return unavailable_refuse ? -1 : 0;
+        return refuses(r->server) ? -1 : 0;
     }
     for (i = 0; i < 2; ++i) {
         if ((rv = counter_read(r, &k[i], now, tc->window)) != APR_SUCCESS) {
             unlock();
             t->akey[0] = t->ukey[0] = '\0';
             cache_failed(r, rv, "lookup or store");
-            return unavailable_refuse ? -1 : 0;
+            return refuses(r->server) ? -1 : 0;
         }
     }
     wait = k[0].wait > k[1].wait ? k[0].wait : k[1].wait;
@@ -891,7 +784,7 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
                 k[i].key[0] = '\0';
             }
             cache_failed(r, rv, what);
-            return unavailable_refuse ? -1 : 0;
+            return refuses(r->server) ? -1 : 0;
         }
     }
     unlock();
@@ -899,8 +792,9 @@ apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
     return 0;
 }
 
-void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
-                      const hsc_throttle_t *t, hsc_throttle_outcome_t outcome)
+static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
+                             const hsc_throttle_t *t,
+                             hsc_throttle_outcome_t outcome)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_status_t rv;
@@ -944,7 +838,7 @@ void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
 
 /* --- the KDF cap --------------------------------------------------------- */
 
-int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
+static int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
 {
     if (tc->max_kdf <= 0) {
         return 1;
@@ -956,7 +850,7 @@ int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
     return 1;
 }
 
-void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc)
+static void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc)
 {
     if (tc->max_kdf > 0) {
         apr_atomic_dec32(&kdf_running);
@@ -965,30 +859,42 @@ void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc)
 
 /* --- the login attempt ---------------------------------------------------- */
 
+/* The check, timed into the metrics' KDF histogram. */
+static hsc_status_t check_password(request_rec *r, const hsc_srv_conf_t *sc,
+                                   hsc_store_t *store, hsc_login_t *a)
+{
+    apr_time_t t0 = apr_time_now();
+    hsc_status_t st;
+
+    hsc_metrics_kdf_begin();
+    st = hsc_password_check(store, a->user, a->user_len, a->password,
+                            a->password_len, &sc->dummy_kdf, a->xn, &a->u);
+    hsc_metrics_kdf_end(apr_time_now() - t0);
+    if (st == HSC_ESTORE) {
+        hsc_ops_store_error(r);
+    }
+    return st;
+}
+
 hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                                hsc_store_t *store, const char *user,
-                                size_t user_len, const char *password,
-                                size_t password_len,
-                                unsigned char xn[HSC_XN_LEN], hsc_user_t *u,
-                                hsc_status_t *st, apr_int64_t *retry_after)
+                                hsc_store_t *store, hsc_login_t *a)
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
     hsc_throttle_t th;
 
-    *st = HSC_EAUTH;
-    *retry_after = 0;
+    a->st = HSC_EAUTH;
     /* The throttle: the failed-login counts, before any KDF work. */
     /* The username counter is scoped by the database (its store id, so
      * every node and spelling of it shares counts). */
-    *retry_after = hsc_throttle_begin(r, tc,
-                                      hsc_userdb_throttle_ns(r, sc->userdb,
-                                                             store),
-                                      user, user_len, &th);
-    if (*retry_after > 0) {
+    a->retry_after = hsc_throttle_begin(r, tc,
+                                        hsc_userdb_throttle_ns(r, sc->userdb,
+                                                               store),
+                                        a->user, a->user_len, &th);
+    if (a->retry_after > 0) {
         return HSC_ATTEMPT_THROTTLED;
     }
-    if (*retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
-        *retry_after = 1;
+    if (a->retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
+        a->retry_after = 1;
         return HSC_ATTEMPT_UNAVAILABLE;
     }
     /* The cap: a login it refuses (503) still counts for its address, so
@@ -999,16 +905,14 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                       HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
                                     "password checks already run in this child "
                                     "(HSCMaxLoginKDF); counted for the address",
-                      ap_escape_logitem(r->pool, user), tc->max_kdf);
-        *retry_after = 1;
+                      ap_escape_logitem(r->pool, a->user), tc->max_kdf);
+        a->retry_after = 1;
         return HSC_ATTEMPT_BUSY;
     }
-    /* The check. */
-    *st = hsc_ops_password_check(r, store, user, user_len, password,
-                                 password_len, &sc->dummy_kdf, xn, u);
+    a->st = check_password(r, sc, store, a);
     hsc_kdf_slot_give(tc);
     /* Settle: a fault says nothing about the password: not an attempt. */
-    switch (hsc_status_class(*st)) {
+    switch (hsc_status_class(a->st)) {
     case HSC_CLASS_OK:
         hsc_throttle_end(r, tc, &th, HSC_THROTTLE_SUCCEEDED);
         break;

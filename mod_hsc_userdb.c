@@ -5,9 +5,8 @@
  * record caches and PostgreSQL pools, the 503 answer and the recovery
  * note, the per-user throttle namespace, and hsc-cache-status.
  *
- * The pool directives are global (main server only): a child has one
- * pool per distinct conninfo, whatever virtual host asks. Their values
- * live here, reset before each configuration pass.
+ * The pool directives are global (main server only: hsc_global_conf_t):
+ * a child has one pool per distinct conninfo, whatever virtual host asks.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,116 +22,17 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_userdb.h"
+#include "hsc_parse.h"
 #include "mod_hsc_ops.h"
 #include "hsc_cache.h"
+#include "hsc_store_sqlite.h"
 #ifdef HSC_HAVE_PGSQL
 #include "hsc_store_pgsql.h"
 #endif
 
 static int is_pgsql(const char *spec)
 {
-    return spec != NULL
-           && strncmp(spec, HSC_STORE_PGSQL_PREFIX,
-                      sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
-                  == 0;
-}
-
-/* The directives' values, checked in every build (milliseconds). */
-static struct {
-    int pool_size, wait_ms, max_stale_ms, statement_timeout_ms;
-} pg_opt;
-
-/* The pool directives' defaults, before each configuration pass. */
-static void pool_options_reset(void)
-{
-    /* hsc_core/hsc_defaults.h (docs/directives.md, test_defaults). */
-    pg_opt.pool_size = HSC_DEFAULT_USERDB_POOL_SIZE;
-    pg_opt.wait_ms = HSC_DEFAULT_USERDB_POOL_WAIT_MS;
-    pg_opt.max_stale_ms = HSC_DEFAULT_USERDB_MAX_STALE_MS;
-    pg_opt.statement_timeout_ms = HSC_DEFAULT_USERDB_TIMEOUT_MS;
-}
-
-/* A duration in [lo, hi] ms: digits, then "ms", "s" or nothing (seconds). */
-static const char *parse_ms(cmd_parms *cmd, const char *arg, int lo, int hi,
-                            int *out)
-{
-    char *end;
-    long long v;
-
-    v = (*arg >= '0' && *arg <= '9') ? strtoll(arg, &end, 10) : -1;
-    if (v >= 0 && v <= 3600000 && strcmp(end, "ms") == 0) {
-        /* milliseconds as given */
-    }
-    else if (v >= 0 && v <= 3600 && (*end == '\0' || !strcmp(end, "s"))) {
-        v *= 1000;
-    }
-    else {
-        v = -1;
-    }
-    if (v < lo || v > hi) {
-        return apr_psprintf(cmd->pool,
-                            "%s: '%s' is not a duration from %dms to %dms "
-                            "(e.g. 500ms, 1s)",
-                            cmd->cmd->name, arg, lo, hi);
-    }
-    *out = (int)v;
-    return NULL;
-}
-
-/* Pool directives: global (main server only), one setter each. */
-static const char *global_only(cmd_parms *cmd)
-{
-    return ap_check_cmd_context(cmd, GLOBAL_ONLY);
-}
-
-/* HSCUserDBPoolSize: connections per child, 1 to 64. */
-const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv, const char *arg)
-{
-    const char *err = global_only(cmd);
-    char *end;
-    long n;
-
-    (void)dv;
-    if (err != NULL) {
-        return err;
-    }
-    n = strtol(arg, &end, 10);
-    if (*arg < '0' || *arg > '9' || *end != '\0' || n < 1 || n > 64) {
-        return apr_psprintf(cmd->pool,
-                            "HSCUserDBPoolSize: '%s' is not a number of "
-                            "connections from 1 to 64",
-                            arg);
-    }
-    pg_opt.pool_size = (int)n;
-    return NULL;
-}
-
-/* HSCUserDBPoolWait: the longest wait for a free connection. */
-const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv, const char *arg)
-{
-    const char *err = global_only(cmd);
-
-    (void)dv;
-    return err ? err : parse_ms(cmd, arg, 1, 60000, &pg_opt.wait_ms);
-}
-
-/* HSCUserDBTimeout: the statement timeout. */
-const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg)
-{
-    const char *err = global_only(cmd);
-
-    (void)dv;
-    return err ? err
-               : parse_ms(cmd, arg, 10, 600000, &pg_opt.statement_timeout_ms);
-}
-
-/* HSCUserDBMaxStale: 0 turns the PostgreSQL lease off. */
-const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv, const char *arg)
-{
-    const char *err = global_only(cmd);
-
-    (void)dv;
-    return err ? err : parse_ms(cmd, arg, 0, 60000, &pg_opt.max_stale_ms);
+    return hsc_store_spec_conninfo(spec) != NULL;
 }
 
 /* This child's SQLite databases, for the "no store id" notice (once per
@@ -213,13 +113,13 @@ typedef struct {
 } pool_entry_t;
 static apr_array_header_t *pools;
 
-static void options(hsc_pg_options_t *o)
+static void options(hsc_pg_options_t *o, const hsc_global_conf_t *g)
 {
     hsc_pg_options_default(o);
-    o->pool_size = pg_opt.pool_size;
-    o->wait_ms = pg_opt.wait_ms;
-    o->max_stale_ms = pg_opt.max_stale_ms;
-    o->statement_timeout_ms = pg_opt.statement_timeout_ms;
+    o->pool_size = g->pool_size;
+    o->wait_ms = g->pool_wait_ms;
+    o->max_stale_ms = g->max_stale_ms;
+    o->statement_timeout_ms = g->statement_timeout_ms;
 }
 
 const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
@@ -229,12 +129,12 @@ const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
     char errbuf[256];
 
     *spec = arg;
-    options(&o);
+    options(&o, hsc_srv_conf(cmd->server)->global);
     errbuf[0] = '\0';
     /* Parsed now (a typo is a configtest error); connected in the
      * children only, so a node starts while the database is down. */
-    if (hsc_pg_pool_create(arg + sizeof(HSC_STORE_PGSQL_PREFIX) - 1, &o, &p,
-                           errbuf, sizeof(errbuf))
+    if (hsc_pg_pool_create(hsc_store_spec_conninfo(arg), &o, &p, errbuf,
+                           sizeof(errbuf))
         != HSC_OK) {
         return apr_pstrcat(cmd->pool, "HSCUserDB: ", errbuf, NULL);
     }
@@ -249,7 +149,7 @@ const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)
     if (!is_pgsql(spec)) {
         return spec;
     }
-    hsc_pg_redact(spec + sizeof(HSC_STORE_PGSQL_PREFIX) - 1, buf, sizeof(buf));
+    hsc_pg_redact(hsc_store_spec_conninfo(spec), buf, sizeof(buf));
     return apr_pstrcat(p, HSC_STORE_PGSQL_PREFIX, buf, NULL);
 }
 
@@ -281,7 +181,7 @@ static void pools_child_init(apr_pool_t *pchild, server_rec *main_s)
         pool_entry_t *e;
         char errbuf[256];
 
-        options(&o);
+        options(&o, sc->global);
         if (!is_pgsql(sc->userdb)) {
             continue;
         }
@@ -300,8 +200,8 @@ static void pools_child_init(apr_pool_t *pchild, server_rec *main_s)
         e = apr_array_push(pools);
         e->spec = sc->userdb;
         e->pool = NULL;
-        if (hsc_pg_pool_create(sc->userdb + sizeof(HSC_STORE_PGSQL_PREFIX) - 1,
-                               &o, &e->pool, errbuf, sizeof(errbuf))
+        if (hsc_pg_pool_create(hsc_store_spec_conninfo(sc->userdb), &o,
+                               &e->pool, errbuf, sizeof(errbuf))
             != HSC_OK) {
             ap_log_error(APLOG_MARK, APLOG_ERR, 0, s, HSCLOGNO(180) "%s: %s",
                          hsc_userdb_shown(pchild, sc->userdb), errbuf);
@@ -431,7 +331,6 @@ static int userdb_pre_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     (void)ptemp;
     hsc_sqlite_tuned = hsc_store_sqlite_process_init();
-    pool_options_reset();
     return OK;
 }
 
@@ -524,8 +423,8 @@ static void child_caches(apr_pool_t *pchild, server_rec *s)
 {
     const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
                                                     &hsc_module);
-    apr_int64_t size = sc->user_cache_size < 0 ? HSC_CACHE_DEFAULT_ENTRIES
-                                               : sc->user_cache_size;
+    apr_int64_t size = sc->user_cache_size; /* HSCUserCacheSize, or its
+                                             * default */
     hsc_status_t st;
     int i;
 

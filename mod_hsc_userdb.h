@@ -12,12 +12,6 @@
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 
-/* The PostgreSQL pool directives (main server only; rows of hsc_cmds). */
-const char *hsc_pgsql_set_pool_size(cmd_parms *cmd, void *dv, const char *arg);
-const char *hsc_pgsql_set_pool_wait(cmd_parms *cmd, void *dv, const char *arg);
-const char *hsc_pgsql_set_timeout(cmd_parms *cmd, void *dv, const char *arg);
-const char *hsc_pgsql_set_max_stale(cmd_parms *cmd, void *dv, const char *arg);
-
 /* HSCUserDB pgsql:...: checked (parsed; a build without libpq refuses). */
 const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
                              const char **spec);

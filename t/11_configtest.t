@@ -35,6 +35,9 @@ EOT
 # (what, configuration, expected output or undef for "Syntax OK")
 my @cases = (
     ['a good configuration', $ok, undef],
+    # Issue 17: one duration grammar for every directive: 1m works for the
+    # pool's durations as 30m does for HSCIdleTimeout.
+    ['minutes for the pool durations', $ok . "HSCUserDBTimeout 1m\nHSCUserDBPoolWait 1m\nHSCUserDBMaxStale 1m\nHSCIdleTimeout 1m\n", undef],
     ['a missing key file', <<"EOT", qr{HSCKeyFile: .*\Q$dir\E/nokeys}],
 HSCKeyFile "$dir/nokeys"
 HSCUserDB "$var/users.db"
@@ -246,7 +249,7 @@ EOT
 # The sample configurations set TraceEnable Off: httpd answers TRACE before
 # any module and echoes the request, the HttpOnly cookie included.
 for my $f ("$FindBin::Bin/../conf/httpd-hsc-sample.conf",
-           "$FindBin::Bin/../tools/demo.sh") {
+           "$FindBin::Bin/../scripts/demo.sh") {
     my $t = do { local @ARGV = ($f); local $/; <> };
     like($t, qr/^\s*TraceEnable Off\b/m, "TraceEnable Off in $f");
 }
