@@ -205,9 +205,7 @@ static int check_db_access(apr_pool_t *ptemp, server_rec *main_s)
                                                         &hsc_module);
         /* A pgsql: store is no file: its reachability is the child's
          * business (HSC180), not a permission of the server's User. */
-        if (sc->userdb == NULL
-            || !strncmp(sc->userdb, HSC_STORE_PGSQL_PREFIX,
-                        sizeof(HSC_STORE_PGSQL_PREFIX) - 1)
+        if (sc->userdb == NULL || hsc_store_spec_conninfo(sc->userdb) != NULL
             || apr_hash_get(seen, sc->userdb, APR_HASH_KEY_STRING)) {
             continue;
         }

@@ -43,7 +43,9 @@
 #include "hsc_keys.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 #include "hsc_cache.h"
+#include "hsc_defaults.h"
 #include "hsc_util.h"
 
 /* Cookies minted up front for randomly chosen users, used round robin. */
@@ -602,7 +604,8 @@ static void bench_shared(int n, unsigned shards, unsigned span)
     unsigned k;
     int r, i;
 
-    if (hsc_cache_create(HSC_CACHE_DEFAULT_ENTRIES, shards, &cache) != HSC_OK) {
+    if (hsc_cache_create(HSC_DEFAULT_USER_CACHE_SIZE, shards, &cache)
+        != HSC_OK) {
         die("hsc_cache_create", HSC_ENOMEM);
     }
     for (i = 0; i < n; i++) {
@@ -677,7 +680,7 @@ static void shared_section(void)
            "of random users, a handle per thread, one cache of %u records "
            "shared by all, striped over N locks; 1 lock = a global lock):"
            "\n\n",
-           (unsigned)HSC_CACHE_DEFAULT_ENTRIES);
+           (unsigned)HSC_DEFAULT_USER_CACHE_SIZE);
     printf("| threads | locks | users | gets/s in all | min - max | ns a get "
            "(1 thread) | hits | lock waits per million gets |\n");
     printf("|---:|---:|---:|---:|---|---:|---:|---:|\n");
@@ -895,7 +898,7 @@ int main(int argc, char **argv)
     {
         unsigned long hits, queries;
 
-        hsc_store_sqlite_counters(B.store, &hits, &queries);
+        hsc_store_counters(B.store, &hits, &queries);
         printf("\n# validated cache %s: %lu gets from the cache, %lu by "
                "query\n",
                hsc_store_sqlite_cached(B.store) ? "on" : "OFF", hits, queries);

@@ -49,9 +49,9 @@ typedef struct hsc_cache hsc_cache_t;
 #define HSC_CACHE_TEXT 80
 /* Bytes one record takes (fixed; the bound is entries x this + tags). */
 #define HSC_CACHE_RECORD 192
-/* The default size, in records: holds 100,000 users (a set overflows
- * rarely at 76% load) in 24.5 MiB. */
-#define HSC_CACHE_DEFAULT_ENTRIES 131072
+/* The default size is HSC_DEFAULT_USER_CACHE_SIZE (hsc_defaults.h):
+ * 131,072 records hold 100,000 users (a set overflows rarely at 76% load)
+ * in 24.5 MiB. */
 /* Largest size accepted (about 3 GiB). */
 #define HSC_CACHE_MAX_ENTRIES (16u * 1024u * 1024u)
 /* Lock stripes by default (a power of two). */

@@ -17,6 +17,7 @@
 
 #include "hsc_store_backend.h"
 #include "hsc_store_pgsql.h"
+#include "hsc_store_sqlite.h"
 
 /* Longest group list ("g1,g2,...") a store accepts, in bytes. */
 #define HSC_GROUPS_MAX 65535
@@ -51,24 +52,23 @@ static int user_ok(const char *user)
     return user != NULL && hsc_username_valid(user, strlen(user));
 }
 
-/*
- * 1 when groups is "" or a comma-separated list of valid group names, each
- * at most once: the one form the store keeps.
- */
-static int groups_ok(const char *groups)
+hsc_groups_problem_t hsc_groups_check(const char *groups, const char **bad,
+                                      size_t *bad_len)
 {
     const char *p, *q, *e;
     size_t len;
 
+    *bad = NULL;
+    *bad_len = 0;
     if (groups == NULL) {
-        return 0;
+        return HSC_GROUPS_BAD_NAME;
     }
     len = strlen(groups);
     if (len == 0) {
-        return 1;
+        return HSC_GROUPS_OK;
     }
     if (len > HSC_GROUPS_MAX) {
-        return 0;
+        return HSC_GROUPS_TOO_LONG;
     }
     p = groups;
     e = groups + len;
@@ -77,17 +77,30 @@ static int groups_ok(const char *groups)
         if (q == NULL) {
             q = e;
         }
+        *bad = p;
+        *bad_len = (size_t)(q - p);
         if (!hsc_groupname_valid(p, (size_t)(q - p))) {
-            return 0;
+            return HSC_GROUPS_BAD_NAME;
         }
         /* A duplicate: the same name earlier in the list. */
         if (groups_contain_n(groups, (size_t)(p - groups), p,
                              (size_t)(q - p))) {
-            return 0;
+            return HSC_GROUPS_TWICE;
         }
         p = q + 1;
     }
-    return 1;
+    *bad = NULL;
+    *bad_len = 0;
+    return HSC_GROUPS_OK;
+}
+
+/* 1 when groups is the one form the store keeps (hsc_groups_check). */
+static int groups_ok(const char *groups)
+{
+    const char *bad;
+    size_t bad_len;
+
+    return hsc_groups_check(groups, &bad, &bad_len) == HSC_GROUPS_OK;
 }
 
 /* 1 when k names a KDF whose SPEC round-trips (so it can be stored). */
@@ -244,14 +257,33 @@ int hsc_store_have_pgsql(void)
 #endif
 }
 
-hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
-                            char *errbuf, size_t errlen)
+const char *hsc_store_spec_conninfo(const char *spec)
 {
     size_t plen = sizeof(HSC_STORE_PGSQL_PREFIX) - 1;
 
-    if (spec != NULL && strncmp(spec, HSC_STORE_PGSQL_PREFIX, plen) == 0) {
+    return spec != NULL && strncmp(spec, HSC_STORE_PGSQL_PREFIX, plen) == 0
+               ? spec + plen
+               : NULL;
+}
+
+int hsc_store_superuser(hsc_store_t *s)
+{
 #ifdef HSC_HAVE_PGSQL
-        return hsc_store_pgsql_open(spec + plen, flags, ps, errbuf, errlen);
+    return hsc_store_pgsql_superuser(s);
+#else
+    (void)s;
+    return 0;
+#endif
+}
+
+hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
+                            char *errbuf, size_t errlen)
+{
+    const char *conninfo = hsc_store_spec_conninfo(spec);
+
+    if (conninfo != NULL) {
+#ifdef HSC_HAVE_PGSQL
+        return hsc_store_pgsql_open(conninfo, flags, ps, errbuf, errlen);
 #else
         *ps = NULL;
         if (errbuf != NULL && errlen > 0) {

@@ -36,7 +36,7 @@ typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
 /* Bytes of a store id with its NUL: 32 hex digits. */
 #define HSC_STORE_ID_SIZE 33
 
-/* Flags for hsc_store_sqlite_open(). */
+/* Flags for hsc_store_open() and the backends' open functions. */
 #define HSC_STORE_READONLY 0x1 /* open read-only; writes are HSC_EREADONLY */
 #define HSC_STORE_CREATE 0x2   /* create the file and schema if absent */
 #define HSC_STORE_NOCACHE 0x4  /* no private record cache (see below) */
@@ -45,57 +45,11 @@ typedef int hsc_store_each_fn(void *baton, const hsc_user_t *u);
 #define HSC_STORE_NOMIGRATE 0x8
 
 /**
- * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
- * must exist and carry this project's schema (a foreign database is
- * HSC_ESTORE with a message saying so); an older schema version is
- * migrated when writable, unless HSC_STORE_NOMIGRATE. A read-only or
- * NOMIGRATE open uses a version-1 file as it is: its users read the same,
- * it just has no store id (hsc_store_id() is HSC_EINVAL until hsc-admin
- * init upgrades it). WAL mode and a busy timeout let readers go on
- * while a writer changes users. On failure *ps is NULL and, when errbuf is
- * not NULL, the reason is written there.
- * Returns HSC_OK, HSC_EIO, HSC_ESTORE or HSC_ENOMEM.
- *
- * The connection is opened with SQLITE_OPEN_NOMUTEX: use one handle per
- * thread. Without HSC_STORE_READONLY a file this process may not write is
- * opened read-only all the same (writes are then HSC_EREADONLY).
- *
- * A long-lived handle watches its file: at most once a second, a call
- * checks whether the path still names the file it opened (SQLite's
- * SQLITE_FCNTL_HAS_MOVED: deleted, or renamed over). If not, the handle
- * drops its connection and opens the path again; while that fails (file
- * gone, foreign, ...) every call is HSC_ESTORE, and it retries a second
- * later. So a deleted database fails closed within a second, and a
- * replaced one is picked up without restarting the server.
- *
- * Unless HSC_STORE_NOCACHE, the handle gets a small private record cache
- * (HSC_STORE_PRIVATE_CACHE records); hsc_store_use_cache() replaces it
- * with one shared by the process's handles. Either way a kept record is
- * returned only while SQLite's WAL-index header in the -shm file (and the
- * file's identity) is unchanged since the record was read, that is while
- * no transaction has committed, by any process: the answer is always the
- * one the query would give now, so a change by hsc-admin is seen on the
- * next get(). In rollback-journal mode, or when the -shm cannot be mapped
- * read-write, every get() runs the query.
- */
-hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
-                                   hsc_store_t **ps, char *errbuf,
-                                   size_t errlen) HSC_MUST_CHECK;
-
-/* Records in the private cache of a handle opened without NOCACHE. */
-#define HSC_STORE_PRIVATE_CACHE 1024
-
-/**
  * For tests and benchmarks: how many get() calls on a handle were answered
  * from the record cache (*hits) and by asking the store (*queries).
  */
 void hsc_store_counters(const hsc_store_t *s, unsigned long *hits,
                         unsigned long *queries);
-/* The same, under its earlier name. */
-#define hsc_store_sqlite_counters hsc_store_counters
-/** 1 when the handle has a cache and its backend can validate it now
- *  (SQLite: WAL mode, -shm mapped). */
-int hsc_store_sqlite_cached(const hsc_store_t *s);
 
 /**
  * Use cache (shared by any number of handles of the same database, one
@@ -105,22 +59,38 @@ int hsc_store_sqlite_cached(const hsc_store_t *s);
  */
 void hsc_store_use_cache(hsc_store_t *s, hsc_cache_t *cache);
 
-/**
- * Once per process, before SQLite's first use and while no other thread
- * can use it (httpd's pre_config): turn off SQLite's memory statistics,
- * which take one process-wide mutex on every allocation; with many threads
- * querying at once that mutex is where they queue. Returns 1 when done, 0
- * when SQLite was in use already (then nothing changes, and nothing else
- * goes wrong). The statistics only feed sqlite3_memory_used() and the soft
- * heap limit, which no part of mod_hsc uses.
- */
-int hsc_store_sqlite_process_init(void);
-
 /* The prefix of a PostgreSQL store spec: "pgsql:<libpq conninfo>". */
 #define HSC_STORE_PGSQL_PREFIX "pgsql:"
 
+/** Why a list of groups is not one the store keeps. */
+typedef enum {
+    HSC_GROUPS_OK,
+    HSC_GROUPS_TOO_LONG, /* over 65,535 bytes */
+    HSC_GROUPS_BAD_NAME, /* a name hsc_groupname_valid refuses (or NULL) */
+    HSC_GROUPS_TWICE     /* a name listed twice */
+} hsc_groups_problem_t;
+
+/**
+ * Check a list of groups as the store keeps it: "" or names joined by ',',
+ * each valid and listed once. On a refusal *bad and *bad_len name the
+ * offending group (for a message; NULL and 0 when none is to blame).
+ */
+hsc_groups_problem_t hsc_groups_check(const char *groups, const char **bad,
+                                      size_t *bad_len);
+
+/**
+ * The conninfo of a PostgreSQL store spec ("pgsql:<conninfo>": what
+ * follows the prefix), or NULL for any other spec (an SQLite path, NULL).
+ * The one place the prefix is tested: HSCUserDB, hsc-admin and the store.
+ */
+const char *hsc_store_spec_conninfo(const char *spec);
+
 /** 1 when this build has the PostgreSQL store (configure found libpq). */
 int hsc_store_have_pgsql(void);
+
+/** 1 when s is a PostgreSQL store reached as a superuser (hsc-admin init
+ *  warns: the tables would belong to it, not to the admin role). */
+int hsc_store_superuser(hsc_store_t *s);
 
 /**
  * Open the store a spec names: "pgsql:<conninfo>" (hsc_store_pgsql.h), or

@@ -68,7 +68,6 @@ typedef struct {
 } hsc_validation_t;
 
 typedef struct {
-    const char *name; /* "sqlite", "pgsql" */
 
     /** Look a user up in the store itself (no cache). HSC_OK, HSC_ENOUSER,
      *  or HSC_ESTORE. Strings in *out point into handle-owned memory. */

@@ -1226,8 +1226,7 @@ static void pg_close(hsc_store_t *s)
     free(ps);
 }
 
-static const hsc_store_vtable_t pg_vtable = {.name = "pgsql",
-                                             .get = pg_get,
+static const hsc_store_vtable_t pg_vtable = {.get = pg_get,
                                              .add = pg_add,
                                              .set_password = pg_set_password,
                                              .set_groups = pg_set_groups,
@@ -1400,4 +1399,21 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
     slot_put(pool, sl);
     pool->create = 0; /* a reconnect never migrates */
     return HSC_OK;
+}
+
+int hsc_store_pgsql_superuser(hsc_store_t *s)
+{
+    pg_store_t *ps = (pg_store_t *)s;
+    pg_slot_t *sl;
+    const char *v;
+    int fresh, on;
+
+    if (s == NULL || s->vt != &pg_vtable
+        || slot_get(ps, "superuser", &sl, &fresh) != HSC_OK) {
+        return 0;
+    }
+    v = PQparameterStatus(sl->conn, "is_superuser");
+    on = v != NULL && strcmp(v, "on") == 0;
+    slot_put(ps->pool, sl);
+    return on;
 }

@@ -86,6 +86,10 @@ const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len);
  *  and 1, once a connection of the pool has read it; else 0 and "". */
 int hsc_pg_pool_store_id(hsc_pg_pool_t *p, char *buf, size_t len);
 
+/** 1 when s is a PostgreSQL store whose role is a superuser (libpq's
+ *  is_superuser parameter of its connection); else 0. */
+int hsc_store_pgsql_superuser(hsc_store_t *s);
+
 /** For tests and status pages: polls of the change log made and failed,
  *  names they reported changed, and times the whole cache was dropped. */
 typedef struct {

@@ -37,6 +37,7 @@
 #include <sqlite3.h>
 
 #include "hsc_store_backend.h"
+#include "hsc_store_sqlite.h"
 
 /* PRAGMA application_id of an hsc user database: "HSC1" in ASCII. */
 #define HSC_SQLITE_APP_ID 0x48534331
@@ -1258,8 +1259,7 @@ static void sq_close(hsc_store_t *s)
     free(sq);
 }
 
-static const hsc_store_vtable_t sq_vtable = {.name = "sqlite",
-                                             .get = sq_get,
+static const hsc_store_vtable_t sq_vtable = {.get = sq_get,
                                              .add = sq_add,
                                              .set_password = sq_set_password,
                                              .set_groups = sq_set_groups,

@@ -272,40 +272,21 @@ static int check_user(const char *user)
 /* "" or comma-separated valid group names, each once. */
 static int check_groups(const char *groups)
 {
-    const char *p = groups, *q, *r;
-    size_t len = strlen(groups);
+    const char *bad;
+    size_t n;
 
-    if (len == 0) {
-        return EX_OK;
+    switch (hsc_groups_check(groups, &bad, &n)) {
+    case HSC_GROUPS_OK: return EX_OK;
+    case HSC_GROUPS_TOO_LONG:
+        return fail(EX_INPUT, "the list of groups is longer than 65535 bytes");
+    case HSC_GROUPS_TWICE:
+        return fail(EX_INPUT, "group \"%.*s\" listed twice", (int)n, bad);
+    default:
+        return fail(EX_INPUT,
+                    "invalid group name \"%.*s\" (1-255 bytes, no comma, "
+                    "space or control character)",
+                    (int)n, bad ? bad : "");
     }
-    for (;;) {
-        q = strchr(p, ',');
-        if (q == NULL) {
-            q = groups + len;
-        }
-        if (!hsc_groupname_valid(p, (size_t)(q - p))) {
-            return fail(EX_INPUT,
-                        "invalid group name \"%.*s\" (1-255 bytes, no comma, "
-                        "space or control character)",
-                        (int)(q - p), p);
-        }
-        /* Earlier occurrence of the same name? */
-        for (r = groups; r < p;) {
-            const char *rq = strchr(r, ',');
-
-            if ((size_t)(rq - r) == (size_t)(q - p)
-                && memcmp(r, p, (size_t)(q - p)) == 0) {
-                return fail(EX_INPUT, "group \"%.*s\" listed twice",
-                            (int)(q - p), p);
-            }
-            r = rq + 1;
-        }
-        if (*q == '\0') {
-            break;
-        }
-        p = q + 1;
-    }
-    return EX_OK;
 }
 
 /* A new user's name: also no bidi or invisible characters, which make it
@@ -520,8 +501,7 @@ static int get_password(int from_stdin, int confirm, int allow_empty, char *buf,
 
 static int is_pgsql(const char *db)
 {
-    return strncmp(db, HSC_STORE_PGSQL_PREFIX, strlen(HSC_STORE_PGSQL_PREFIX))
-           == 0;
+    return hsc_store_spec_conninfo(db) != NULL;
 }
 
 static int open_store(const char *db, int flags, hsc_store_t **ps)
@@ -580,6 +560,13 @@ static int cmd_init(const args_t *a)
          * existing database is migrated, never overwritten. */
         if ((rc = open_store(db, HSC_STORE_CREATE, &s)) != EX_OK) {
             return rc;
+        }
+        if (hsc_store_superuser(s)) {
+            fprintf(stderr,
+                    "hsc-admin: warning: connected as a PostgreSQL superuser: "
+                    "the tables and the SECURITY DEFINER function belong to "
+                    "it; run init as the admin role of "
+                    "docs/several-servers.md\n");
         }
         init_store_id(s, id, sizeof(id));
         hsc_store_close(s);

@@ -61,6 +61,8 @@ check "the doc's superuser block runs" sql_file postgres postgres "$W/setup.sql"
 SPEC_ADMIN="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc user=hsc_admin"
 SPEC_HTTPD="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc user=hsc_httpd"
 check "hsc-admin init as the admin role" "$ADMIN" init "$SPEC_ADMIN"
+if grep -q superuser "$W/out"; then notok "init as the admin role gives no superuser warning"
+else ok "init as the admin role gives no superuser warning"; fi
 add() { echo "$2-password" | "$ADMIN" add "$1" "$2" --password-stdin --kdf sha256-chain:1000; }
 check "hsc-admin add as the admin role" add "$SPEC_ADMIN" alice
 doc_block 'GRANT CONNECT ON DATABASE hsc TO hsc_httpd' >"$W/grants.sql"
@@ -156,6 +158,14 @@ else notok "control: the same attack escalates on a version-1 schema"; sed 's/^/
 echo "REVOKE ALL ON public.hsc_users FROM hsc_httpd; GRANT SELECT ON hsc_users TO hsc_httpd; GRANT UPDATE (revoked_before) ON hsc_users TO hsc_httpd;" \
     | sql hsc_admin hsc_v1 >/dev/null
 SPEC_V1="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v1 user=hsc_admin"
+val postgres "CREATE DATABASE hsc_su" postgres >/dev/null
+"$ADMIN" init "pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_su user=postgres" \
+    >"$W/su.out" 2>&1
+if grep -q 'warning: connected as a PostgreSQL superuser' "$W/su.out"; then
+    ok "hsc-admin init as a superuser warns"
+else
+    notok "hsc-admin init as a superuser warns"; sed 's/^/# /' "$W/su.out"
+fi
 check "hsc-admin init upgrades a version-1 schema" "$ADMIN" init "$SPEC_V1"
 refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1

@@ -51,7 +51,7 @@ static const char *hsc_test_current = "";
     } while (0)
 
 /* An assertion that cannot mean anything in this run: counted, printed as
- * "ok N - ... # SKIP why" (tools/test-all.sh lists it as skipped). */
+ * "ok N - ... # SKIP why" (scripts/test-all.sh lists it as skipped). */
 #define SKIP(what, why)                                                        \
     do {                                                                       \
         ++hsc_test_n;                                                          \

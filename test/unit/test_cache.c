@@ -16,7 +16,9 @@
 
 #include "hsc_test.h"
 #include "hsc_cache.h"
+#include "hsc_defaults.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 
 /* A record whose every field follows from (name, version), so a torn or
  * mixed-up record shows. */
@@ -278,7 +280,7 @@ static void the_default_holds_100000_users_within_its_bound(void)
     int i, hits = 0;
 
     before = rss_kib();
-    CHECK_EQ(hsc_cache_create(HSC_CACHE_DEFAULT_ENTRIES, 0, &c), HSC_OK,
+    CHECK_EQ(hsc_cache_create(HSC_DEFAULT_USER_CACHE_SIZE, 0, &c), HSC_OK,
              "the default size");
     CHECK(hsc_cache_bytes(c) < 26u * 1024 * 1024,
           "bound under 26 MiB (a few tens of MB)");

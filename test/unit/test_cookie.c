@@ -19,6 +19,7 @@
 #include "hsc_b64.h"
 #include "hsc_kdf.h"
 #include "hsc_password.h"
+#include "hsc_store_sqlite.h"
 
 static apr_pool_t *pool;
 

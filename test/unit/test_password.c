@@ -14,6 +14,7 @@
 
 #include "hsc_test.h"
 #include "hsc_password.h"
+#include "hsc_store_sqlite.h"
 #include "hsc_store_backend.h" /* a broken store of its own */
 
 /* --- the derivation spy ----------------------------------------------------
@@ -371,7 +372,7 @@ static hsc_status_t broken_get(hsc_store_t *s, const char *user, size_t len,
 
 static void check_fails_closed_when_the_store_fails(void)
 {
-    static const hsc_store_vtable_t vt = {.name = "broken", .get = broken_get};
+    static const hsc_store_vtable_t vt = {.get = broken_get};
     hsc_store_t broken;
     unsigned char xn[HSC_XN_LEN];
     hsc_user_t u;

@@ -23,6 +23,7 @@
 #include "hsc_test.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 
 #define APP_ID 0x48534331 /* "HSC1", as docs/spec/schema.md says */
 
@@ -1014,7 +1015,7 @@ static unsigned long cache_hits(const hsc_store_t *s)
 {
     unsigned long hits, queries;
 
-    hsc_store_sqlite_counters(s, &hits, &queries);
+    hsc_store_counters(s, &hits, &queries);
     return hits;
 }
 
@@ -1022,7 +1023,7 @@ static unsigned long cache_queries(const hsc_store_t *s)
 {
     unsigned long hits, queries;
 
-    hsc_store_sqlite_counters(s, &hits, &queries);
+    hsc_store_counters(s, &hits, &queries);
     return queries;
 }
 
@@ -1679,6 +1680,34 @@ static void readers_keep_working_while_a_writer_process_changes_users(void)
     race(1);
 }
 
+/* Issue 17: the one test of a store spec's prefix, and of a groups list
+ * (hsc-admin's messages come from it). */
+static void spec_and_groups_are_checked_in_one_place(void)
+{
+    const char *bad;
+    size_t n;
+
+    CHECK_STR(hsc_store_spec_conninfo("pgsql:host=/x dbname=d"),
+              "host=/x dbname=d", "pgsql: gives its conninfo");
+    CHECK(hsc_store_spec_conninfo("/var/lib/hsc/users.db") == NULL,
+          "a path is no conninfo");
+    CHECK(hsc_store_spec_conninfo("PGSQL:host=x") == NULL,
+          "the prefix is lower case");
+    CHECK(hsc_store_spec_conninfo("pgsql") == NULL, "no colon, no conninfo");
+    CHECK(hsc_store_spec_conninfo(NULL) == NULL, "NULL");
+    CHECK_EQ(hsc_groups_check("", &bad, &n), HSC_GROUPS_OK, "no groups");
+    CHECK_EQ(hsc_groups_check("ops,dev", &bad, &n), HSC_GROUPS_OK, "two");
+    CHECK(hsc_groups_check("ops,dev,ops", &bad, &n) == HSC_GROUPS_TWICE
+              && n == 3 && !strncmp(bad, "ops", 3),
+          "a name twice, named");
+    CHECK(hsc_groups_check("ops,d v", &bad, &n) == HSC_GROUPS_BAD_NAME && n == 3
+              && !strncmp(bad, "d v", 3),
+          "a bad name, named");
+    CHECK(hsc_groups_check("ops,", &bad, &n) == HSC_GROUPS_BAD_NAME && n == 0,
+          "an empty name at the end");
+    CHECK_EQ(hsc_groups_check(NULL, &bad, &n), HSC_GROUPS_BAD_NAME, "NULL");
+}
+
 int main(void)
 {
     const char *t = getenv("TMPDIR");
@@ -1689,6 +1718,7 @@ int main(void)
         printf("Bail out! mkdtemp: %s\n", strerror(errno));
         return 1;
     }
+    RUN(spec_and_groups_are_checked_in_one_place);
     RUN(create_writes_application_id_version_and_wal);
     RUN(schema_checks_refuse_bad_lengths);
     RUN(add_then_get_returns_every_field);

@@ -16,6 +16,7 @@
 
 #include "hsc_test.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 
 static char dbpath[300];
 static const char *self; /* argv[0]: under valgrind, /proc/self/exe is not us */
