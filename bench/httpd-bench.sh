@@ -99,7 +99,7 @@ if [ "$pin" = 1 ]; then
 fi
 if [ -n "$missing" ]; then
     echo "httpd-bench: missing:$missing" >&2
-    echo "  (tools/install-deps-debian.sh --bench; make)" >&2
+    echo "  (scripts/install-deps-debian.sh --bench; make)" >&2
     exit 1
 fi
 

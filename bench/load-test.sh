@@ -45,7 +45,7 @@
 # .libs/mod_hsc.so and hsc-admin are, e.g. an --enable-sanitizers build:
 # libasan is then preloaded into httpd), HSC_LOAD_ASAN_OPTIONS, APXS, HTTPD.
 # Needs: apache2 (apache2-bin, with mod_headers), wrk, curl, perl
-# (tools/install-deps-debian.sh --bench).
+# (scripts/install-deps-debian.sh --bench).
 set -eu
 
 keep=0
@@ -107,7 +107,7 @@ for m in mod_mpm_event mod_authn_core mod_authz_core mod_authz_user \
 done
 if [ -n "$missing" ]; then
     echo "load-test: missing:$missing" >&2
-    echo "  (tools/install-deps-debian.sh --bench; make)" >&2
+    echo "  (scripts/install-deps-debian.sh --bench; make)" >&2
     exit 2
 fi
 

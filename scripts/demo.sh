@@ -12,7 +12,7 @@ port=${HSC_DEMO_PORT:-8080}
 smoke=0
 [ "${1:-}" = "--smoke" ] && smoke=1
 
-tools/install-deps-debian.sh --build
+scripts/install-deps-debian.sh --build
 if [ ! -f .libs/mod_hsc.so ] || [ ! -x hsc-admin ]; then
     [ -f configure ] || ./autogen.sh >/dev/null
     [ -f Makefile ] || ./configure -q

@@ -1,10 +1,10 @@
 #!/bin/sh
 # Installs what mod_hsc needs on Debian 12, from Debian's archive only. Safe
 # to run again: nothing happens when every package is there.
-#   tools/install-deps-debian.sh --build  building and `make install` (default;
+#   scripts/install-deps-debian.sh --build  building and `make install` (default;
 #                                         what a server needs)
-#   tools/install-deps-debian.sh --test   that, and every test's toolchain
-#   tools/install-deps-debian.sh --bench  that, and what bench/ compares
+#   scripts/install-deps-debian.sh --test   that, and every test's toolchain
+#   scripts/install-deps-debian.sh --bench  that, and what bench/ compares
 # It never enables a module in the system's Apache.
 set -eu
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The Debian package, in TAP (tools/test-all.sh runs it):
+# The Debian package, in TAP (scripts/test-all.sh runs it):
 #   1. debian/changelog's version is HSC_VERSION;
 #   2. dpkg-buildpackage -us -uc -b builds libapache2-mod-hsc_VERSION_ARCH.deb
 #      (in a copy of the tree), with the module, hsc.load/hsc.conf, hsc-admin,

@@ -7,8 +7,8 @@
 #      included (in a copy of the tree, so the normal build stays);
 #   3. the unit tests once under valgrind memcheck;
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
-# Stage 1 also runs the README's demo (tools/demo.sh --smoke) and builds the
-# Debian package (tools/package-test.sh: installed and used only with
+# Stage 1 also runs the README's demo (scripts/demo.sh --smoke) and builds the
+# Debian package (scripts/package-test.sh: installed and used only with
 # CI=true or HSC_PACKAGE_TEST=1, else printed as skipped).
 # Ends with the line "N passed, N failed": every assertion of every suite,
 # Apache::Test's included; a part that did not run is listed as skipped,
@@ -19,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
-tools/install-deps-debian.sh --test || exit 1
+scripts/install-deps-debian.sh --test || exit 1
 
 # As root, the test httpd's children run as nobody and must read the tree:
 # a checkout under /root (mode 0700) cannot be. Run from a copy in /tmp then
@@ -38,7 +38,7 @@ if [ "$(id -u)" = 0 ] && [ -z "${HSC_TEST_ALL_COPY:-}" ] \
         (cd "$top" && tar cf - .) | (umask 022 && tar xf - -C "$copy")
     fi
     chmod -R o+rX "$copy"
-    HSC_TEST_ALL_COPY=1 "$copy/tools/test-all.sh" "$@"
+    HSC_TEST_ALL_COPY=1 "$copy/scripts/test-all.sh" "$@"
     rc=$?
     if [ "$rc" -eq 0 ]; then rm -rf "$copy"; else echo "test-all: the copy is kept: $copy"; fi
     exit "$rc"
@@ -163,10 +163,10 @@ else
 fi
 
 stage "1b. the README's demo: start it, log in with curl, stop it"
-tap_stage 1b env HSC_DEMO_PORT="${HSC_DEMO_PORT:-18080}" tools/demo.sh --smoke
+tap_stage 1b env HSC_DEMO_PORT="${HSC_DEMO_PORT:-18080}" scripts/demo.sh --smoke
 
 stage "1c. the Debian package: build, lintian; installed and used where allowed"
-tap_stage 1c tools/package-test.sh
+tap_stage 1c scripts/package-test.sh
 
 if [ "${HSC_QUICK:-0}" != 1 ]; then
     stage "2. ASan + UBSan build and make check (module inside httpd too)"

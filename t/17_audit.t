@@ -262,7 +262,7 @@ is($nkdf, $n055, "each KDF-cap refusal (HSC055, $n055 of them) is an audit line"
 
 # --- fail2ban: the shipped filter over the lines written here --------------
 {
-    # Debian's fail2ban (tools/install-deps-debian.sh): required, no skip.
+    # Debian's fail2ban (scripts/install-deps-debian.sh): required, no skip.
     my $regex = `command -v fail2ban-regex 2>/dev/null`;
     chomp $regex;
     $regex ||= 'fail2ban-regex';

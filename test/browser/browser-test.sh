@@ -1,7 +1,7 @@
 #!/bin/sh
 # The pages in headless Chromium (test/browser/browser_test.py), for
 # `make check`. Needs Debian's chromium, chromium-driver and
-# python3-selenium (tools/install-deps-debian.sh); without them it fails
+# python3-selenium (scripts/install-deps-debian.sh); without them it fails
 # and says what to install. Prints TAP; screenshots land in
 # test/browser/screenshots/.
 top_srcdir=${top_srcdir:-.}

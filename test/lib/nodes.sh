@@ -72,7 +72,7 @@ nodes_init() {
     done
     for tool in memcached curl python3; do
         command -v "$tool" >/dev/null \
-            || bail "$tool is installed (tools/install-deps-debian.sh --test)"
+            || bail "$tool is installed (scripts/install-deps-debian.sh --test)"
     done
     W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-$1.XXXXXX") || bail "a temporary directory"
     chmod 755 "$W"
