@@ -107,6 +107,11 @@ check "apt-get install ./${deb##*/} apache2 ssl-cert" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || { tail -n 20 "$work/install.log" | sed 's/^/#   /'; finish; }
 check "hsc-admin --version says $version" \
     test "$(hsc-admin --version)" = "hsc-admin (mod_hsc) $version"
+# Built with the PostgreSQL store (Build-Depends libpq-dev, --with-pgsql):
+# a pgsql: spec is tried, not refused as unknown to this build.
+pgout=$(hsc-admin list "pgsql:host=/nonexistent-hsc connect_timeout=1" 2>&1)
+check "the packaged hsc-admin has the PostgreSQL store" \
+    sh -c 'printf "%s" "$1" | grep -q "cannot connect"' sh "$pgout"
 
 # The snakeoil certificate the site names (ssl-cert makes it where it can).
 if [ ! -f /etc/ssl/certs/ssl-cert-snakeoil.pem ]; then

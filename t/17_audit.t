@@ -17,7 +17,7 @@ use JSON::PP ();
 use Time::HiRes qw(time sleep);
 use HSCTest;
 
-plan tests => 84;
+plan tests => 86;
 binmode(Test::More->builder->$_, ':encoding(UTF-8)')
     for qw(output failure_output todo_output);
 
@@ -242,6 +242,14 @@ like($adm[0]{time}, qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'same time for
 ($rc, my $out) = admin('enable', $db, 'aud-u1', '--audit-log', '/nonexistent/dir/log');
 isnt($rc, 0, 'hsc-admin fails when it cannot write the audit log');
 like($out, qr{audit log}, 'and says so');
+# Issue 18: never through a symbolic link (root would append to its target).
+my $target = "$audit.target";
+my $link = "$audit.link";
+open my $tfh, '>', $target or die; close $tfh;
+unlink $link; symlink($target, $link) or die "symlink: $!";
+($rc, $out) = admin('enable', $db, 'aud-u1', '--audit-log', $link);
+isnt($rc, 0, 'hsc-admin refuses an audit log that is a symbolic link');
+is(-s $target, 0, 'and writes nothing through it');
 
 # --- the whole file -----------------------------------------------------------
 my $all = do { open my $fh, '<:raw', $audit or die; local $/; <$fh> };

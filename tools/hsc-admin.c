@@ -1570,6 +1570,9 @@ static void print_usage(FILE *f)
         }
     }
     fputs("\n"
+          "A pgsql: database's password: not on the command line (ps shows "
+          "it) but in\n~/.pgpass or PGPASSFILE, or a service= entry, as "
+          "libpq reads them.\n"
           "Exit status: 0 ok, 1 refused, 2 usage, 3 bad input or not found,\n"
           "4 database or file error. See docs/hsc-admin.md.\n",
           f);
@@ -1665,10 +1668,16 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.given & OPT_AUDIT_LOG) {
         const char *path = opt(&a, OPT_AUDIT_LOG);
 
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+        /* Not through a symbolic link: root appending to whatever a link
+         * in a writable directory points at is a way to corrupt a file. */
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+                  0640);
         if (fd < 0) {
-            return fail(EX_FILE, "cannot open the audit log %s: %s", path,
-                        strerror(errno));
+            return fail(EX_FILE, "cannot open the audit log %s: %s%s", path,
+                        strerror(errno),
+                        errno == ELOOP
+                            ? " (a symbolic link: give the real path)"
+                            : "");
         }
     }
     rc = commands[c].run(pool, commands[c].name, &a);
