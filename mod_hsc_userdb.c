@@ -230,9 +230,20 @@ const char *hsc_userdb_throttle_ns(request_rec *r, const char *spec,
         if (!hsc_pg_pool_store_id(e->pool, id, sizeof(id))) {
             id[0] = '\0';
             if (hsc_store_pgsql_open_pool(e->pool, 0, &s) == HSC_OK) {
-                /* Unknown (database down): the spec as written, below. */
+                /* Unknown (database down): the spec as written, below. This
+                 * probe meets an outage first in a child that never reached
+                 * the database: it reports it (at error once, then as a
+                 * repeat), or the login's own failure would count as one. */
                 if (hsc_store_id(s, id, sizeof(id)) != HSC_OK) {
                     id[0] = '\0';
+                    ap_log_rerror(APLOG_MARK,
+                                  hsc_store_repeat_fault(s) ? APLOG_DEBUG
+                                                            : APLOG_ERR,
+                                  0, r,
+                                  HSCLOGNO(186) "user database %s cannot "
+                                                "answer: %s",
+                                  hsc_userdb_shown(r->pool, spec),
+                                  hsc_store_errmsg(s));
                 }
                 hsc_store_close(s);
                 s = NULL;

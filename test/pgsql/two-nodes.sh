@@ -177,6 +177,19 @@ check "PostgreSQL back: node A 200 again within 5 s" within 5000 "$A" "$C" 200
 check "PostgreSQL back: node B 200 again within 5 s" within 5000 "$B" "$C" 200
 h=$(health "$B")
 health_is "PostgreSQL back: 200" 200 '"status":"ok"'
+# A node started while PostgreSQL is down: its first login's failure is
+# logged at error (issue 18: the store-id probe used to swallow it).
+pg_tmp_stop
+PORT_D=$(free_port)
+write_conf d "$PORT_D" "$SPEC"
+node_start d || bail "node D starts with PostgreSQL down"
+D=http://127.0.0.1:$PORT_D
+nodes_wait "$D/" || bail "node D answers"
+check "node D, PostgreSQL down since its start: a login answers 503" \
+    [ "$(login "$D" alice alice-password-2)" = 503 ]
+check "... and the outage is logged at error" \
+    grep -q '\[hsc:error\].*HSC186: user database .* cannot answer' "$W/d/error.log"
+pg_tmp_start_again
 outage_lines=$(grep -c 'HSC012: cookie refused: user store failure' "$W/a/error.log")
 # At most one line per child (two) and per kind of failure.
 check "the outage was logged, not once per request (node A: $outage_lines)" \
