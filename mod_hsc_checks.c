@@ -31,6 +31,7 @@
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
 #include "hsc_store.h"
+#include "hsc_store_sqlite.h"
 
 /* --- the user database, as the server's User ----------------------------- */
 
@@ -211,6 +212,14 @@ static int check_db_access(apr_pool_t *ptemp, server_rec *main_s)
         }
         apr_hash_set(seen, sc->userdb, APR_HASH_KEY_STRING, "");
         bad |= check_one_db(ptemp, s, sc->userdb);
+        if (hsc_store_sqlite_is_version1(sc->userdb)) {
+            ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_WARNING, 0, s,
+                         HSCLOGNO(187) "HSCUserDB %s has schema version 1 (no "
+                                       "store id): failed logins per username "
+                                       "are counted under the path as written "
+                                       "until \"hsc-admin init\" upgrades it",
+                         sc->userdb);
+        }
     }
     return bad;
 }

@@ -1345,3 +1345,27 @@ int hsc_store_sqlite_process_init(void)
      * earlier configuration pass) got there first, and that is fine. */
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK;
 }
+
+int hsc_store_sqlite_is_version1(const char *path)
+{
+    unsigned char h[72];
+    FILE *f = fopen(path, "rb");
+    size_t n;
+    uint32_t ver, app;
+
+    if (f == NULL) {
+        return 0;
+    }
+    n = fread(h, 1, sizeof(h), f);
+    fclose(f);
+    /* The header: "SQLite format 3\0", user_version at 60, application_id
+     * at 68, both big-endian. */
+    if (n != sizeof(h) || memcmp(h, "SQLite format 3", 16) != 0) {
+        return 0;
+    }
+    ver = (uint32_t)h[60] << 24 | (uint32_t)h[61] << 16 | (uint32_t)h[62] << 8
+          | h[63];
+    app = (uint32_t)h[68] << 24 | (uint32_t)h[69] << 16 | (uint32_t)h[70] << 8
+          | h[71];
+    return app == HSC_SQLITE_APP_ID && ver == 1;
+}

@@ -49,6 +49,16 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
 /* Records in the private cache of a handle opened without NOCACHE. */
 #define HSC_STORE_PRIVATE_CACHE 1024
 
+/**
+ * 1 when the file at path is an hsc user database whose header says schema
+ * version 1 (no store id: hsc-admin init upgrades it), read from the
+ * header's bytes alone (application_id, user_version), without opening it
+ * with SQLite; else 0 (another version, not ours, unreadable). A version
+ * changed since the last checkpoint may still be in the WAL: a hint for a
+ * configtest warning, not a verdict.
+ */
+int hsc_store_sqlite_is_version1(const char *path);
+
 /** 1 when the handle has a cache and SQLite can validate it now (WAL mode,
  *  the -shm mapped). */
 int hsc_store_sqlite_cached(const hsc_store_t *s);

@@ -190,7 +190,7 @@ push @cases,
     push @cases, ['conf/hsc.conf', $ok . qq{Include "$defaults"\n}, undef];
 }
 
-plan tests => 2 * @cases + 9;
+plan tests => 2 * @cases + 11;
 
 # The running server warned about the key file readable by others.
 my $log = Apache::Test::vars('t_logs') . '/error_log';
@@ -244,6 +244,27 @@ EOT
     is($? >> 8, 0, 'httpd -t passes a key file readable by others');
     like($out, qr{HSC003: .*keys-open: key file is readable by group or others},
          'but says so (HSC003), as a start would') or diag $out;
+}
+
+# Issue 18: a user database of schema version 1 is named at `httpd -t`
+# (HSC187), not only at a child's first login (HSC181).
+{
+    my $file = "$dir/v1db.conf";
+    spew($file, <<"EOT");
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:1
+PidFile "$dir/pid"
+ErrorLog "$dir/error_log"
+Include "$modules"
+LoadModule hsc_module "$module"
+HSCKeyFile "$var/keys"
+HSCUserDB "$var/storeid-v1/users.db"
+EOT
+    my $out = `"$httpd" -t -f "$file" 2>&1`;
+    is($? >> 8, 0, 'httpd -t passes a version 1 user database');
+    like($out, qr{HSC187: HSCUserDB \S*storeid-v1/users\.db has schema version 1},
+         'but says it has no store id yet (HSC187)') or diag $out;
 }
 
 # The sample configurations set TraceEnable Off: httpd answers TRACE before

@@ -727,8 +727,14 @@ static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
     make_user(&u, "bob", "", 0x22);
     CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "bob added");
     hsc_store_close(s);
+    CHECK_EQ(hsc_store_sqlite_is_version1(path), 0,
+             "a current file's header is not version 1");
+    CHECK_EQ(hsc_store_sqlite_is_version1("/nonexistent/users.db"), 0,
+             "no file is not version 1");
     CHECK_EQ(make_version_1(path), SQLITE_OK, "made a version 1 file");
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 1, "it says version 1");
+    CHECK_EQ(hsc_store_sqlite_is_version1(path), 1,
+             "its header says version 1 (read without SQLite, for configtest)");
 
     /* httpd's opens: read-only (the startup check) and NOMIGRATE (the
      * children) use it as it is, users and all, without an id. */
