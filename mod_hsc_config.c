@@ -24,7 +24,6 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_config.h"
 #include "mod_hsc_throttle.h"
-#include "mod_hsc_userdb.h"
 #include "mod_hsc_ops.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
@@ -291,10 +290,11 @@ static const char *set_userdb(cmd_parms *cmd, void *dv, const char *arg)
     }
     if (hsc_store_spec_conninfo(arg) != NULL) {
         /* Parsed here, connected in the children (mod_hsc_userdb.c). */
-        if ((err = hsc_userdb_check(cmd, arg, &path)) != NULL) {
-            return err;
+        errbuf[0] = '\0';
+        if (hsc_store_spec_check(arg, errbuf, sizeof(errbuf)) != HSC_OK) {
+            return apr_pstrcat(cmd->pool, "HSCUserDB: ", errbuf, NULL);
         }
-        sc->userdb = path;
+        sc->userdb = arg;
         sc->userdb_set = 1;
         return NULL;
     }

@@ -122,26 +122,6 @@ static void options(hsc_pg_options_t *o, const hsc_global_conf_t *g)
     o->statement_timeout_ms = g->statement_timeout_ms;
 }
 
-const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
-{
-    hsc_pg_pool_t *p = NULL;
-    hsc_pg_options_t o;
-    char errbuf[256];
-
-    *spec = arg;
-    options(&o, hsc_srv_conf(cmd->server)->global);
-    errbuf[0] = '\0';
-    /* Parsed now (a typo is a configtest error); connected in the
-     * children only, so a node starts while the database is down. */
-    if (hsc_pg_pool_create(hsc_store_spec_conninfo(arg), &o, &p, errbuf,
-                           sizeof(errbuf))
-        != HSC_OK) {
-        return apr_pstrcat(cmd->pool, "HSCUserDB: ", errbuf, NULL);
-    }
-    hsc_pg_pool_destroy(p);
-    return NULL;
-}
-
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)
 {
     char buf[512];
@@ -278,17 +258,6 @@ static hsc_status_t userdb_open(const char *spec, int flags, hsc_store_t **ps,
 }
 
 #else /* !HSC_HAVE_PGSQL */
-
-const char *hsc_userdb_check(cmd_parms *cmd, const char *arg, const char **spec)
-{
-    *spec = arg;
-    return apr_pstrcat(cmd->pool,
-                       "HSCUserDB: this mod_hsc was built without the "
-                       "PostgreSQL store (libpq); rebuild with libpq-dev "
-                       "installed or configure --with-pgsql, or give the path "
-                       "of an SQLite file",
-                       NULL);
-}
 
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec)
 {

@@ -12,10 +12,6 @@
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 
-/* HSCUserDB pgsql:...: checked (parsed; a build without libpq refuses). */
-const char *hsc_userdb_check(cmd_parms *cmd, const char *arg,
-                             const char **spec);
-
 /* spec for a log line: a conninfo's secrets replaced by "***". */
 const char *hsc_userdb_shown(apr_pool_t *p, const char *spec);
 

@@ -266,6 +266,37 @@ const char *hsc_store_spec_conninfo(const char *spec)
                : NULL;
 }
 
+hsc_status_t hsc_store_spec_check(const char *spec, char *errbuf, size_t errlen)
+{
+    const char *conninfo = hsc_store_spec_conninfo(spec);
+
+    if (conninfo == NULL) {
+        return HSC_OK;
+    }
+#ifdef HSC_HAVE_PGSQL
+    {
+        hsc_pg_options_t o;
+        hsc_pg_pool_t *p = NULL;
+        hsc_status_t st;
+
+        hsc_pg_options_default(&o);
+        st = hsc_pg_pool_create(conninfo, &o, &p, errbuf, errlen);
+        if (st == HSC_OK) {
+            hsc_pg_pool_destroy(p);
+        }
+        return st == HSC_OK ? HSC_OK : HSC_EINVAL;
+    }
+#else
+    if (errbuf != NULL && errlen > 0) {
+        snprintf(errbuf, errlen,
+                 "this mod_hsc was built without the PostgreSQL store "
+                 "(libpq); rebuild with libpq-dev installed or configure "
+                 "--with-pgsql, or give the path of an SQLite file");
+    }
+    return HSC_EINVAL;
+#endif
+}
+
 int hsc_store_superuser(hsc_store_t *s)
 {
 #ifdef HSC_HAVE_PGSQL

@@ -85,6 +85,15 @@ hsc_groups_problem_t hsc_groups_check(const char *groups, const char **bad,
  */
 const char *hsc_store_spec_conninfo(const char *spec);
 
+/**
+ * HSCUserDB's check of a spec when it is read: a pgsql: conninfo must
+ * parse (nothing is connected: a node starts while the database is down),
+ * and this build must have the PostgreSQL store; a path is HSC_OK (it is
+ * checked by opening it). HSC_OK, or HSC_EINVAL with errbuf saying why.
+ */
+hsc_status_t hsc_store_spec_check(const char *spec, char *errbuf,
+                                  size_t errlen) HSC_MUST_CHECK;
+
 /** 1 when this build has the PostgreSQL store (configure found libpq). */
 int hsc_store_have_pgsql(void);
 

@@ -1701,6 +1701,20 @@ static void spec_and_groups_are_checked_in_one_place(void)
           "the prefix is lower case");
     CHECK(hsc_store_spec_conninfo("pgsql") == NULL, "no colon, no conninfo");
     CHECK(hsc_store_spec_conninfo(NULL) == NULL, "NULL");
+    {
+        char err[256] = "";
+
+        CHECK_EQ(hsc_store_spec_check("/var/lib/hsc/users.db", err,
+                                      sizeof(err)),
+                 HSC_OK, "a path passes the spec check (opening checks it)");
+        CHECK_EQ(hsc_store_spec_check("pgsql:host=/tmp dbname=x", err,
+                                      sizeof(err)),
+                 hsc_store_have_pgsql() ? HSC_OK : HSC_EINVAL,
+                 "a conninfo that parses passes where libpq is built in");
+        CHECK_EQ(hsc_store_spec_check("pgsql:host='x", err, sizeof(err)),
+                 HSC_EINVAL, "one that does not parse is refused");
+        CHECK(err[0] != '\0', "with a message");
+    }
     CHECK_EQ(hsc_groups_check("", &bad, &n), HSC_GROUPS_OK, "no groups");
     CHECK_EQ(hsc_groups_check("ops,dev", &bad, &n), HSC_GROUPS_OK, "two");
     CHECK(hsc_groups_check("ops,dev,ops", &bad, &n) == HSC_GROUPS_TWICE
