@@ -41,6 +41,7 @@
 #include "hsc_cookie.h"
 #include "hsc_kdf.h"
 #include "hsc_keys.h"
+#include "hsc_keyfile.h"
 #include "hsc_password.h"
 #include "hsc_store.h"
 #include "hsc_store_sqlite.h"

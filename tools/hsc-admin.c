@@ -29,6 +29,7 @@
 #include "hsc_b64.h"
 #include "hsc_kdf.h"
 #include "hsc_keys.h"
+#include "hsc_keyfile.h"
 #include "hsc_cookie.h"
 #include "hsc_password.h"
 #include "hsc_version.h"

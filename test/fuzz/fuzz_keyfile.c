@@ -24,6 +24,7 @@
 
 #include "hsc_fuzz.h"
 #include "hsc_keys.h"
+#include "hsc_keyfile.h"
 
 /* Bounds the work per input; longer inputs are cut. */
 #define FUZZ_KEYFILE_MAX 16384

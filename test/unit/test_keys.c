@@ -18,6 +18,7 @@
 
 #include "hsc_test.h"
 #include "hsc_keys.h"
+#include "hsc_keyfile.h"
 #include "hsc_b64.h"
 
 static apr_pool_t *pool;
