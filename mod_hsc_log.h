@@ -20,7 +20,7 @@ APLOG_USE_MODULE(hsc);
  * "HSC012: text". One number per call site (two places, two numbers; a
  * removed number is never reused); the next free one is in
  * docs/dev/log-tags-next, and every tag has a row in docs/directives.md's
- * "Log messages" table. test/check-log-tags.sh (make check) enforces it.
+ * "Log messages" table. test/checks/log-tags.sh (make check) enforces it.
  */
 #define HSCLOGNO(n) "HSC" #n ": "
 

@@ -16,7 +16,7 @@ BUILD="build-essential pkg-config autoconf automake libtool
        libsqlite3-dev libpq-dev"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; sqlite3 and
 # curl for the shell tests and the demo's smoke test; clang + its runtime for
-# libFuzzer and sanitizers; clang-format, which test/check-format.sh runs
+# libFuzzer and sanitizers; clang-format, which test/checks/format.sh runs
 # over the C files; valgrind for a memcheck pass of the unit tests;
 # git, whose list of tracked files makes the sanitizer build's copy of the
 # tree; ssl-cert for the snakeoil certificate the sample TLS site names;

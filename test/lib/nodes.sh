@@ -1,6 +1,6 @@
 # test/lib/nodes.sh: what the tests with several httpd nodes share, sourced
-# by sh scripts (test/pgsql/two-nodes.sh, test/pgsql/restart-under-load.sh,
-# test/throttle-exact.sh). One place for: the paths of the build, TAP output,
+# by sh scripts (test/nodes/two-nodes.sh, test/nodes/restart-under-load.sh,
+# test/nodes/throttle-exact.sh). One place for: the paths of the build, TAP output,
 # free ports, a memcached of the test's own, and httpd nodes in a temporary
 # directory, started with the sanitizer runtime when the module needs it.
 #

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/throttle-exact.sh: HSCThrottleCache memcache-exact: across two httpd
+# test/nodes/throttle-exact.sh: HSCThrottleCache memcache-exact: across two httpd
 # nodes, in TAP (docs/throttling.md, docs/several-servers.md). Starts
 # everything itself in a temporary directory: memcached on a free loopback
 # port and two httpd (event MPM, two children each) on one SQLite user

@@ -3,7 +3,7 @@
 # tree's .clang-format) writes it, so a change never mixes a reformat with
 # its substance. To fix a file: clang-format -i FILE.
 # TAP, one line; needs clang-format (Debian: apt-get install clang-format).
-top=$(cd "$(dirname "$0")/.." && pwd)
+top=$(cd "$(dirname "$0")/../.." && pwd)
 cf=${CLANG_FORMAT:-clang-format}
 echo "1..1"
 if ! command -v "$cf" >/dev/null 2>&1; then

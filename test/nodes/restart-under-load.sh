@@ -1,8 +1,8 @@
 #!/bin/sh
-# test/pgsql/restart-under-load.sh: PostgreSQL restarted (pg_ctl restart
+# test/nodes/restart-under-load.sh: PostgreSQL restarted (pg_ctl restart
 # -m fast) while two httpd nodes serve a steady load, in TAP
 # (docs/several-servers.md, "Faults"). Starts everything itself in a
-# temporary directory, as test/pgsql/two-nodes.sh does. The load: curl
+# temporary directory, as test/nodes/two-nodes.sh does. The load: curl
 # loops sending cookies of three valid users and of one user disabled
 # before the restart to both nodes, and a login loop. Checks: every cookie
 # answer is 200 or 503 (never 500, never 401 for a valid user, never 200

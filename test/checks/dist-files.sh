@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/check-dist-files.sh: every file git tracks is in the release tarball
+# test/checks/dist-files.sh: every file git tracks is in the release tarball
 # (`make distdir`, what `make dist` packs), except the few listed below that
 # are deliberately not shipped. A file left out of EXTRA_DIST (conf/fail2ban
 # was) fails here, not in a user's build. TAP.

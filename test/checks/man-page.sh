@@ -3,7 +3,7 @@
 # commands and the same options, so the manual page cannot fall behind the
 # reference unnoticed. Cheap on purpose: it compares names, not prose.
 # Prints TAP.
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 # "\-" is a dash; '.BR "hsc-admin del" | disable' is the md's "del|disable".

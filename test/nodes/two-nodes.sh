@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/pgsql/two-nodes.sh: two httpd nodes on one PostgreSQL user table and
+# test/nodes/two-nodes.sh: two httpd nodes on one PostgreSQL user table and
 # one memcached, in TAP (docs/several-servers.md). Starts everything itself
 # in a temporary directory: a PostgreSQL cluster (initdb, Unix socket only,
 # every statement logged), memcached on a free loopback port, two httpd

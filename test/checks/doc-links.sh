@@ -2,7 +2,7 @@
 # check-doc-links.sh: every relative link in every tracked .md file names a
 # file that exists, so moving a page cannot leave a dead link. Anchors are
 # not checked (GitHub and pandoc slug headings differently). Prints TAP.
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "$0")/../.." || exit 1
 # Outside a git checkout (the sanitizer stage's copy, a release tarball)
 # every .md below the top counts.
 list_md()
