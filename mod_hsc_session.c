@@ -51,6 +51,55 @@ int hsc_status_outcome(hsc_status_t st, int *level)
                              : HTTP_SERVICE_UNAVAILABLE;
 }
 
+/* --- the refused-cookie log budget -------------------------------------- */
+
+/* A flood of forged cookies must not fill the disk: per child, at most
+ * this many HSC011/HSC012 lines (below error) per interval; the rest are
+ * counted and said in one HSC188 line when the next interval's first one
+ * is written. The audit log and the metrics still count every refusal. */
+#define HSC_REFUSAL_LOG_BURST 20
+#define HSC_REFUSAL_LOG_INTERVAL 10 /* seconds */
+
+static apr_uint32_t refusal_window; /* the interval's start, in seconds */
+static apr_uint32_t refusal_lines;  /* lines written in it */
+static apr_uint32_t refusal_held; /* lines not written since the last HSC188 */
+
+/* 1 when a refused-cookie line at level may be written now. Lines that
+ * LogLevel would drop, and errors (store faults say themselves once per
+ * outage), do not spend the budget. Races between threads may let a line
+ * or two more through; the counts stay exact. */
+static int refusal_log_allowed(request_rec *r, int level)
+{
+    apr_uint32_t now = (apr_uint32_t)apr_time_sec(r->request_time);
+    apr_uint32_t start = apr_atomic_read32(&refusal_window);
+
+    if (level <= APLOG_ERR || !APLOG_R_IS_LEVEL(r, level)) {
+        return 1;
+    }
+    if (now - start >= HSC_REFUSAL_LOG_INTERVAL
+        && apr_atomic_cas32(&refusal_window, now, start) == start) {
+        apr_uint32_t held = apr_atomic_xchg32(&refusal_held, 0);
+
+        apr_atomic_set32(&refusal_lines, 0);
+        if (held > 0) {
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                          HSCLOGNO(188) "%u refused-cookie lines "
+                                        "(HSC011/HSC012) not written in this "
+                                        "child since its last such line: at "
+                                        "most %d are written per %d s; the "
+                                        "audit log and the metrics count "
+                                        "every refusal",
+                          (unsigned)held, HSC_REFUSAL_LOG_BURST,
+                          HSC_REFUSAL_LOG_INTERVAL);
+        }
+    }
+    if (apr_atomic_inc32(&refusal_lines) < HSC_REFUSAL_LOG_BURST) {
+        return 1;
+    }
+    apr_atomic_inc32(&refusal_held);
+    return 0;
+}
+
 /* --- verifying a request ------------------------------------------------ */
 
 void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
@@ -83,10 +132,12 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
         return HSC_EINVAL;
     }
     if (st != HSC_OK) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(011) "refused: %d cookies named %s in the "
-                                    "request",
-                      count, d->cookie_name);
+        if (refusal_log_allowed(r, APLOG_WARNING)) {
+            ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                          HSCLOGNO(011) "refused: %d cookies named %s in the "
+                                        "request",
+                          count, d->cookie_name);
+        }
         hsc_ops_cookie(r, NULL, NULL, 0, HSC_EMALFORMED, NULL);
         return HSC_EMALFORMED;
     }
@@ -102,10 +153,12 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
         if (st == HSC_ESTORE && hsc_store_repeat_fault(store)) {
             level = APLOG_DEBUG;
         }
-        ap_log_rerror(APLOG_MARK, level, 0, r,
-                      HSCLOGNO(012) "cookie refused: %s%s%s", hsc_strerror(st),
-                      st == HSC_ESTORE ? ": " : "",
-                      st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
+        if (refusal_log_allowed(r, level)) {
+            ap_log_rerror(APLOG_MARK, level, 0, r,
+                          HSCLOGNO(012) "cookie refused: %s%s%s",
+                          hsc_strerror(st), st == HSC_ESTORE ? ": " : "",
+                          st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
+        }
     }
     return st;
 }

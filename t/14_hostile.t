@@ -15,7 +15,7 @@ use Apache::TestRequest qw(GET HEAD POST);
 use MIME::Base64 qw(encode_base64url);
 use HSCTest;
 
-plan tests => 151;
+plan tests => 158;
 
 ua_plain();
 my $start = log_size();
@@ -352,6 +352,38 @@ $res = GET '/private/hostile/inc.shtml',
     Cookie => "hsc=$alice; hshort=$short";
 like($res->content, qr{page short/private},
      'which is included when that cookie is sent too');
+
+# --- a flood of refused cookies: a few lines, then a count ----------------
+# Per child at most 20 HSC011/HSC012 lines per 10 s; the next interval's
+# first line is preceded by HSC188 with the number not written. One
+# keep-alive connection, so that one child sees every request.
+ua_plain(keep_alive => 1);
+$off = log_size();
+my $flood = 60;
+my $refused = grep { get_with($page, 'hsc', $forged)->code == 401 } 1 .. $flood;
+is($refused, $flood, "a flood of $flood forged cookies: every one 401");
+my @written = log_since($off) =~ /\[pid (\d+)[^]]*\][^\n]*HSC012: cookie refused/g;
+my %pids = map { $_ => 1 } @written;
+ok(keys %pids <= 1, 'all from one child (one connection)');
+ok(@written <= 40, 'at most 20 lines per 10 s were written (' . scalar(@written)
+   . ' of 60; the flood spans at most two intervals)');
+# Keep the connection (KeepAliveTimeout 5 s) past the interval.
+for (1 .. 3) {
+    sleep 4;
+    GET '/public.html';
+}
+is(get_with($page, 'hsc', $forged)->code, 401, 'after 12 s: still 401');
+my $after = log_since($off);
+my @held = $after =~ /HSC188: (\d+) refused-cookie lines \(HSC011\/HSC012\) not written/g;
+my $held = 0;
+$held += $_ for @held;
+ok(@held >= 1, 'HSC188 says how many lines were not written');
+my $lines = () = $after =~ /HSC012: cookie refused/g;
+cmp_ok($lines + $held, '>=', $flood + 1,
+       "written ($lines) and counted ($held) lines cover every refusal");
+like($after, qr/HSC188: \d+ refused-cookie lines[^\n]*\n[^\n]*HSC012: cookie refused/,
+     'the next line after HSC188 is the refusal that opened the interval');
+ua_plain();
 
 # --- the log ---------------------------------------------------------------
 my $text = error_log_text();
