@@ -85,6 +85,27 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
     return HTTP_UNAUTHORIZED;
 }
 
+/* 1 (logged) for a protected subrequest of a page this module did not
+ * protect, whose response may already be on its way to a shared cache
+ * without Cache-Control: private (mod_hsc_cachectl.c). */
+static int late_include(request_rec *r)
+{
+    const request_rec *top = hsc_cachectl_too_late(r);
+
+    if (top == NULL) {
+        return 0;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                  HSCLOGNO(189) "refused: %s is protected by AuthType HSC "
+                                "but included in %s, which is not: that "
+                                "page's headers may have gone out without "
+                                "Cache-Control: private, and a shared cache "
+                                "would give the user's part to everyone. "
+                                "Protect the including page too",
+                  r->uri, top->uri);
+    return 1;
+}
+
 /*
  * check_authn for AuthType HSC: find the cookie, verify it (the spec's six
  * steps in hsc_cookie_verify), record the verdict, slide the expiry.
@@ -105,6 +126,9 @@ static int hsc_check_authn(request_rec *r)
     /* Subrequests and internal redirects reuse the first verdict. */
     if (hsc_session_adopt(r)) {
         return OK;
+    }
+    if (late_include(r)) {
+        return HTTP_FORBIDDEN;
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
     d = ap_get_module_config(r->per_dir_config, &hsc_module);

@@ -38,6 +38,8 @@
 
 /* The note on the main request: "private" or "cookie" (also no-store). */
 #define HSC_PRIVATE_NOTE "hsc-private"
+/* The note on a main request whose handler runs: its output may leave. */
+#define HSC_BEGUN_NOTE "hsc-output-begun"
 
 static ap_filter_rec_t *private_filter;
 
@@ -97,12 +99,25 @@ static const char *mark_of(request_rec *r)
     return best;
 }
 
+/* The main request of r's subrequests. */
+static request_rec *top_of(request_rec *r)
+{
+    while (r->main != NULL) {
+        r = r->main;
+    }
+    return r;
+}
+
 /* insert_filter and insert_error_filter: the filter for marked requests. */
 static void private_insert(request_rec *r)
 {
     const char *mark;
 
-    if (r->main != NULL || (mark = mark_of(r)) == NULL) {
+    if (r->main != NULL) {
+        return;
+    }
+    apr_table_setn(r->notes, HSC_BEGUN_NOTE, "1");
+    if ((mark = mark_of(r)) == NULL) {
         return;
     }
     ap_add_output_filter_handle(private_filter, (void *)mark, r, r->connection);
@@ -110,11 +125,8 @@ static void private_insert(request_rec *r)
 
 void hsc_cachectl_mark(request_rec *r, int cookie_set)
 {
-    request_rec *top = r;
+    request_rec *top = top_of(r);
 
-    while (top->main != NULL) {
-        top = top->main;
-    }
     if (cookie_set || apr_table_get(top->notes, HSC_PRIVATE_NOTE) == NULL) {
         apr_table_setn(top->notes, HSC_PRIVATE_NOTE,
                        cookie_set ? "cookie" : "private");
@@ -125,6 +137,24 @@ void hsc_cachectl_mark(request_rec *r, int cookie_set)
     if (top != r) {
         make_private(top, cookie_set);
     }
+}
+
+/*
+ * An SSI include runs inside the including page's handler, whose first
+ * bytes, headers included, may already have passed mod_cache's CACHE_SAVE
+ * (which decides once, at the first data) and the network: marking that
+ * page private now comes too late. A lookup (DirectoryIndex, MultiViews)
+ * runs before the page's handler, while marking still counts.
+ */
+request_rec *hsc_cachectl_too_late(request_rec *r)
+{
+    request_rec *top = top_of(r);
+
+    if (top == r || mark_of(top) != NULL
+        || apr_table_get(top->notes, HSC_BEGUN_NOTE) == NULL) {
+        return NULL;
+    }
+    return top;
 }
 
 void hsc_cachectl_register_hooks(apr_pool_t *p)

@@ -15,7 +15,7 @@ use Apache::TestRequest qw(GET HEAD POST);
 use MIME::Base64 qw(encode_base64url);
 use HSCTest;
 
-plan tests => 158;
+plan tests => 157;
 
 ua_plain();
 my $start = log_size();
@@ -337,8 +337,11 @@ $res = get_with('/hostile/open/inc.shtml', 'hsc', $forged);
 unlike($res->content, qr/page (private|only-bob)/,
        'nor with a forged cookie');
 $res = get_with('/hostile/open/inc.shtml', 'hsc', $alice);
-like($res->content, qr/page private/, "alice's cookie includes /private");
-unlike($res->content, qr/page only-bob/, "but not bob's page");
+# Not even with alice's: this page is public, so its headers may have left
+# without Cache-Control: private before the include was checked (HSC189;
+# t/20_cache_private.t shows it with mod_cache in front).
+unlike($res->content, qr/page (private|only-bob)/,
+       "nor with alice's: the including page is public (HSC189)");
 # SSI in a protected page: each include is checked for its own location.
 $res = get_with('/private/hostile/inc.shtml', 'hsc', $alice);
 is($res->code, 200, 'protected SSI page as alice: 200');

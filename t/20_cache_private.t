@@ -13,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 19;
+plan tests => 29;
 
 my $db = var_dir() . '/users.db';
 admin_ok("cache-pw\n", 'add', $db, 'cache-user', '--kdf',
@@ -64,3 +64,29 @@ unlike(cc_of($res), qr/\bpublic\b/, 'never public');
 $res = get('/cached/page.html');
 isnt($res->code, 200, 'and a stranger still gets no page');
 unlike($res->content, qr/private page/, 'nor its content');
+
+# A public SSI page that includes the protected page (issue 18): the
+# including page's headers may leave, and mod_cache decide, before the
+# include is checked. The include is refused (HSC189), so nothing of the
+# user's reaches the page or the cache, and a stranger gets no fragment.
+my $off = log_size();
+$res = get('/ssi/inc.shtml', Cookie => "hcache=$fresh");
+is($res->code, 200, 'the public SSI page, as the user: 200');
+like($res->content, qr/public greeting/, 'its public part');
+unlike($res->content, qr/private page/,
+       'without the protected include (refused: its page is public)');
+like(log_since($off), qr/HSC189: [^\n]*\/cached\/page\.html[^\n]*\/ssi\/inc\.shtml/,
+     'HSC189 names the include and the page');
+$res = get('/ssi/inc.shtml');
+unlike($res->content, qr/private page/,
+       'a stranger gets no fragment of it (the cache kept none)');
+# A protected index of a public folder: looked up before the folder's
+# response begins, so it is served, private.
+$res = get('/cachedir/', Cookie => "hcache=$fresh");
+is($res->code, 200, 'a public folder whose index is protected, as the user: 200');
+like($res->content, qr/private page/, 'the index');
+like(cc_of($res), qr/\bprivate\b/, 'Cache-Control: private');
+$res = get('/cachedir/');
+unlike($res->content, qr/private page/, 'a stranger: not the index');
+like($res->header('X-Cache') // 'MISS', qr/^MISS/, 'no cache hit');
+
