@@ -798,8 +798,8 @@ static const char *set_audit_log(cmd_parms *cmd, void *dv, const char *arg)
 
 /*
  * memcache-exact's servers: host[:port] separated by commas, as
- * mod_socache_memcache takes them; an IPv4 address or a host name
- * (apr_memcache connects over IPv4 only). NULL, or the error.
+ * mod_socache_memcache takes them; an address ([::1] for IPv6) or a
+ * host name. NULL, or the error.
  */
 static const char *exact_parse(cmd_parms *cmd, const char *args,
                                apr_array_header_t **out)
@@ -825,13 +825,6 @@ static const char *exact_parse(cmd_parms *cmd, const char *args,
             return apr_psprintf(cmd->pool,
                                 "HSCThrottleCache: memcache-exact: '%s' is "
                                 "not host[:port]",
-                                item);
-        }
-        if (strchr(host, ':') != NULL) {
-            return apr_psprintf(cmd->pool,
-                                "HSCThrottleCache: memcache-exact: '%s': "
-                                "apr_memcache connects over IPv4 only; name "
-                                "an IPv4 address or a host name",
                                 item);
         }
         if (exact_servers->nelts >= HSC_EXACT_MAX_SERVERS) {

@@ -8,8 +8,9 @@
 
 #include "httpd.h"
 
-/* Make this child's client (every server of the list, at most one
- * connection per thread each); on failure logged (HSC183, HSC184). */
+/* Make this child's client (every server of the list resolved; its
+ * connections opened when logins need them, at most one per thread per
+ * server); on failure logged (HSC183, HSC184). */
 void hsc_exact_child_init(apr_pool_t *pchild, server_rec *s);
 
 /* 1 when the child has a client. */
@@ -17,7 +18,8 @@ int hsc_exact_ready(void);
 
 /* Count one attempt: APR_SUCCESS and *v, the count with it (memcached's
  * atomic incr, or add for a new counter with the window as its expiry);
- * else the failure and *what, words for the log. */
+ * else the failure and *what, words for the log. Each call ends within
+ * 1 s; a server that failed is left alone for 5 s. */
 apr_status_t hsc_exact_take(const char *key, apr_int64_t now,
                             apr_int64_t window, apr_uint32_t *v,
                             const char **what);

@@ -176,3 +176,134 @@ int64_t hsc_throttle_exact_wait(const char *start, size_t len, int64_t now,
     }
     return left > window ? window : left;
 }
+
+/* --- memcached's replies ------------------------------------------------- */
+
+/* The length of the line at buf (without its CRLF), or -1 when no CRLF
+ * has arrived yet. A bare CR or LF inside is not a line of memcached's. */
+static long mc_line(const char *buf, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < len && i < HSC_MC_REPLY_MAX; ++i) {
+        if (buf[i] == '\n') {
+            return -2;
+        }
+        if (buf[i] == '\r') {
+            if (i + 1 == len) {
+                return -1;
+            }
+            return buf[i + 1] == '\n' ? (long)i : -2;
+        }
+    }
+    return i >= HSC_MC_REPLY_MAX ? -2 : -1;
+}
+
+/* A canonical decimal (no sign, no leading zero) below 2^64. */
+static int mc_number(const char *s, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (n == 0 || n > 20 || (n > 1 && s[0] == '0')) {
+        return 0;
+    }
+    for (i = 0; i < n; ++i) {
+        unsigned d = (unsigned char)s[i] - '0';
+
+        if (d > 9 || v > (UINT64_MAX - d) / 10) {
+            return 0;
+        }
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 1;
+}
+
+#define MC_IS(line, n, word)                                                   \
+    ((n) == sizeof(word) - 1 && memcmp((line), (word), (n)) == 0)
+
+/* "VALUE <key> <flags> <bytes>\r\n<data>\r\nEND\r\n", line n long. */
+static hsc_mc_reply_t mc_value(const char *buf, size_t len, size_t n,
+                               size_t *used, const char **data, size_t *dlen)
+{
+    const char *p = buf + 6, *end = buf + n, *sp;
+    uint64_t bytes;
+    size_t total;
+
+    /* key and flags: skip two words; the byte count is the third */
+    for (int w = 0; w < 2; ++w) {
+        sp = memchr(p, ' ', (size_t)(end - p));
+        if (sp == NULL || sp == p) {
+            return HSC_MC_ERROR;
+        }
+        p = sp + 1;
+    }
+    if (!mc_number(p, (size_t)(end - p), &bytes) || bytes > HSC_MC_REPLY_MAX) {
+        return HSC_MC_ERROR;
+    }
+    total = n + 2 + (size_t)bytes + 7; /* CRLF, data, "\r\nEND\r\n" */
+    if (total > HSC_MC_REPLY_MAX) {
+        return HSC_MC_ERROR;
+    }
+    if (len < total) {
+        return HSC_MC_MORE;
+    }
+    if (memcmp(buf + n + 2 + bytes, "\r\nEND\r\n", 7) != 0) {
+        return HSC_MC_ERROR;
+    }
+    *data = buf + n + 2;
+    *dlen = (size_t)bytes;
+    *used = total;
+    return HSC_MC_VALUE;
+}
+
+hsc_mc_reply_t hsc_mc_reply(const char *buf, size_t len, size_t *used,
+                            uint64_t *number, const char **data, size_t *dlen)
+{
+    long l = mc_line(buf, len);
+    size_t n;
+
+    *used = 0;
+    if (l == -1) {
+        return HSC_MC_MORE;
+    }
+    if (l < 0) {
+        return HSC_MC_ERROR;
+    }
+    n = (size_t)l;
+    if (n > 6 && memcmp(buf, "VALUE ", 6) == 0) {
+        return mc_value(buf, len, n, used, data, dlen);
+    }
+    *used = n + 2;
+    if (MC_IS(buf, n, "STORED")) {
+        return HSC_MC_STORED;
+    }
+    if (MC_IS(buf, n, "NOT_STORED")) {
+        return HSC_MC_NOT_STORED;
+    }
+    if (MC_IS(buf, n, "NOT_FOUND")) {
+        return HSC_MC_NOT_FOUND;
+    }
+    if (MC_IS(buf, n, "DELETED")) {
+        return HSC_MC_DELETED;
+    }
+    if (MC_IS(buf, n, "END")) {
+        return HSC_MC_END;
+    }
+    if (mc_number(buf, n, number)) {
+        return HSC_MC_NUMBER;
+    }
+    *used = 0;
+    return HSC_MC_ERROR;
+}
+
+unsigned hsc_mc_server_of(const char *key, unsigned n)
+{
+    uint32_t h = 2166136261u; /* FNV-1a */
+
+    for (; *key; ++key) {
+        h = (h ^ (unsigned char)*key) * 16777619u;
+    }
+    return n > 1 ? h % n : 0;
+}

@@ -120,4 +120,38 @@ uint32_t hsc_throttle_exact_expiry(int64_t window, int64_t now);
 int64_t hsc_throttle_exact_wait(const char *start, size_t len, int64_t now,
                                 int64_t window);
 
+/* What memcached answered to one command of the text protocol. */
+typedef enum {
+    HSC_MC_MORE = 0,   /* incomplete: read more */
+    HSC_MC_NUMBER,     /* incr/decr: "<n>", in *number */
+    HSC_MC_STORED,     /* add/set */
+    HSC_MC_NOT_STORED, /* add: the item exists */
+    HSC_MC_NOT_FOUND,  /* incr/decr/delete: no such item */
+    HSC_MC_DELETED,    /* delete */
+    HSC_MC_VALUE,      /* get: one item, in *data and *dlen */
+    HSC_MC_END,        /* get: no item */
+    HSC_MC_ERROR       /* ERROR, CLIENT_ERROR, SERVER_ERROR or garbage */
+} hsc_mc_reply_t;
+
+/* The longest reply hsc_mc_reply() reads (a get's value included). */
+#define HSC_MC_REPLY_MAX 512
+
+/**
+ * Reads one reply of memcached's text protocol from buf[0..len): the
+ * answer to incr, decr, add, set, delete or a one-key get. HSC_MC_MORE
+ * while the reply is not whole (a reply longer than HSC_MC_REPLY_MAX is
+ * HSC_MC_ERROR); *used is then the bytes it took (bytes after it are
+ * not memcached's answer to us and make the connection unusable). A
+ * number is canonical decimal below 2^64; a get's value is checked
+ * against its length and its "\r\nEND\r\n".
+ */
+hsc_mc_reply_t hsc_mc_reply(const char *buf, size_t len, size_t *used,
+                            uint64_t *number, const char **data, size_t *dlen);
+
+/**
+ * Which of n servers (n >= 1) holds key: a hash of the key, the same on
+ * every node.
+ */
+unsigned hsc_mc_server_of(const char *key, unsigned n);
+
 #endif /* HSC_THROTTLE_H */

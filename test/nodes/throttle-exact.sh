@@ -180,7 +180,7 @@ check "the outage is logged at error once per child, not per login (node A: $err
     [ "$err_a" -ge 1 -a "$err_a" -le 2 -a "$err_b" -ge 1 -a "$err_b" -le 2 ]
 
 mc_start 2 || bail "memcached starts again"
-# apr_memcache tries a server it found dead again every 5 s.
+# A child tries a server that failed again 5 s later.
 t0=$(date +%s)
 st=""
 while [ $(( $(date +%s) - t0 )) -lt 8 ]; do
@@ -197,6 +197,59 @@ left=$((t0 + 6 - $(date +%s)))
 burst "$A" "$B" after-back
 check "memcached back: a burst for a new name gets $LIMIT checks again (401: $n401, 429: $n429)" \
     [ "$n401" = "$LIMIT" -a "$n429" = $((BURST - LIMIT)) ]
+
+# A memcached that accepts connections and never answers (SIGSTOP: the
+# kernel still accepts): every exchange ends within 1 s, so a burst of
+# logins larger than a node's threads (MaxRequestWorkers 50) cannot hold
+# them, and a static page answers meanwhile.
+kill -STOP "$MC_PID"
+HUNG=$((BURST + 20))
+: > "$W/hung.cfg"
+i=0
+while [ $i -lt "$HUNG" ]; do
+    [ $i -gt 0 ] && echo next >> "$W/hung.cfg"
+    cat >> "$W/hung.cfg" <<EOF
+url = "$A/login"
+header = "Origin: $A"
+data-urlencode = "username=hung-$i"
+data-urlencode = "password=wrong"
+output = "/dev/null"
+write-out = "%{http_code}\\n"
+max-time = 30
+EOF
+    i=$((i + 1))
+done
+t0=$(now_ms)
+curl -s -Z --parallel-max "$HUNG" -K "$W/hung.cfg" > "$W/hung" 2>/dev/null &
+hung_pid=$!
+sleep 0.5
+st=$(curl -s -o /dev/null -m 10 -w '%{http_code}' "$A/")
+ms=$(( $(now_ms) - t0 ))
+check "memcached hung: a static page on node A answers during $HUNG logins at once ($st after $ms ms)" \
+    [ "$st" = 200 ] && [ "$ms" -lt 3000 ]
+wait "$hung_pid"
+ms=$(( $(now_ms) - t0 ))
+n503=$(grep -c '^503$' "$W/hung")
+check "memcached hung: node A (refuse) answers all $HUNG logins 503 ($n503) within 4 s ($ms ms)" \
+    [ "$n503" = "$HUNG" ] && [ "$ms" -lt 4000 ]
+t0=$(now_ms)
+st=$(login "$B" back wrong-hung)
+ms=$(( $(now_ms) - t0 ))
+check "memcached hung: node B (allow) checks the password ($st) within 1.5 s ($ms ms)" \
+    [ "$st" = 401 ] && [ "$ms" -lt 1500 ]
+grep -h 'HSC054' "$W/a/error.log" | tail -1 | cut -c 1-240 | sed 's/^/#   /'
+check "memcached hung: the log says no answer within 1 s" \
+    grep -q 'HSC054.*no answer within 1 s' "$W/a/error.log"
+kill -CONT "$MC_PID"
+t0=$(date +%s)
+st=""
+while [ $(( $(date +%s) - t0 )) -lt 8 ]; do
+    st=$(login "$A" back wrong-back)
+    [ "$st" = 401 ] && break
+    sleep 0.5
+done
+check "memcached answering again: node A checks passwords within 8 s ($st)" \
+    [ "$st" = 401 ]
 
 # --- the socache provider (memcache:), for comparison -----------------------
 nodes_stop

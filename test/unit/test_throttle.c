@@ -326,6 +326,87 @@ static void exact_wait_is_the_rest_of_the_window(void)
              "only len bytes are read");
 }
 
+/* One reply of memcached's text protocol, what it reads as, and the
+ * bytes it takes (0 where none are). */
+static const struct {
+    const char *reply;
+    hsc_mc_reply_t kind;
+    size_t used;
+    const char *what;
+} mc_cases[] = {
+    {"7\r\n", HSC_MC_NUMBER, 3, "incr's count"},
+    {"18446744073709551615\r\n", HSC_MC_NUMBER, 22, "2^64 - 1"},
+    {"18446744073709551616\r\n", HSC_MC_ERROR, 0, "2^64: too big"},
+    {"07\r\n", HSC_MC_ERROR, 0, "a leading zero"},
+    {"-1\r\n", HSC_MC_ERROR, 0, "a sign"},
+    {"STORED\r\n", HSC_MC_STORED, 8, "add or set"},
+    {"NOT_STORED\r\n", HSC_MC_NOT_STORED, 12, "add lost"},
+    {"NOT_FOUND\r\n", HSC_MC_NOT_FOUND, 11, "no counter"},
+    {"DELETED\r\n", HSC_MC_DELETED, 9, "delete"},
+    {"END\r\n", HSC_MC_END, 5, "get: none"},
+    {"VALUE hsc:k:t 0 4\r\n1000\r\nEND\r\n", HSC_MC_VALUE, 30, "get: one"},
+    {"VALUE k 0 4\r\n1000\r\nEND", HSC_MC_MORE, 0, "a get without its end"},
+    {"VALUE k 0 4\r\n10001\r\nEND\r\n", HSC_MC_ERROR, 0,
+     "a value longer than said"},
+    {"VALUE k 0\r\n\r\nEND\r\n", HSC_MC_ERROR, 0, "no length"},
+    {"VALUE k 0 999\r\n", HSC_MC_ERROR, 0, "a value above the bound"},
+    {"ERROR\r\n", HSC_MC_ERROR, 0, "ERROR"},
+    {"SERVER_ERROR out of memory\r\n", HSC_MC_ERROR, 0, "SERVER_ERROR"},
+    {"CLIENT_ERROR bad\r\n", HSC_MC_ERROR, 0, "CLIENT_ERROR"},
+    {"STORED\n", HSC_MC_ERROR, 0, "a bare LF"},
+    {"STO", HSC_MC_MORE, 0, "a part"},
+    {"STORED\r", HSC_MC_MORE, 0, "all but the LF"},
+    {"", HSC_MC_MORE, 0, "nothing yet"},
+};
+
+static void memcached_replies_read_one_way(void)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(mc_cases) / sizeof(mc_cases[0]); i++) {
+        const char *r = mc_cases[i].reply;
+        size_t used = 99, dlen = 0;
+        uint64_t v = 0;
+        const char *data = NULL;
+
+        CHECK_EQ(hsc_mc_reply(r, strlen(r), &used, &v, &data, &dlen),
+                 mc_cases[i].kind, mc_cases[i].what);
+        CHECK_EQ(used, mc_cases[i].used, mc_cases[i].what);
+        if (mc_cases[i].kind == HSC_MC_VALUE) {
+            CHECK_EQ(dlen, 4, "the value's length");
+            CHECK(data != NULL && memcmp(data, "1000", 4) == 0, "the value");
+        }
+    }
+    {
+        char big[HSC_MC_REPLY_MAX + 8];
+        size_t used;
+        uint64_t v;
+        const char *data;
+        size_t dlen;
+
+        memset(big, '1', sizeof(big));
+        CHECK_EQ(hsc_mc_reply(big, sizeof(big), &used, &v, &data, &dlen),
+                 HSC_MC_ERROR, "a line longer than the bound");
+    }
+}
+
+static void memcached_servers_are_chosen_by_key_alike_everywhere(void)
+{
+    unsigned seen[4] = {0, 0, 0, 0}, i;
+    char key[32];
+
+    CHECK_EQ(hsc_mc_server_of("hsc:anything", 1), 0, "one server");
+    CHECK_EQ(hsc_mc_server_of("hsc:a", 3), hsc_mc_server_of("hsc:a", 3),
+             "the same key, the same server");
+    for (i = 0; i < 400; i++) {
+        snprintf(key, sizeof(key), "hsc:%u", i);
+        seen[hsc_mc_server_of(key, 4)]++;
+    }
+    for (i = 0; i < 4; i++) {
+        CHECK(seen[i] > 50, "400 keys spread over 4 servers");
+    }
+}
+
 int main(void)
 {
     RUN(key_is_spread_tag_colon_and_32_hex_digits_of_sha256);
@@ -339,5 +420,7 @@ int main(void)
     RUN(exact_keys_are_prefixed_hash_keys);
     RUN(exact_expiry_is_relative_up_to_30_days);
     RUN(exact_wait_is_the_rest_of_the_window);
+    RUN(memcached_replies_read_one_way);
+    RUN(memcached_servers_are_chosen_by_key_alike_everywhere);
     return hsc_test_done();
 }
