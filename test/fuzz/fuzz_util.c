@@ -15,10 +15,16 @@
  *   hsc_counter_decode   a throttle counter as stored: anything accepted
  *                        encodes back to the same bytes; a refusal leaves
  *                        a fresh counter
+ *   hsc_mc_reply         a memcached reply: what it takes lies within the
+ *                        input and ends in CRLF; a value lies within it;
+ *                        a number formats back to its line; every prefix
+ *                        of an accepted reply asks for more, never
+ *                        another answer
  *
  * A username or group is what the cookie's user field decodes to, and the
  * KDF spec is read from the user table; both must be exact.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "hsc_fuzz.h"
@@ -178,6 +184,41 @@ static void check_counter(const char *buf, size_t size)
     }
 }
 
+/* hsc_mc_reply on the input as memcached's reply. */
+static void check_mc_reply(const char *buf, size_t size)
+{
+    size_t used = 0, dlen = 0, k;
+    uint64_t v = 0;
+    const char *d = NULL;
+    hsc_mc_reply_t kind = hsc_mc_reply(buf, size, &used, &v, &d, &dlen);
+    char line[32];
+
+    if (kind == HSC_MC_MORE || kind == HSC_MC_ERROR) {
+        HSC_FUZZ_ASSERT(used == 0);
+        return;
+    }
+    HSC_FUZZ_ASSERT(used >= 2 && used <= size && used <= HSC_MC_REPLY_MAX);
+    HSC_FUZZ_ASSERT(buf[used - 2] == '\r' && buf[used - 1] == '\n');
+    if (kind == HSC_MC_VALUE) {
+        HSC_FUZZ_ASSERT(d > buf && d + dlen + 7 == buf + used);
+    }
+    if (kind == HSC_MC_NUMBER) {
+        int n = snprintf(line, sizeof(line), "%llu\r\n", (unsigned long long)v);
+
+        HSC_FUZZ_ASSERT((size_t)n == used && memcmp(line, buf, used) == 0);
+    }
+    /* A reply cut short is never read as a whole one. */
+    for (k = 0; k < used; ++k) {
+        size_t u2;
+        uint64_t v2;
+        const char *d2;
+        size_t l2;
+        hsc_mc_reply_t k2 = hsc_mc_reply(buf, k, &u2, &v2, &d2, &l2);
+
+        HSC_FUZZ_ASSERT(k2 == HSC_MC_MORE);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* Exactly size bytes, so ASan sees any read past the length. */
@@ -214,6 +255,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     check_kdf(data, size);
     check_counter(buf, size);
+    check_mc_reply(buf, size);
     free(buf);
     return 0;
 }
