@@ -129,6 +129,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->site_name = NULL;
     d->stylesheet = NULL;
     d->failure_url = NULL;
+    d->health_details = HSC_DEFAULT_HEALTH_DETAILS;
     return d;
 }
 
@@ -155,6 +156,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, site_name);
     HSC_MERGE(d, base, add, stylesheet);
     HSC_MERGE(d, base, add, failure_url);
+    HSC_MERGE(d, base, add, health_details);
     return d;
 }
 
@@ -551,6 +553,7 @@ static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
 }
 
 HSC_DIR_FLAG_SETTER(refresh)
+HSC_DIR_FLAG_SETTER(health_details)
 
 /* HSCScope is part of the MAC input: printable ASCII, never a line feed. */
 static const char *set_scope(cmd_parms *cmd, void *dv, const char *arg)
@@ -993,6 +996,10 @@ const command_rec hsc_cmds[] = {
     HSC_DIR_FLAG("HSCRefresh", set_refresh,
                  "On|Off: re-issue the cookie past half the idle timeout "
                  "(default " HSC_DEFAULT_REFRESH_TEXT ")"),
+    HSC_DIR_FLAG("HSCHealthDetails", set_health_details,
+                 "On|Off: hsc-health shows the reason, version, key count "
+                 "and store time (default " HSC_DEFAULT_HEALTH_DETAILS_TEXT
+                 ")"),
     HSC_DIR_TAKE1("HSCScope", set_scope,
                   "Scope string bound into the MAC (default empty)"),
     HSC_DIR_FLAG("HSCBindAddress", set_bind_address,

@@ -13,7 +13,7 @@ use Apache::TestRequest ();
 use JSON::PP ();
 use HSCTest;
 
-plan tests => 22;
+plan tests => 26;
 
 ua_plain();
 my $json = JSON::PP->new->utf8;
@@ -21,7 +21,8 @@ my $json = JSON::PP->new->utf8;
 sub health
 {
     my (@h) = @_;
-    my $res = Apache::TestRequest::GET('/hsc-health', @h);
+    my $path = @h % 2 ? shift @h : '/hsc-health';
+    my $res = Apache::TestRequest::GET($path, @h);
     my $body = eval { $json->decode($res->content) };
     return ($res, $body);
 }
@@ -42,6 +43,11 @@ is($b && $b->{keys}, 1, 'the number of keys loaded');
 like($res->content, qr/"store_ms":\d+\.\d{3}[,}]/, 'how long the store took, in ms');
 ok(length($res->content) < 200, 'a short body');
 
+# HSCHealthDetails Off (the default): the status only.
+($res, $b) = health('/hsc-health-plain');
+is($res->code, 200, 'without HSCHealthDetails: 200');
+is($res->content, qq({"status":"ok"}\n), 'and the status only: no version, keys or timing');
+
 # Cheap: many probes, no KDF (the histogram does not move).
 my $m = sub {
     my $t = Apache::TestRequest::GET('/hsc-metrics')->content;
@@ -55,11 +61,14 @@ is($m->(), $k0, 'and not one KDF');
 # The user database deleted.
 unlink fault_db('opsgone');
 my $gone = poll_until(5, sub { (health(Host => 'ops-gone.test'))[0]->code == 503 });
-ok($gone, 'a deleted user database: 503 within a second or so');
+ok($gone, 'a deleted user database: 503 within a second or so (a child reuses the store\'s answer for a second)');
 ($res, $b) = health(Host => 'ops-gone.test');
 is($b && $b->{status}, 'unavailable', 'status unavailable');
 is($b && $b->{reason}, 'user store down', 'reason: the store is down');
 is($res->header('Retry-After'), '5', 'Retry-After');
+($res, $b) = health('/hsc-health-plain', Host => 'ops-gone.test');
+is($res->code, 503, 'without HSCHealthDetails: 503 too');
+is($res->content, qq({"status":"unavailable"}\n), 'and the status only');
 is((health())[0]->code, 200, 'the other hosts stay healthy');
 
 # The key file deleted (the loaded keys still work, a restart would fail).
