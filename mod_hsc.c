@@ -27,6 +27,7 @@
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
 #include "mod_hsc_login.h"
+#include "mod_hsc_login_floor.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
@@ -232,6 +233,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_metrics_register_hooks(p);  /* counters, hsc-metrics */
     hsc_health_register_hooks(p);   /* hsc-health */
     hsc_throttle_register_hooks(p); /* login counters, KDF cap */
+    hsc_floor_register_hooks(p);    /* failed logins take the dummy's time */
     hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,

@@ -29,6 +29,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_throttle_exact.h"
+#include "mod_hsc_login_floor.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
@@ -720,6 +721,7 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
     hsc_throttle_t th;
+    apr_time_t t0;
 
     a->st = HSC_EAUTH;
     /* The throttle: the failed-login counts, before any KDF work. */
@@ -748,7 +750,9 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
         a->retry_after = 1;
         return HSC_ATTEMPT_BUSY;
     }
+    t0 = apr_time_now();
     a->st = check_password(r, sc, store, a);
+    t0 = apr_time_now() - t0;
     hsc_kdf_slot_give(tc);
     /* Settle: a fault says nothing about the password: not an attempt. */
     switch (hsc_status_class(a->st)) {
@@ -760,6 +764,8 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
         break;
     default: hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED); break;
     }
+    /* Counted; now as long as an unknown name takes, outside the cap. */
+    hsc_floor_pad(r, sc, a->st, t0);
     return HSC_ATTEMPT_CHECKED;
 }
 

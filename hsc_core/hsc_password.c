@@ -114,17 +114,14 @@ cleanup:
     hsc_wipe(v, sizeof(v));
     if (st != HSC_OK) {
         hsc_wipe(xn, HSC_XN_LEN);
-        /* A failure costs at least the dummy, whatever the user's KDF. */
-        if ((st == HSC_EAUTH || st == HSC_EDISABLED)
-            && !hsc_kdf_same(&u->kdf, dummy_kdf)) {
-            kst = run_dummy(dummy_kdf, password, pwlen);
-            if (kst != HSC_OK) {
-                st = kst;
-            }
-        }
         memset(u, 0, sizeof(*u));
     }
     return st;
+}
+
+hsc_status_t hsc_password_dummy(const hsc_kdf_t *dummy_kdf)
+{
+    return run_dummy(dummy_kdf, "", 0);
 }
 
 hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,

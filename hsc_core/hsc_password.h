@@ -10,12 +10,13 @@
 
 /**
  * Check a password at login. Computes x_n with the user's salt and kdf and
- * compares SHA-256(x_n) with v in constant time. A failure costs at least
- * dummy_kdf's work (NULL: the default for new users), whatever the name:
- * an unknown user runs dummy_kdf with a fixed salt, and a known user whose
- * KDF is another setting runs dummy_kdf as well when the check fails, so
- * timing does not reveal which names exist. A stored KDF above the
- * ceilings (hsc_kdf_within_ceiling) is never run.
+ * compares SHA-256(x_n) with v in constant time. An unknown user runs
+ * dummy_kdf (NULL: the default for new users) with a fixed salt, so that
+ * it costs what a user stored with that KDF costs; a known user runs only
+ * their own KDF. The caller pads every failure to the dummy's measured
+ * cost (mod_hsc_login_floor.c), so that timing does not reveal which
+ * names exist whatever a user's KDF. A stored KDF above the ceilings
+ * (hsc_kdf_within_ceiling) is never run: the dummy runs instead.
  *
  * On HSC_OK, xn holds x_n (a secret: wipe it once the cookie is minted) and
  * *u the user (store-owned strings, see hsc_store.h). On any failure xn is
@@ -30,6 +31,13 @@ hsc_status_t hsc_password_check(hsc_store_t *s, const char *user,
                                 size_t pwlen, const hsc_kdf_t *dummy_kdf,
                                 unsigned char xn[HSC_XN_LEN],
                                 hsc_user_t *u) HSC_MUST_CHECK;
+
+/**
+ * Run dummy_kdf (NULL: the default) once on an empty password, as an
+ * unknown user's login does: for measuring what a failure must cost.
+ * HSC_OK or HSC_ECRYPTO.
+ */
+hsc_status_t hsc_password_dummy(const hsc_kdf_t *dummy_kdf) HSC_MUST_CHECK;
 
 /**
  * Make the salt and authenticator for a new password: a fresh random salt,

@@ -17,7 +17,7 @@ use Apache::TestRequest ();
 use Time::HiRes qw(time);
 use HSCTest;
 
-plan tests => 5;
+plan tests => 12;
 
 my $db = var_dir() . '/users.db';
 admin_ok("t-pw\n", 'add', $db, 'timing-cheap', '--kdf', 'sha256-chain:1000',
@@ -57,3 +57,54 @@ for my $pair (['cheap', 'unknown'], ['cheap', 'default'],
 }
 ok($m{cheap} >= $m{unknown} / 2,
    'a cheap-KDF user is never the quick one');
+
+# --- issue 18: the floor, over a few hundred tries --------------------------
+# floor.test's dummy is scrypt:16384:8:1. Before, a user with a cheaper
+# scrypt (4096) paid their KDF and then the dummy: 25% slower than an
+# unknown name. Now every failure sleeps until the dummy's recent cost has
+# passed. Four kinds, interleaved, 60 tries each; medians within 10%
+# (+3 ms) of the unknown names'.
+admin_ok("f-pw\n", 'add', $db, "floor-$_->[0]", '--kdf', $_->[1], '--password-stdin')
+    for ['cheap', 'sha256-chain:1000'], ['mid', 'scrypt:4096:8:1'],
+        ['dummy', 'scrypt:16384:8:1'], ['costly', 'scrypt:65536:8:1'];
+sub floor_fail
+{
+    my ($user) = @_;
+    my $t0 = time;
+    my $res = login($user, 'wrong', headers => [Host => 'floor.test']);
+    die "$user: " . $res->code . "\n" if $res->code != 401;
+    return time - $t0;
+}
+my %f;
+for my $i (1 .. 60) {
+    push @{ $f{$_} }, floor_fail("floor-$_") for qw(cheap mid dummy);
+    push @{ $f{unknown} }, floor_fail("floor-nosuch-$i");
+}
+my %fm = map { $_ => median(@{ $f{$_} }) } keys %f;
+diag(sprintf 'floor.test: %s median %.1f ms', $_, 1000 * $fm{$_}) for sort keys %fm;
+for my $k (qw(cheap mid dummy)) {
+    my $d = abs($fm{$k} - $fm{unknown});
+    ok($d <= 0.1 * $fm{unknown} + 0.003,
+       sprintf('a %s-KDF user fails in the time of an unknown name (%.1f vs %.1f ms, 60 tries each)',
+               $k, 1000 * $fm{$k}, 1000 * $fm{unknown}));
+}
+# How often is a known user slower than the unknown names' median? About
+# half the time when the two cannot be told apart.
+my @known = map { @{ $f{$_} } } qw(cheap mid dummy);
+my $slower = grep { $_ > $fm{unknown} } @known;
+ok($slower > 0.2 * @known && $slower < 0.8 * @known,
+   "known users are slower than the unknown median in $slower of " . scalar(@known)
+   . ' tries (neither always nor never)');
+# A success is not padded.
+my $t0 = time;
+my $ok = login('floor-cheap', 'f-pw', headers => [Host => 'floor.test']);
+my $took = time - $t0;
+is($ok->code, 303, 'the right password of the cheap user logs in');
+ok($took < $fm{unknown} / 2,
+   sprintf('at once (%.1f ms): only failures wait', 1000 * $took));
+# A user whose KDF costs more than the dummy still fails slower: said.
+my $off = log_size();
+floor_fail('floor-costly');
+like(log_since($off), qr/HSC190: a failed login took \d+ ms, more than the \d+ ms of HSCDummyKDF/,
+     'a KDF costlier than the dummy is logged (HSC190) with what to do');
+
