@@ -38,12 +38,12 @@ typedef struct {
     hsc_kdf_t kdf;
     apr_uint32_t us[HSC_FLOOR_SAMPLES]; /* microseconds */
     apr_uint32_t next;
+    apr_uint32_t costlier_logged; /* HSC190 said in this child */
 } floor_t;
 
 /* Made by post_config in the parent; each child updates its own copy. */
 static floor_t floors[HSC_FLOORS];
 static int floor_count;
-static apr_uint32_t costlier_logged;
 
 static floor_t *floor_of(const hsc_kdf_t *kdf)
 {
@@ -102,6 +102,7 @@ static void floor_measure(server_rec *s, const hsc_kdf_t *kdf)
     f = &floors[floor_count++];
     f->kdf = *kdf;
     f->next = 0;
+    f->costlier_logged = 0;
     for (i = 0; i < HSC_FLOOR_SAMPLES; ++i) {
         f->us[i] = (apr_uint32_t)(took > HSC_FLOOR_MAX ? HSC_FLOOR_MAX : took);
     }
@@ -133,10 +134,12 @@ static int floor_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     return OK;
 }
 
-/* A failure that took longer than the floor allows, once per child. */
-static void log_costlier(request_rec *r, apr_time_t took, apr_time_t floor)
+/* A failure that took longer than the floor allows, once per child and
+ * dummy setting. */
+static void log_costlier(request_rec *r, floor_t *f, apr_time_t took,
+                         apr_time_t floor)
 {
-    if (apr_atomic_cas32(&costlier_logged, 1, 0) != 0) {
+    if (apr_atomic_cas32(&f->costlier_logged, 1, 0) != 0) {
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
@@ -147,7 +150,7 @@ static void log_costlier(request_rec *r, apr_time_t took, apr_time_t floor)
                                 "dummy, so such users' failures can be told "
                                 "from unknown names. Set HSCDummyKDF to the "
                                 "costliest KDF in use (hsc-admin list shows "
-                                "them); said once per child",
+                                "them); said once per child and dummy",
                   took / 1000, floor / 1000);
 }
 
@@ -168,7 +171,7 @@ void hsc_floor_pad(request_rec *r, const hsc_srv_conf_t *sc, hsc_status_t st,
         apr_sleep(floor - took);
     }
     else if (st != HSC_ENOUSER && took > floor + floor / 2) {
-        log_costlier(r, took, floor);
+        log_costlier(r, f, took, floor);
     }
 }
 

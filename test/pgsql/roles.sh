@@ -65,6 +65,15 @@ if grep -q superuser "$W/out"; then notok "init as the admin role gives no super
 else ok "init as the admin role gives no superuser warning"; fi
 add() { echo "$2-password" | "$ADMIN" add "$1" "$2" --password-stdin --kdf sha256-chain:1000; }
 check "hsc-admin add as the admin role" add "$SPEC_ADMIN" alice
+# The conninfo kept off the command line (and out of ps): a libpq service
+# file names host, database and role; a password would go in ~/.pgpass or
+# PGPASSFILE (docs/hsc-admin.md).
+printf '[hsc-admin]\nhost=%s\nport=%s\ndbname=hsc\nuser=hsc_admin\n' \
+    "$PG_DIR/sock" "$PG_PORT" >"$W/pg_service.conf"
+list_by_service() {
+    PGSERVICEFILE="$W/pg_service.conf" "$ADMIN" list "pgsql:service=hsc-admin" | grep -q '^alice'
+}
+check "hsc-admin finds the database by a service file (pgsql:service=...)" list_by_service
 doc_block 'GRANT CONNECT ON DATABASE hsc TO hsc_httpd' >"$W/grants.sql"
 grep -q 'hsc_revoke' "$W/grants.sql" || bail "the doc's grants name hsc_revoke"
 check "the doc's grants run as the admin role" sql_file hsc_admin hsc "$W/grants.sql"
