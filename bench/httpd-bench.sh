@@ -306,10 +306,13 @@ ppid_httpd=$(cat "$pidfile")
 
 # --- credentials -------------------------------------------------------------
 # mod_hsc: log in through the handler, keep the cookie from Set-Cookie.
-hsc_cookie=$(curl -s -o /dev/null -D - \
-    --data-urlencode "username=$user" --data-urlencode "password=$password" \
-    "$base/hsc-login" | tr -d '\r' \
-    | sed -n 's/^[Ss]et-[Cc]ookie: hsc=\([^;]*\).*/\1/p' | head -n 1)
+hsc_login() {
+    curl -s -o /dev/null -D - \
+        --data-urlencode "username=$user" --data-urlencode "password=$password" \
+        "$base/hsc-login" | tr -d '\r' \
+        | sed -n 's/^[Ss]et-[Cc]ookie: hsc=\([^;]*\).*/\1/p' | head -n 1
+}
+hsc_cookie=$(hsc_login)
 if [ -z "$hsc_cookie" ]; then
     echo "httpd-bench: logging in at /hsc-login gave no hsc cookie" >&2
     tail -n 20 "$run/logs/error_log" >&2
@@ -463,7 +466,11 @@ done
 expect "/hsc/ right after hsc-admin disable" 401 \
     "$(status "$base/hsc/1k.html" "$cred_hsc")"
 "$admin" enable "$run/db/users.db" "$user" >/dev/null
-expect "/hsc/ right after hsc-admin enable" 200 \
+# Disabling also revoked the cookies issued so far: a new login is needed.
+expect "/hsc/ right after hsc-admin enable, the old cookie (revoked by disable)" 401 \
+    "$(status "$base/hsc/1k.html" "$cred_hsc")"
+cred_hsc="Cookie: hsc=$(hsc_login)"
+expect "/hsc/ right after hsc-admin enable, a new login" 200 \
     "$(status "$base/hsc/1k.html" "$cred_hsc")"
 "$admin" revoke "$run/db/users.db" "$user" >/dev/null
 expect "/hsc/ right after hsc-admin revoke" 401 \
