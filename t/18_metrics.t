@@ -12,7 +12,7 @@ use Apache::TestRequest ();
 use File::Temp qw(tempdir);
 use HSCTest;
 
-plan tests => 53;
+plan tests => 52;
 
 my $db = var_dir() . '/users.db';
 my %pw;
@@ -150,8 +150,10 @@ unlink fault_db('opsgone');
 ok(poll_until(5, sub {
     Apache::TestRequest::GET('/hsc-health', Host => 'ops-gone.test')->code
         == 503 }), 'the deleted database is noticed');
-# A child reuses the store's answer for a second: probes a second apart
-# each ask the store, probes at once mostly do not.
+# A child reuses the store's answer for a second, so probes a second apart
+# each ask the store. (That probes at once do not is counted on PostgreSQL
+# by test/nodes/two-nodes.sh: a 503 closes the connection, so here each
+# probe may meet another prefork child.)
 $before = scrape();
 for (1 .. 2) {
     select(undef, undef, undef, 1.1);
@@ -160,11 +162,6 @@ for (1 .. 2) {
 $after = scrape();
 is(delta($before, $after, 'hsc_store_errors_total'), 2,
    'each failed store call counted once');
-$before = $after;
-Apache::TestRequest::GET('/hsc-health', Host => 'ops-gone.test') for 1 .. 4;
-$after = scrape();
-cmp_ok(delta($before, $after, 'hsc_store_errors_total'), '<=', 2,
-       'four probes at once ask the store at most twice (a second apart)');
 
 # --- the format, read by Prometheus's own parser -------------------------------
 my ($last, $page) = scrape();

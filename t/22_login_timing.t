@@ -76,6 +76,7 @@ sub floor_fail
     return time - $t0;
 }
 my %f;
+my $floor_off = log_size();
 for my $i (1 .. 60) {
     push @{ $f{$_} }, floor_fail("floor-$_") for qw(cheap mid dummy);
     push @{ $f{unknown} }, floor_fail("floor-nosuch-$i");
@@ -102,9 +103,9 @@ my $took = time - $t0;
 is($ok->code, 303, 'the right password of the cheap user logs in');
 ok($took < $fm{unknown} / 2,
    sprintf('at once (%.1f ms): only failures wait', 1000 * $took));
-# A user whose KDF costs more than the dummy still fails slower: said.
-my $off = log_size();
-floor_fail('floor-costly');
-like(log_since($off), qr/HSC190: a failed login took \d+ ms, more than the \d+ ms of HSCDummyKDF/,
+# A user whose KDF costs more than the dummy still fails slower: said,
+# once per child (a slow moment above may have said it already).
+floor_fail('floor-costly') for 1 .. 2;
+like(log_since($floor_off), qr/HSC190: a failed login took \d+ ms, more than the \d+ ms of HSCDummyKDF/,
      'a KDF costlier than the dummy is logged (HSC190) with what to do');
 
