@@ -114,6 +114,40 @@ struct hsc_store {
     int repeat_fault; /* hsc_store_repeat_fault() */
     int recovered;    /* hsc_store_take_recovery(): set by the backend */
     int lagging;      /* hsc_store_lagging() */
+    /* The last user a backend read (hsc_store_hold_user): the strings
+     * its hsc_user_t points to, until the next call on this handle. */
+    char name[HSC_USER_MAX + 1];
+    char *groups; /* grown as needed; freed by hsc_store_close */
+    size_t groups_cap;
 };
+
+/* One user's row as a backend read it, before any check: lengths as the
+ * database gave them, integers already decoded. */
+typedef struct {
+    const char *name;
+    size_t name_len;
+    const void *salt;
+    size_t salt_len;
+    const char *kdf; /* not NUL-terminated */
+    size_t kdf_len;
+    const void *auth;
+    size_t auth_len;
+    const char *groups;
+    size_t groups_len;
+    int disabled;
+    int64_t revoked_before, created, updated;
+} hsc_store_row_t;
+
+/* Check a row and copy it into *out, its strings into the handle (name,
+ * groups). HSC_OK; HSC_ESTORE with errmsg "user record is malformed" or
+ * "... has an invalid kdf"; HSC_ENOMEM. The one row copy of every
+ * backend. */
+hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
+                                 hsc_user_t *out);
+
+/* Format a message into buf (truncating; never overflows; NULL or 0
+ * writes nothing): errmsg and open's error text, in every backend. */
+void hsc_store_msgf(char *buf, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 #endif /* HSC_STORE_BACKEND_H */

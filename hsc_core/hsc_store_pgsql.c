@@ -46,8 +46,6 @@ extern const char *const hsc_pgsql_schema[];
  * that is down costs one attempt a second per process, not one a
  * request, and is found again within a second when it is back. */
 #define PG_RETRY_MS 1000
-/* Bytes of the group buffer a handle starts with. */
-#define PG_GROUPS_INIT 256
 /* Type oids of the statements' parameters (pg_type.h). */
 #define PG_OID_INT8 20
 #define PG_OID_TEXT 25
@@ -112,9 +110,6 @@ typedef struct {
     int own_pool; /* hsc_store_pgsql_open: freed on close */
     int readonly;
     int nocache;
-    char name[HSC_USER_MAX + 1];
-    char *groups;
-    size_t groups_cap;
     /* The last poll's answer, which validate() hands to the wrapper: the
      * names point into poll_res, valid until this handle's next call. */
     PGresult *poll_res;
@@ -123,22 +118,6 @@ typedef struct {
 } pg_store_t;
 
 static const hsc_store_vtable_t pg_vtable;
-
-/* Format a message into buf (truncating; never overflows). */
-static void msgf(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void msgf(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (buf == NULL || len == 0) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
 
 static int64_t now_ms(void)
 {
@@ -230,7 +209,7 @@ static void copy_msg(char *buf, size_t len, const char *m)
     while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == '\r')) {
         --n;
     }
-    msgf(buf, len, "%.*s", (int)n, m ? m : "");
+    hsc_store_msgf(buf, len, "%.*s", (int)n, m ? m : "");
     for (i = 0; i < len && buf[i] != '\0'; ++i) {
         if (buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t') {
             buf[i] = ' ';
@@ -259,7 +238,7 @@ const char *hsc_pg_redact(const char *conninfo, char *buf, size_t len)
     opts = PQconninfoParse(conninfo ? conninfo : "", &err);
     if (opts == NULL) {
         PQfreemem(err);
-        msgf(buf, len, "(unparsable conninfo)");
+        hsc_store_msgf(buf, len, "(unparsable conninfo)");
         return buf;
     }
     for (o = opts; o->keyword != NULL; ++o) {
@@ -298,10 +277,10 @@ static void result_msg(char *buf, size_t len, const char *what, PGconn *conn,
              : conn ? PQerrorMessage(conn)
                     : "no connection");
     if (state != NULL) {
-        msgf(buf, len, "%s: SQLSTATE %s: %s", what, state, text);
+        hsc_store_msgf(buf, len, "%s: SQLSTATE %s: %s", what, state, text);
     }
     else {
-        msgf(buf, len, "%s: %s", what, text);
+        hsc_store_msgf(buf, len, "%s: %s", what, text);
     }
 }
 
@@ -343,7 +322,7 @@ static int exec_ok(PGconn *conn, int ms, const char *what, const char *sql,
     ExecStatusType es = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 
     if (timed_out) {
-        msgf(msg, msglen, "%s: no answer within %d ms", what, ms);
+        hsc_store_msgf(msg, msglen, "%s: no answer within %d ms", what, ms);
         return -1;
     }
     if (es != PGRES_COMMAND_OK && es != PGRES_TUPLES_OK) {
@@ -400,9 +379,10 @@ static int schema_check(PGconn *conn, int ms, int create, char *msg,
     PQclear(res);
     res = NULL;
     if (!has_schema && has_users) {
-        msgf(msg, msglen,
-             "not an hsc user database (a table hsc_users without hsc_schema: "
-             "made by another program)");
+        hsc_store_msgf(
+            msg, msglen,
+            "not an hsc user database (a table hsc_users without hsc_schema: "
+            "made by another program)");
         goto fail;
     }
     ver = 0;
@@ -417,22 +397,25 @@ static int schema_check(PGconn *conn, int ms, int create, char *msg,
         res = NULL;
     }
     if (ver > nfiles) {
-        msgf(msg, msglen,
-             "schema version %d is newer than this program knows (%d): upgrade "
-             "mod_hsc",
-             ver, nfiles);
+        hsc_store_msgf(
+            msg, msglen,
+            "schema version %d is newer than this program knows (%d): upgrade "
+            "mod_hsc",
+            ver, nfiles);
         goto fail;
     }
     if (ver < nfiles && !create) {
         if (ver == 0) {
-            msgf(msg, msglen,
-                 "not an hsc user database (no schema; create it with "
-                 "\"hsc-admin init\")");
+            hsc_store_msgf(
+                msg, msglen,
+                "not an hsc user database (no schema; create it with "
+                "\"hsc-admin init\")");
         }
         else {
-            msgf(msg, msglen,
-                 "schema version %d needs an upgrade (run \"hsc-admin init\")",
-                 ver);
+            hsc_store_msgf(
+                msg, msglen,
+                "schema version %d needs an upgrade (run \"hsc-admin init\")",
+                ver);
         }
         goto fail;
     }
@@ -499,7 +482,7 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
     conn = PQconnectdbParams(keys, vals, 1);
     if (conn == NULL || PQstatus(conn) != CONNECTION_OK) {
         copy_msg(m, sizeof(m), conn ? PQerrorMessage(conn) : "out of memory");
-        msgf(msg, msglen, "cannot connect to %s: %s", p->display, m);
+        hsc_store_msgf(msg, msglen, "cannot connect to %s: %s", p->display, m);
         PQfinish(conn);
         return NULL;
     }
@@ -512,7 +495,7 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
              p->opt.statement_timeout_ms);
     if (exec_ok(conn, ms, "connect", sql, NULL, m, sizeof(m))
         || schema_check(conn, ms, p->create, m, sizeof(m))) {
-        msgf(msg, msglen, "%s: %s", p->display, m);
+        hsc_store_msgf(msg, msglen, "%s: %s", p->display, m);
         PQfinish(conn);
         return NULL;
     }
@@ -537,13 +520,15 @@ static PGconn *connect_one(hsc_pg_pool_t *p, char *msg, size_t msglen)
                           ms, &timed_out);
         if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
             if (timed_out) {
-                msgf(m, sizeof(m), "prepare: no answer within %d ms", ms);
+                hsc_store_msgf(m, sizeof(m), "prepare: no answer within %d ms",
+                               ms);
             }
             else {
                 result_msg(m, sizeof(m), "prepare", conn, res);
             }
-            msgf(msg, msglen, "%s: not a usable hsc user database: %s",
-                 p->display, m);
+            hsc_store_msgf(msg, msglen,
+                           "%s: not a usable hsc user database: %s", p->display,
+                           m);
             PQclear(res);
             PQfinish(conn);
             return NULL;
@@ -565,8 +550,8 @@ static PGresult *slot_wait(pg_store_t *ps, pg_slot_t *sl, const char *what,
     PGresult *res = wait_result(sl->conn, sent, ms, timed_out);
 
     if (*timed_out) {
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "%s: no answer within %d ms", what, ms);
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "%s: no answer within %d ms", what, ms);
         PQfinish(sl->conn);
         sl->conn = NULL;
     }
@@ -626,18 +611,19 @@ static hsc_status_t slot_get(pg_store_t *ps, const char *what, pg_slot_t **out,
     }
     if (sl == NULL) {
         pthread_mutex_unlock(&p->mu);
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "%s: no free database connection within %d ms (pool of %d)", what,
-             p->opt.wait_ms, p->nslots);
+        hsc_store_msgf(
+            ps->base.errmsg, sizeof(ps->base.errmsg),
+            "%s: no free database connection within %d ms (pool of %d)", what,
+            p->opt.wait_ms, p->nslots);
         return HSC_ESTORE;
     }
     sl->busy = 1;
     if (sl->conn == NULL && now_ms() < p->retry_at) {
         /* Down a moment ago: fail fast, with the reason of then. */
         sl->busy = 0;
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "%s: %s (next attempt within %d ms)", what, p->down_msg,
-             PG_RETRY_MS);
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "%s: %s (next attempt within %d ms)", what, p->down_msg,
+                       PG_RETRY_MS);
         pthread_cond_signal(&p->cv);
         pthread_mutex_unlock(&p->mu);
         return fault(ps);
@@ -654,7 +640,8 @@ static hsc_status_t slot_get(pg_store_t *ps, const char *what, pg_slot_t **out,
             sl->busy = 0;
             pthread_cond_signal(&p->cv);
             pthread_mutex_unlock(&p->mu);
-            msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: %s", what, m);
+            hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "%s: %s",
+                           what, m);
             return fault(ps);
         }
         *fresh = 1;
@@ -746,72 +733,35 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
 /* --- reading users ---------------------------------------------------------
  */
 
-/* Grow the handle's group buffer to hold n bytes and a NUL. */
-static int groups_room(pg_store_t *ps, size_t n)
-{
-    size_t cap = ps->groups_cap;
-    char *g;
-
-    if (n < cap) {
-        return 0;
-    }
-    while (cap <= n) {
-        cap *= 2;
-    }
-    g = realloc(ps->groups, cap);
-    if (g == NULL) {
-        return -1;
-    }
-    ps->groups = g;
-    ps->groups_cap = cap;
-    return 0;
-}
-
-/* Row `row` of a user result (binary) into *out, strings in the handle. */
+/* Row `row` of a user result (binary) into *out (hsc_store_hold_user). */
 static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
                                 hsc_user_t *out)
 {
-    int name_len = PQgetlength(res, row, 0);
-    int groups_len = PQgetlength(res, row, 4);
-    char spec[HSC_KDF_SPEC_MAX];
-    int kdf_len = PQgetlength(res, row, 2);
+    hsc_store_row_t r;
 
     if (PQnfields(res) < 9 || PQgetisnull(res, row, 1)
-        || PQgetlength(res, row, 1) != HSC_SALT_LEN
-        || PQgetlength(res, row, 3) != HSC_AUTH_LEN
         || PQgetlength(res, row, 5) != 1 || PQgetlength(res, row, 6) != 8
         || PQgetlength(res, row, 7) != 8 || PQgetlength(res, row, 8) != 8
-        || name_len < 1 || name_len > HSC_USER_MAX || groups_len < 0
-        || kdf_len < 1 || (size_t)kdf_len >= sizeof(spec)) {
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "user record is malformed");
+        || PQgetlength(res, row, 0) < 0 || PQgetlength(res, row, 4) < 0) {
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "user record is malformed");
         return HSC_ESTORE;
     }
-    memcpy(spec, PQgetvalue(res, row, 2), (size_t)kdf_len);
-    spec[kdf_len] = '\0';
-    if (hsc_kdf_parse(spec, &out->kdf) != HSC_OK) {
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "user record has an invalid kdf");
-        return HSC_ESTORE;
-    }
-    if (groups_room(ps, (size_t)groups_len) != 0) {
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg), "out of memory");
-        return HSC_ENOMEM;
-    }
-    memcpy(ps->name, PQgetvalue(res, row, 0), (size_t)name_len);
-    ps->name[name_len] = '\0';
-    memcpy(ps->groups, PQgetvalue(res, row, 4), (size_t)groups_len);
-    ps->groups[groups_len] = '\0';
-    out->name = ps->name;
-    out->name_len = (size_t)name_len;
-    memcpy(out->salt, PQgetvalue(res, row, 1), HSC_SALT_LEN);
-    memcpy(out->authenticator, PQgetvalue(res, row, 3), HSC_AUTH_LEN);
-    out->groups = ps->groups;
-    out->disabled = PQgetvalue(res, row, 5)[0] != 0;
-    out->revoked_before = be64(PQgetvalue(res, row, 6));
-    out->created = be64(PQgetvalue(res, row, 7));
-    out->updated = be64(PQgetvalue(res, row, 8));
-    return HSC_OK;
+    r.name = PQgetvalue(res, row, 0);
+    r.name_len = (size_t)PQgetlength(res, row, 0);
+    r.salt = PQgetvalue(res, row, 1);
+    r.salt_len = (size_t)PQgetlength(res, row, 1);
+    r.kdf = PQgetvalue(res, row, 2);
+    r.kdf_len = (size_t)PQgetlength(res, row, 2);
+    r.auth = PQgetvalue(res, row, 3);
+    r.auth_len = (size_t)PQgetlength(res, row, 3);
+    r.groups = PQgetvalue(res, row, 4);
+    r.groups_len = (size_t)PQgetlength(res, row, 4);
+    r.disabled = PQgetvalue(res, row, 5)[0] != 0;
+    r.revoked_before = be64(PQgetvalue(res, row, 6));
+    r.created = be64(PQgetvalue(res, row, 7));
+    r.updated = be64(PQgetvalue(res, row, 8));
+    return hsc_store_hold_user(&ps->base, &r, out);
 }
 
 /*
@@ -845,8 +795,8 @@ static hsc_status_t poll_changes(pg_store_t *ps, int64_t started,
     st = run(ps, "poll", "hsc_poll", 1, values, lengths, 1, &res);
     if (st == HSC_OK && (PQntuples(res) < 1 || PQgetlength(res, 0, 0) != 8)) {
         PQclear(res);
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "poll: the change log answered nothing");
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "poll: the change log answered nothing");
         st = HSC_ESTORE;
     }
     pthread_mutex_lock(&p->mu);
@@ -956,8 +906,8 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     }
     if (PQntuples(res) != 1 || PQnfields(res) != 10) {
         PQclear(res);
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "get: unexpected answer");
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "get: unexpected answer");
         return HSC_ESTORE;
     }
     if (PQgetisnull(res, 0, 0)) {
@@ -1040,7 +990,7 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
         return HSC_ESTORE;
     }
     slot_put(ps->pool, sl);
-    msgf(buf, len, "%s", PQgetvalue(res, 0, 0));
+    hsc_store_msgf(buf, len, "%s", PQgetvalue(res, 0, 0));
     PQclear(res);
     return HSC_OK;
 }
@@ -1064,8 +1014,8 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
 
     *rows = 0;
     if (ps->readonly) {
-        msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
-             "%s: the store is open read-only", what);
+        hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
+                       "%s: the store is open read-only", what);
         return HSC_EREADONLY;
     }
     if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
@@ -1222,7 +1172,6 @@ static void pg_close(hsc_store_t *s)
     if (ps->own_pool) {
         hsc_pg_pool_destroy(ps->pool);
     }
-    free(ps->groups);
     free(ps);
 }
 
@@ -1253,19 +1202,19 @@ hsc_status_t hsc_pg_pool_create(const char *conninfo,
         char m[200];
 
         copy_msg(m, sizeof(m), err ? err : "out of memory");
-        msgf(errbuf, errlen, "invalid conninfo: %s", m);
+        hsc_store_msgf(errbuf, errlen, "invalid conninfo: %s", m);
         PQfreemem(err);
         return HSC_EINVAL;
     }
     PQconninfoFree(parsed);
     if (opt->pool_size < 1 || opt->wait_ms < 0 || opt->max_stale_ms < 0
         || opt->statement_timeout_ms < 1) {
-        msgf(errbuf, errlen, "invalid pool options");
+        hsc_store_msgf(errbuf, errlen, "invalid pool options");
         return HSC_EINVAL;
     }
     p = calloc(1, sizeof(*p));
     if (p == NULL) {
-        msgf(errbuf, errlen, "out of memory");
+        hsc_store_msgf(errbuf, errlen, "out of memory");
         return HSC_ENOMEM;
     }
     p->opt = *opt;
@@ -1276,7 +1225,7 @@ hsc_status_t hsc_pg_pool_create(const char *conninfo,
         free(p->conninfo);
         free(p->slots);
         free(p);
-        msgf(errbuf, errlen, "out of memory");
+        hsc_store_msgf(errbuf, errlen, "out of memory");
         return HSC_ENOMEM;
     }
     hsc_pg_redact(conninfo, p->display, sizeof(p->display));
@@ -1340,12 +1289,6 @@ hsc_status_t hsc_store_pgsql_open_pool(hsc_pg_pool_t *pool, int flags,
     if (h == NULL) {
         return HSC_ENOMEM;
     }
-    h->groups_cap = PG_GROUPS_INIT;
-    h->groups = malloc(h->groups_cap);
-    if (h->groups == NULL) {
-        free(h);
-        return HSC_ENOMEM;
-    }
     h->base.vt = &pg_vtable;
     h->pool = pool;
     h->readonly = (flags & HSC_STORE_READONLY) != 0;
@@ -1369,7 +1312,7 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
         errbuf[0] = '\0';
     }
     if ((flags & HSC_STORE_READONLY) && (flags & HSC_STORE_CREATE)) {
-        msgf(errbuf, errlen, "cannot create a database read-only");
+        hsc_store_msgf(errbuf, errlen, "cannot create a database read-only");
         return HSC_ESTORE;
     }
     hsc_pg_options_default(&opt);
@@ -1383,7 +1326,7 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
     st = hsc_store_pgsql_open_pool(pool, flags, ps);
     if (st != HSC_OK) {
         hsc_pg_pool_destroy(pool);
-        msgf(errbuf, errlen, "out of memory");
+        hsc_store_msgf(errbuf, errlen, "out of memory");
         return st;
     }
     h = (pg_store_t *)*ps;
@@ -1391,7 +1334,7 @@ hsc_status_t hsc_store_pgsql_open(const char *conninfo, int flags,
     /* Connect now: a wrong conninfo or schema shows at once. */
     st = slot_get(h, "open", &sl, &fresh);
     if (st != HSC_OK) {
-        msgf(errbuf, errlen, "%s", h->base.errmsg);
+        hsc_store_msgf(errbuf, errlen, "%s", h->base.errmsg);
         pg_close(*ps);
         *ps = NULL;
         return st;

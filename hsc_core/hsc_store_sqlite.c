@@ -64,8 +64,6 @@
  * every request runs the query and SQLite's default stays.
  */
 #define HSC_SQLITE_PAGE_CACHE_KIB 256
-/* Bytes of the group buffer a handle starts with. */
-#define HSC_SQLITE_GROUPS_INIT 256
 /* The WAL-index header (https://www.sqlite.org/walformat.html): two copies
  * of 48 bytes at the start of the -shm file; iVersion and isInit within. */
 #define WAL_HDR_LEN 48
@@ -75,40 +73,13 @@
 #define WAL_SHM_REGION 32768
 
 /*
- * The schema, one step a version: migrations[i] takes user_version i to
- * i + 1. Append new steps; never edit a released one.
+ * The schema, one step a version: hsc_sqlite_schema[i] takes user_version
+ * i to i + 1. It is hsc_core/sql/sqlite/NNN-*.sql, compiled in by
+ * build-aux/sql2c.sh: append new files; never edit a released one.
  */
-static const char *const migrations[] = {
-    /* 1: the user table. */
-    "CREATE TABLE hsc_users ("
-    " username TEXT NOT NULL PRIMARY KEY"
-    "  CHECK (typeof(username) = 'text'"
-    "         AND length(CAST(username AS BLOB)) BETWEEN 1 AND 255),"
-    " salt BLOB(16) NOT NULL"
-    "  CHECK (typeof(salt) = 'blob' AND length(salt) = 16),"
-    " kdf TEXT NOT NULL"
-    "  CHECK (typeof(kdf) = 'text' AND length(kdf) BETWEEN 1 AND 63),"
-    " authenticator BLOB(32) NOT NULL"
-    "  CHECK (typeof(authenticator) = 'blob'"
-    "         AND length(authenticator) = 32),"
-    " groups TEXT NOT NULL DEFAULT ''"
-    "  CHECK (typeof(groups) = 'text'"
-    "         AND length(CAST(groups AS BLOB)) <= 65535),"
-    " disabled INTEGER NOT NULL DEFAULT 0 CHECK (disabled IN (0, 1)),"
-    " revoked_before INTEGER NOT NULL DEFAULT 0"
-    "  CHECK (typeof(revoked_before) = 'integer' AND revoked_before >= 0),"
-    " created INTEGER NOT NULL CHECK (typeof(created) = 'integer'),"
-    " updated INTEGER NOT NULL CHECK (typeof(updated) = 'integer')"
-    ") WITHOUT ROWID",
-    /* 2: the store id; its one row is inserted by fill_step() (the id
-     * comes from hsc_random, not from SQL). */
-    "CREATE TABLE hsc_meta ("
-    " id INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),"
-    " store_id TEXT NOT NULL"
-    "  CHECK (typeof(store_id) = 'text' AND length(store_id) = 32"
-    "         AND store_id NOT GLOB '*[^0-9a-f]*')"
-    ")"};
-#define HSC_SQLITE_VERSION ((int)(sizeof(migrations) / sizeof(migrations[0])))
+extern const char *const hsc_sqlite_schema[];
+extern const size_t hsc_sqlite_schema_count;
+#define HSC_SQLITE_VERSION ((int)hsc_sqlite_schema_count)
 /* The version whose step made hsc_meta. */
 #define HSC_SQLITE_STORE_ID_VERSION 2
 /*
@@ -133,9 +104,6 @@ typedef struct {
     char store_id[HSC_STORE_ID_SIZE]; /* "" until read (version 1: none) */
     struct timespec next_check;       /* when to look for a replaced file */
     struct stat seen; /* the file at the path when last connected */
-    char name[HSC_USER_MAX + 1];
-    char *groups;
-    size_t groups_cap;
     /* The validation rule's input: SQLite's mapping of the first wal-index
      * region of this connection, NULL when no record may be trusted (not
      * WAL, read-only -shm, any doubt). */
@@ -147,28 +115,12 @@ typedef struct {
 
 static const hsc_store_vtable_t sq_vtable;
 
-/* Format a message into buf (truncating; never overflows). */
-static void msgf(char *buf, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void msgf(char *buf, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (buf == NULL || len == 0) {
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(buf, len, fmt, ap);
-    va_end(ap);
-}
-
 /* errmsg = "<what>: <SQLite's message>"; returns HSC_ESTORE. */
 static hsc_status_t sq_fail(sq_store_t *sq, const char *what, int rc)
 {
     const char *m = sq->db ? sqlite3_errmsg(sq->db) : sqlite3_errstr(rc);
 
-    msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "%s: %s", what, m);
+    hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "%s: %s", what, m);
     return rc == SQLITE_NOMEM ? HSC_ENOMEM : HSC_ESTORE;
 }
 
@@ -233,9 +185,9 @@ static void read_store_id(sqlite3 *db, char *buf)
 }
 
 /*
- * What a step needs besides its SQL, run right after migrations[version -
- * 1] in the same transaction: version 2's row of hsc_meta, a new random
- * id (16 bytes from the CSPRNG, as 32 hex digits).
+ * What a step needs besides its SQL, run right after hsc_sqlite_schema[version
+ * - 1] in the same transaction: version 2's row of hsc_meta, a new random id
+ * (16 bytes from the CSPRNG, as 32 hex digits).
  */
 static int fill_step(sqlite3 *db, int version, const char **why)
 {
@@ -298,11 +250,12 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
         || ver > HSC_SQLITE_VERSION) {
         sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
         sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
-        msgf(msg, msglen, "%s: changed by another program while opening", path);
+        hsc_store_msgf(msg, msglen,
+                       "%s: changed by another program while opening", path);
         return SQLITE_ERROR;
     }
     for (i = (int)ver; i < HSC_SQLITE_VERSION; i++) {
-        rc = sqlite3_exec(db, migrations[i], NULL, NULL, NULL);
+        rc = sqlite3_exec(db, hsc_sqlite_schema[i], NULL, NULL, NULL);
         if (rc == SQLITE_OK) {
             rc = fill_step(db, i + 1, &why);
         }
@@ -326,8 +279,8 @@ static int migrate(sqlite3 *db, const char *path, char *msg, size_t msglen)
     return SQLITE_OK;
 
 fail:
-    msgf(msg, msglen, "%s: schema upgrade failed: %s", path,
-         why != NULL ? why : sqlite3_errmsg(db));
+    hsc_store_msgf(msg, msglen, "%s: schema upgrade failed: %s", path,
+                   why != NULL ? why : sqlite3_errmsg(db));
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_busy_timeout(db, HSC_SQLITE_READ_WAIT_MS);
     return rc;
@@ -346,7 +299,8 @@ static hsc_status_t check_path(const char *path, int flags, char *msg,
     struct stat sb;
 
     if ((flags & HSC_STORE_READONLY) && (flags & HSC_STORE_CREATE)) {
-        msgf(msg, msglen, "%s: cannot create a database read-only", path);
+        hsc_store_msgf(msg, msglen, "%s: cannot create a database read-only",
+                       path);
         return HSC_ESTORE;
     }
     if (stat(path, &sb) != 0) {
@@ -354,16 +308,17 @@ static hsc_status_t check_path(const char *path, int flags, char *msg,
             return HSC_OK;
         }
         if (errno == ENOENT) {
-            msgf(msg, msglen,
-                 "%s: no such file (create it with \"hsc-admin init\")", path);
+            hsc_store_msgf(
+                msg, msglen,
+                "%s: no such file (create it with \"hsc-admin init\")", path);
         }
         else {
-            msgf(msg, msglen, "%s: %s", path, strerror(errno));
+            hsc_store_msgf(msg, msglen, "%s: %s", path, strerror(errno));
         }
         return HSC_EIO;
     }
     if (!S_ISREG(sb.st_mode)) {
-        msgf(msg, msglen, "%s: not a regular file", path);
+        hsc_store_msgf(msg, msglen, "%s: not a regular file", path);
         return HSC_EIO;
     }
     return HSC_OK;
@@ -386,8 +341,8 @@ static hsc_status_t open_db(const char *path, int flags, sqlite3 **pdb,
     }
     rc = sqlite3_open_v2(path, pdb, oflags, NULL);
     if (rc != SQLITE_OK) {
-        msgf(msg, msglen, "%s: cannot open: %s", path,
-             *pdb ? sqlite3_errmsg(*pdb) : sqlite3_errstr(rc));
+        hsc_store_msgf(msg, msglen, "%s: cannot open: %s", path,
+                       *pdb ? sqlite3_errmsg(*pdb) : sqlite3_errstr(rc));
         return rc == SQLITE_NOMEM               ? HSC_ENOMEM
                : (rc & 0xff) == SQLITE_CANTOPEN ? HSC_EIO
                                                 : HSC_ESTORE;
@@ -411,22 +366,24 @@ static int read_identity(sqlite3 *db, const char *path, int readonly,
         return 0;
     }
     if ((rc & 0xff) == SQLITE_NOTADB) {
-        msgf(msg, msglen, "%s: not an hsc user database (not an SQLite file)",
-             path);
+        hsc_store_msgf(msg, msglen,
+                       "%s: not an hsc user database (not an SQLite file)",
+                       path);
     }
     else if (readonly
              && ((rc & 0xff) == SQLITE_READONLY
                  || (rc & 0xff) == SQLITE_CANTOPEN)) {
         /* WAL needs the -shm file: a reader that may not create it in
          * the directory can only use one that already exists. */
-        msgf(msg, msglen,
-             "%s: cannot read the database read-only (%s): its -wal/-shm "
-             "files are missing and this user may not create them; make "
-             "the directory writable by this user",
-             path, sqlite3_errmsg(db));
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: cannot read the database read-only (%s): its -wal/-shm "
+            "files are missing and this user may not create them; make "
+            "the directory writable by this user",
+            path, sqlite3_errmsg(db));
     }
     else {
-        msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+        hsc_store_msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
     }
     return -1;
 }
@@ -440,19 +397,21 @@ static int empty_and_creatable(sqlite3 *db, const char *path, int flags,
 
     if (query_int(db, "SELECT count(*) FROM sqlite_master", &ntables)
         != SQLITE_OK) {
-        msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
+        hsc_store_msgf(msg, msglen, "%s: %s", path, sqlite3_errmsg(db));
         return -1;
     }
     if (ntables != 0) {
-        msgf(msg, msglen,
-             "%s: not an hsc user database (a foreign SQLite database)", path);
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: not an hsc user database (a foreign SQLite database)", path);
         return 0;
     }
     if (!(flags & HSC_STORE_CREATE)) {
-        msgf(msg, msglen,
-             "%s: not an hsc user database (empty; initialize it with "
-             "\"hsc-admin init\")",
-             path);
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: not an hsc user database (empty; initialize it with "
+            "\"hsc-admin init\")",
+            path);
         return 0;
     }
     return 1;
@@ -473,16 +432,17 @@ static int plan_migration(sqlite3 *db, const char *path, int flags,
         }
     }
     else if (app != HSC_SQLITE_APP_ID) {
-        msgf(msg, msglen,
-             "%s: not an hsc user database (application_id 0x%08llx)", path,
-             (unsigned long long)(uint32_t)app);
+        hsc_store_msgf(msg, msglen,
+                       "%s: not an hsc user database (application_id 0x%08llx)",
+                       path, (unsigned long long)(uint32_t)app);
         return -1;
     }
     else if (ver > HSC_SQLITE_VERSION || ver < 0) {
-        msgf(msg, msglen,
-             "%s: schema version %lld is newer than this program knows (%d): "
-             "upgrade mod_hsc",
-             path, (long long)ver, HSC_SQLITE_VERSION);
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: schema version %lld is newer than this program knows (%d): "
+            "upgrade mod_hsc",
+            path, (long long)ver, HSC_SQLITE_VERSION);
         return -1;
     }
     else if (ver == HSC_SQLITE_VERSION) {
@@ -495,18 +455,20 @@ static int plan_migration(sqlite3 *db, const char *path, int flags,
         if (ver >= HSC_SQLITE_MIN_USABLE_VERSION) {
             return 0;
         }
-        msgf(msg, msglen,
-             "%s: schema version %lld needs an upgrade to %d, which %s "
-             "cannot do (run \"hsc-admin init\")",
-             path, (long long)ver, HSC_SQLITE_VERSION,
-             readonly ? "a read-only open" : "this program");
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: schema version %lld needs an upgrade to %d, which %s "
+            "cannot do (run \"hsc-admin init\")",
+            path, (long long)ver, HSC_SQLITE_VERSION,
+            readonly ? "a read-only open" : "this program");
         return -1;
     }
     if (readonly) {
-        msgf(msg, msglen,
-             "%s: schema version %lld needs an upgrade to %d, which a "
-             "read-only open cannot do (run \"hsc-admin init\")",
-             path, (long long)ver, HSC_SQLITE_VERSION);
+        hsc_store_msgf(
+            msg, msglen,
+            "%s: schema version %lld needs an upgrade to %d, which a "
+            "read-only open cannot do (run \"hsc-admin init\")",
+            path, (long long)ver, HSC_SQLITE_VERSION);
         return -1;
     }
     *migrate = 1;
@@ -524,8 +486,8 @@ static int setup_writer(sqlite3 *db, const char *path, int need_migration,
         /* WAL is a property of the file: set once, at creation. */
         if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL)
             != SQLITE_OK) {
-            msgf(msg, msglen, "%s: cannot enable WAL: %s", path,
-                 sqlite3_errmsg(db));
+            hsc_store_msgf(msg, msglen, "%s: cannot enable WAL: %s", path,
+                           sqlite3_errmsg(db));
             return -1;
         }
         if (migrate(db, path, msg, msglen) != SQLITE_OK) {
@@ -578,8 +540,8 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
                            "username = ?1",
                            -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
         != SQLITE_OK) {
-        msgf(msg, msglen, "%s: not a usable hsc user database: %s", path,
-             sqlite3_errmsg(db));
+        hsc_store_msgf(msg, msglen, "%s: not a usable hsc user database: %s",
+                       path, sqlite3_errmsg(db));
         goto cleanup;
     }
     if (ver >= HSC_SQLITE_STORE_ID_VERSION) {
@@ -827,8 +789,8 @@ static hsc_status_t watch(sq_store_t *sq)
     st = connect_db(sq->path, sq->flags, &sq->db, &sq->get_st, &ro,
                     &sq->version, sq->store_id, msg, sizeof(msg));
     if (st != HSC_OK) {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "database file replaced, deleted or damaged: %s", msg);
+        hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                       "database file replaced, deleted or damaged: %s", msg);
         return HSC_ESTORE;
     }
     sq->readonly = ro;
@@ -836,63 +798,29 @@ static hsc_status_t watch(sq_store_t *sq)
     return HSC_OK;
 }
 
-/* Copy the current row of st (USER_COLUMNS) into *out and the buffers. */
+/* The current row of st (USER_COLUMNS) into *out (hsc_store_hold_user). */
 static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
                                 hsc_user_t *out)
 {
-    const unsigned char *name, *kdf, *groups;
-    const void *salt, *auth;
-    int name_len, groups_len;
+    hsc_store_row_t row;
+    int n;
 
-    name = sqlite3_column_text(st, 0);
-    name_len = sqlite3_column_bytes(st, 0);
-    salt = sqlite3_column_blob(st, 1);
-    kdf = sqlite3_column_text(st, 2);
-    auth = sqlite3_column_blob(st, 3);
-    groups = sqlite3_column_text(st, 4);
-    groups_len = sqlite3_column_bytes(st, 4);
-    if (name == NULL || kdf == NULL || salt == NULL || auth == NULL
-        || groups == NULL || name_len < 1 || name_len > HSC_USER_MAX
-        || sqlite3_column_bytes(st, 1) != HSC_SALT_LEN
-        || sqlite3_column_bytes(st, 3) != HSC_AUTH_LEN || groups_len < 0) {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "user record is malformed");
-        return HSC_ESTORE;
-    }
-    if (hsc_kdf_parse((const char *)kdf, &out->kdf) != HSC_OK) {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "user record has an invalid kdf");
-        return HSC_ESTORE;
-    }
-    if ((size_t)groups_len >= sq->groups_cap) {
-        size_t cap = sq->groups_cap;
-        char *g;
-
-        while (cap <= (size_t)groups_len) {
-            cap *= 2;
-        }
-        g = realloc(sq->groups, cap);
-        if (g == NULL) {
-            msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "out of memory");
-            return HSC_ENOMEM;
-        }
-        sq->groups = g;
-        sq->groups_cap = cap;
-    }
-    memcpy(sq->name, name, (size_t)name_len);
-    sq->name[name_len] = '\0';
-    memcpy(sq->groups, groups, (size_t)groups_len);
-    sq->groups[groups_len] = '\0';
-    out->name = sq->name;
-    out->name_len = (size_t)name_len;
-    memcpy(out->salt, salt, HSC_SALT_LEN);
-    memcpy(out->authenticator, auth, HSC_AUTH_LEN);
-    out->groups = sq->groups;
-    out->disabled = sqlite3_column_int64(st, 5) != 0;
-    out->revoked_before = sqlite3_column_int64(st, 6);
-    out->created = sqlite3_column_int64(st, 7);
-    out->updated = sqlite3_column_int64(st, 8);
-    return HSC_OK;
+    row.name = (const char *)sqlite3_column_text(st, 0);
+    row.name_len = (size_t)sqlite3_column_bytes(st, 0);
+    row.salt = sqlite3_column_blob(st, 1);
+    row.salt_len = (size_t)sqlite3_column_bytes(st, 1);
+    row.kdf = (const char *)sqlite3_column_text(st, 2);
+    row.kdf_len = (size_t)sqlite3_column_bytes(st, 2);
+    row.auth = sqlite3_column_blob(st, 3);
+    row.auth_len = (size_t)sqlite3_column_bytes(st, 3);
+    row.groups = (const char *)sqlite3_column_text(st, 4);
+    n = sqlite3_column_bytes(st, 4);
+    row.groups_len = n < 0 ? 0 : (size_t)n;
+    row.disabled = sqlite3_column_int64(st, 5) != 0;
+    row.revoked_before = sqlite3_column_int64(st, 6);
+    row.created = sqlite3_column_int64(st, 7);
+    row.updated = sqlite3_column_int64(st, 8);
+    return hsc_store_hold_user(&sq->base, &row, out);
 }
 
 static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
@@ -977,8 +905,8 @@ static hsc_status_t write_prepare(sq_store_t *sq, const char *what,
         return st;
     }
     if (sq->readonly) {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "%s: the database is open read-only", what);
+        hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                       "%s: the database is open read-only", what);
         return HSC_EREADONLY;
     }
     rc = sqlite3_prepare_v2(sq->db, sql, -1, pst, NULL);
@@ -1005,13 +933,13 @@ static hsc_status_t write_run(sq_store_t *sq, const char *what,
     if (rc == SQLITE_DONE) {
         status = sqlite3_changes(sq->db) > 0 ? HSC_OK : HSC_ENOUSER;
         if (status == HSC_ENOUSER) {
-            msgf(sq->base.errmsg, sizeof(sq->base.errmsg), "%s: no such user",
-                 what);
+            hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                           "%s: no such user", what);
         }
     }
     else if (rc == SQLITE_CONSTRAINT_PRIMARYKEY) {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "%s: the user already exists", what);
+        hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                       "%s: the user already exists", what);
         status = HSC_EEXISTS;
     }
     else if ((rc & 0xff) == SQLITE_CONSTRAINT) {
@@ -1239,13 +1167,14 @@ static hsc_status_t sq_store_id(hsc_store_t *s, char *buf, size_t len)
         read_store_id(sq->db, sq->store_id);
     }
     if (sq->store_id[0] == '\0') {
-        msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
-             "the database has no store id (schema version %d; \"hsc-admin "
-             "init\" adds one)",
-             sq->version);
+        hsc_store_msgf(
+            sq->base.errmsg, sizeof(sq->base.errmsg),
+            "the database has no store id (schema version %d; \"hsc-admin "
+            "init\" adds one)",
+            sq->version);
         return HSC_EINVAL;
     }
-    msgf(buf, len, "%s", sq->store_id);
+    hsc_store_msgf(buf, len, "%s", sq->store_id);
     return HSC_OK;
 }
 
@@ -1255,7 +1184,6 @@ static void sq_close(hsc_store_t *s)
 
     disconnect(sq);
     free(sq->path);
-    free(sq->groups);
     free(sq);
 }
 
@@ -1284,20 +1212,18 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
         errbuf[0] = '\0';
     }
     if (path == NULL || *path == '\0') {
-        msgf(errbuf, errlen, "no database path given");
+        hsc_store_msgf(errbuf, errlen, "no database path given");
         return HSC_EIO;
     }
     sq = calloc(1, sizeof(*sq));
     if (sq == NULL) {
-        msgf(errbuf, errlen, "out of memory");
+        hsc_store_msgf(errbuf, errlen, "out of memory");
         return HSC_ENOMEM;
     }
     sq->base.vt = &sq_vtable;
     sq->path = strdup(path);
-    sq->groups_cap = HSC_SQLITE_GROUPS_INIT;
-    sq->groups = malloc(sq->groups_cap);
-    if (sq->path == NULL || sq->groups == NULL) {
-        msgf(errbuf, errlen, "out of memory");
+    if (sq->path == NULL) {
+        hsc_store_msgf(errbuf, errlen, "out of memory");
         st = HSC_ENOMEM;
         goto cleanup;
     }
@@ -1305,7 +1231,7 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
     if (!(flags & HSC_STORE_NOCACHE)) {
         st = hsc_cache_create(HSC_STORE_PRIVATE_CACHE, 1, &sq->base.cache);
         if (st != HSC_OK) {
-            msgf(errbuf, errlen, "out of memory");
+            hsc_store_msgf(errbuf, errlen, "out of memory");
             goto cleanup;
         }
         sq->base.cache_owned = 1;
@@ -1315,7 +1241,7 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
     st = connect_db(path, flags, &sq->db, &sq->get_st, &sq->readonly,
                     &sq->version, sq->store_id, msg, sizeof(msg));
     if (st != HSC_OK) {
-        msgf(errbuf, errlen, "%s", msg);
+        hsc_store_msgf(errbuf, errlen, "%s", msg);
         goto cleanup;
     }
     cache_attach(sq);
@@ -1328,7 +1254,6 @@ hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
 cleanup:
     hsc_cache_destroy(sq->base.cache);
     free(sq->path);
-    free(sq->groups);
     free(sq);
     return st;
 }
