@@ -1,0 +1,118 @@
+/*
+ * hsc_admin.h: what the parts of hsc-admin share: exit codes, the parsed
+ * command line, messages, input checks, the store and key helpers, and
+ * one function per command, all of one shape. main.c holds the command
+ * table; users.c the user commands; keys.c keygen; inspect.c inspect;
+ * tty.c reading passwords.
+ */
+#ifndef HSC_ADMIN_H
+#define HSC_ADMIN_H
+
+#include <stdio.h>
+
+#include <apr_pools.h>
+
+#include "hsc_util.h"
+#include "hsc_kdf.h"
+#include "hsc_keys.h"
+#include "hsc_store.h"
+#include "hsc_defaults.h"
+
+/* Exit codes (docs/hsc-admin.md). */
+#define EX_OK 0 /* done; for check and inspect: accepted */
+#define EX_REFUSED                                                             \
+    1              /* check or inspect refused: wrong password, disabled       \
+                      user, invalid cookie */
+#define EX_USAGE 2 /* bad command line */
+#define EX_INPUT                                                               \
+    3 /* no such user, user exists, invalid username, group,                   \
+         SPEC, key id, password or cookie text */
+#define EX_FILE                                                                \
+    4 /* database or key file missing, unreadable, foreign,                    \
+         corrupt, locked, read-only; or a system failure */
+
+/* Key files are small; anything bigger is not one. */
+#define KEYFILE_MAX (1024 * 1024)
+/* inspect checks times as mod_hsc does by default (HSCMaxAge,
+ * HSCClockSkew). */
+#define INSPECT_MAX_AGE HSC_DEFAULT_MAX_AGE
+#define INSPECT_SKEW HSC_DEFAULT_CLOCK_SKEW
+
+enum {
+    OPT_GROUPS = 1 << 0,
+    OPT_KDF = 1 << 1,
+    OPT_STDIN = 1 << 2,
+    OPT_KID = 1 << 3,
+    OPT_KEYS = 1 << 4,
+    OPT_DB = 1 << 5,
+    OPT_SCOPE = 1 << 6,
+    OPT_ADDRESS = 1 << 7,
+    OPT_NOW = 1 << 8,
+    OPT_SKEW = 1 << 9,
+    OPT_MAX_AGE = 1 << 10,
+    OPT_FORCE = 1 << 11,
+    OPT_VERIFY_ONLY = 1 << 12,
+    OPT_SIGN = 1 << 13,
+    OPT_RETIRE = 1 << 14,
+    OPT_AUDIT_LOG = 1 << 15,
+    OPT_AUDIT_SYSLOG = 1 << 16
+};
+/* The commands that change a user through the store are audited. */
+#define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
+
+/* The number of rows of main.c's option table. */
+#define HSC_ADMIN_NOPTIONS 17
+#define MAXPOS 4
+
+typedef struct {
+    const char *pos[MAXPOS];
+    int npos;
+    int given;                             /* OPT_* bits */
+    const char *value[HSC_ADMIN_NOPTIONS]; /* by index into options[] */
+} args_t;
+
+/* --- messages (main.c) ---------------------------------------------------- */
+
+/* "hsc-admin: <message>" on stderr; returns code. */
+int fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, then the usage; returns EX_USAGE. */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The exit code a status deserves (hsc_status_class). */
+int store_exit(hsc_status_t st);
+/* Unix seconds as an ISO 8601 UTC date into buf. */
+const char *utc(int64_t t, char *buf, size_t len);
+/* The value of an option given (OPT_* bit), or NULL. */
+const char *opt(const args_t *a, int bit);
+/* The usage, from the command table. */
+void print_usage(FILE *f);
+/* Why a change failed, for the audit line (set by store_fail). */
+extern const char *audit_reason;
+
+/* --- input, passwords, store, keys (users.c, tty.c, keys.c) --------------- */
+
+int check_user(const char *user);
+int check_groups(const char *groups);
+int check_new_user(const char *user);
+int check_kdf(const char *spec, hsc_kdf_t *k, int force);
+int parse_seconds(const char *s, int64_t *out);
+int get_password(int from_stdin, int confirm, int allow_empty, char *buf,
+                 size_t *len);
+int is_pgsql(const char *db);
+int open_store(const char *db, int flags, hsc_store_t **ps);
+int store_fail(hsc_store_t *s, const char *user, hsc_status_t st);
+int write_all(int fd, const char *p, size_t len);
+hsc_status_t load_keys(apr_pool_t *p, const char *path, hsc_keyring_t **pkr);
+
+/* --- the commands: (pool, the command's name, its arguments) -------------- */
+
+int cmd_init(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_add(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_passwd(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_simple(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_groups(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_list(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_check(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_keygen(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_inspect(apr_pool_t *pool, const char *name, const args_t *a);
+
+#endif /* HSC_ADMIN_H */
