@@ -4,7 +4,8 @@
  * fuzz_<target>.c so the committed corpus is a regression test on any
  * compiler.
  *
- *   replay_<target> [DIR]   DIR defaults to HSC_CORPUS_DIR (set at build)
+ *   replay_<target> [DIR]   DIR defaults to test/fuzz/corpus/<target>/ of
+ *                           the source tree (HSC_SRCDIR, set at build)
  *
  * A property violation aborts the process (automake reports the test as an
  * error); an empty or missing corpus is a failure, so a wrong path can never
@@ -19,8 +20,8 @@
 
 #include "hsc_fuzz.h"
 
-#ifndef HSC_CORPUS_DIR
-#define HSC_CORPUS_DIR "."
+#ifndef HSC_SRCDIR
+#define HSC_SRCDIR "."
 #endif
 
 /* Larger files are not corpus entries: libFuzzer's default -max_len. */
@@ -68,9 +69,24 @@ static int read_file(const char *path, uint8_t **pbuf, size_t *plen)
     return 0;
 }
 
+/* test/fuzz/corpus/<target>/ for a program named replay_<target>. */
+static const char *default_corpus(const char *prog)
+{
+    static char dir[2048]; /* with a name, fits replay's 4096-byte paths */
+    const char *base = strrchr(prog, '/');
+    const char *target;
+
+    base = base != NULL ? base + 1 : prog;
+    /* libtool may run the program as lt-replay_<target> */
+    target = strstr(base, "replay_");
+    target = target != NULL ? target + 7 : base;
+    snprintf(dir, sizeof(dir), "%s/test/fuzz/corpus/%s", HSC_SRCDIR, target);
+    return dir;
+}
+
 int main(int argc, char **argv)
 {
-    const char *dir = argc > 1 ? argv[1] : HSC_CORPUS_DIR;
+    const char *dir = argc > 1 ? argv[1] : default_corpus(argv[0]);
     const char *label;
     DIR *d;
     struct dirent *de;

@@ -26,9 +26,11 @@
 #include "hsc_cookie.h"
 #include "hsc_b64.h"
 
-#ifndef HSC_VECTORS_FILE
-#error "HSC_VECTORS_FILE must name test/vectors-v1.txt"
+/* The vectors, in the source tree (HSC_SRCDIR: set by Makefile.am). */
+#ifndef HSC_SRCDIR
+#error "HSC_SRCDIR must name the source tree"
 #endif
+#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-v1.txt"
 
 #define MAX_FIELDS 16
 
