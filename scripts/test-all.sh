@@ -7,7 +7,9 @@
 #      included (in a copy of the tree, so the normal build stays);
 #   3. the unit tests once under valgrind memcheck;
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
-# Stage 1 also runs the README's demo (scripts/demo.sh --smoke) and builds the
+# Stage 1 also runs `make distcheck` (scripts/distcheck.sh: the tarball
+# builds out of tree, passes its unit tests, installs and uninstalls under
+# its own prefix), the README's demo (scripts/demo.sh --smoke) and builds the
 # Debian package (scripts/package-test.sh: installed and used only with
 # CI=true or HSC_PACKAGE_TEST=1, else printed as skipped).
 # Ends with the line "N passed, N failed": every assertion of every suite,
@@ -161,6 +163,9 @@ else
     stage_failed="$stage_failed 1"
     failed=$((failed + 1))
 fi
+
+stage "1d. make distcheck: the tarball builds out of tree, installs, uninstalls"
+tap_stage 1d scripts/distcheck.sh
 
 stage "1b. the README's demo: start it, log in with curl, stop it"
 tap_stage 1b env HSC_DEMO_PORT="${HSC_DEMO_PORT:-18080}" scripts/demo.sh --smoke
