@@ -35,7 +35,7 @@ users=${2:-1000}
 top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${HSC_BUILDDIR:-$top}
 apxs=${APXS:-apxs}
-modules=$($apxs -q LIBEXECDIR)
+. "$top/test/lib/httpd.sh"
 httpd=${HTTPD:-$($apxs -q SBINDIR)/$($apxs -q TARGET)}
 modso=${HSC_MODSO:-$builddir/.libs/mod_hsc.so}
 lua=$top/bench/cookies.lua
@@ -60,19 +60,14 @@ for loc in control hsc; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1
 "$builddir/hsc-admin" keygen "$run/hsc.keys" >/dev/null
 "$builddir/hsc-admin" init "$run/db/users.db" >/dev/null
 "$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" "$run/cookies.txt"
-cat >"$run/httpd.conf" <<CONF
-ServerRoot "$run"
+{
+# httpd -X: one process, as whoever runs this script (no User line).
+HTTPD_CONF_NO_USER=1 httpd_conf_head "$run" "$run/logs/httpd.pid" \
+    "$run/logs/error_log" "$modso" mime
+cat <<CONF
 ServerName 127.0.0.1
 Listen 127.0.0.1:$port
-PidFile "$run/logs/httpd.pid"
-ErrorLog "$run/logs/error_log"
 LogLevel warn
-LoadModule mpm_event_module $modules/mod_mpm_event.so
-LoadModule authn_core_module $modules/mod_authn_core.so
-LoadModule authz_core_module $modules/mod_authz_core.so
-LoadModule authz_user_module $modules/mod_authz_user.so
-LoadModule mime_module $modules/mod_mime.so
-LoadModule hsc_module "$modso"
 TypesConfig /etc/mime.types
 DocumentRoot "$run/htdocs"
 ThreadsPerChild 25
@@ -93,6 +88,7 @@ HSCThrottleCache none
     SetHandler hsc-cache-status
 </Location>
 CONF
+} >"$run/httpd.conf"
 cd "$run"
 cachesim=no
 simargs=""

@@ -19,7 +19,7 @@ if [ ! -f .libs/mod_hsc.so ] || [ ! -x hsc-admin ]; then
     make -j2 >/dev/null
 fi
 
-modules=$(apxs -q LIBEXECDIR)
+. test/lib/httpd.sh
 httpd="$(apxs -q SBINDIR)/$(apxs -q TARGET)"
 run=$(mktemp -d /tmp/hsc-demo.XXXXXX)
 chmod 755 "$run"
@@ -33,12 +33,9 @@ password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 printf '%s\n' "$password" \
     | ./hsc-admin add "$run/db/users.db" demo --groups staff --password-stdin
 
-user_directive=""
 if [ "$(id -u)" = 0 ]; then
     # Children run as nobody; SQLite needs to write its WAL files beside the
     # database, so the folder is theirs.
-    user_directive="User nobody
-Group nogroup"
     chown -R nobody:nogroup "$run/db"
 fi
 
@@ -53,24 +50,16 @@ cat >"$run/htdocs/private/index.html" <<'HTML'
 <h1>Private page</h1><p>You are logged in. <a href="/logout">Log out</a>.
 HTML
 
-cat >"$run/httpd.conf" <<CONF
-# A demo of mod_hsc; see conf/httpd-hsc-sample.conf for the annotated version.
-ServerRoot "$run"
+# The modules: test/lib/httpd.sh's head, with mod_mime, mod_dir, and
+# mod_socache_shmcb for the failed-login counts (login throttling).
+{
+echo "# A demo of mod_hsc; see conf/httpd-hsc-sample.conf for the annotated version."
+httpd_conf_head "$run" "$run/logs/httpd.pid" "$run/logs/error_log" \
+    "$run/mod_hsc.so" mime dir socache_shmcb
+cat <<CONF
 ServerName 127.0.0.1
 Listen 127.0.0.1:$port
-PidFile "$run/logs/httpd.pid"
-ErrorLog "$run/logs/error_log"
 LogLevel warn hsc:info
-$user_directive
-LoadModule mpm_event_module $modules/mod_mpm_event.so
-LoadModule authn_core_module $modules/mod_authn_core.so
-LoadModule authz_core_module $modules/mod_authz_core.so
-LoadModule authz_user_module $modules/mod_authz_user.so
-LoadModule mime_module $modules/mod_mime.so
-LoadModule dir_module $modules/mod_dir.so
-# Shared memory for the failed-login counts (login throttling).
-LoadModule socache_shmcb_module $modules/mod_socache_shmcb.so
-LoadModule hsc_module "$run/mod_hsc.so"
 TraceEnable Off
 TypesConfig /etc/mime.types
 DirectoryIndex index.html
@@ -96,6 +85,7 @@ HSCUserDB "$run/db/users.db"
     HSCCookieSecure Off
 </Location>
 CONF
+} >"$run/httpd.conf"
 
 "$httpd" -t -f "$run/httpd.conf" >/dev/null 2>&1 || {
     "$httpd" -t -f "$run/httpd.conf"

@@ -4,7 +4,7 @@
 # free ports, a memcached of the test's own, and httpd nodes in a temporary
 # directory, started with the sanitizer runtime when the module needs it.
 #
-#   nodes_init TAG       paths (HTTPD, libexec, ADMIN, MODULE), W: a new
+#   nodes_init TAG       paths (HTTPD, ADMIN, MODULE), W: a new
 #                        temporary directory; bails when something is missing
 #   ok / notok / check DESC CMD... / finish / bail DESC
 #                        TAP; finish prints the plan, and on a failure the
@@ -14,7 +14,8 @@
 #                        memcached on 127.0.0.1:MC_PORT (MC_PID); mc_start
 #                        waits until it accepts a connection
 #   node_conf NODE SERVERNAME THREADS PORT... <TEXT
-#                        writes W/NODE/httpd.conf: what every node has (two
+#                        writes W/NODE/httpd.conf: test/lib/httpd.sh's head
+#                        (with mod_dir, mod_socache_memcache), what every node has (two
 #                        children of THREADS threads, LogLevel warn hsc:info,
 #                        DocumentRoot W/NODE/htdocs, the key file W/keys),
 #                        then TEXT, the test's own directives
@@ -32,6 +33,8 @@
 #
 # The caller sets top_srcdir/top_builddir (make check does) and its own
 # EXIT trap, which calls nodes_cleanup.
+
+. "${top_srcdir:-.}/test/lib/httpd.sh"
 
 n=0
 failed=0
@@ -52,9 +55,7 @@ finish() {
 }
 bail() { notok "$1"; finish; }
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+free_port() { httpd_free_port; }
 now_ms() { date +%s%3N; }
 
 nodes_init() {
@@ -63,8 +64,6 @@ nodes_init() {
     builddir=$(cd "${top_builddir:-.}" && pwd) || bail "top_builddir exists"
     HTTPD=${HTTPD:-/usr/sbin/apache2}
     APXS=${APXS:-apxs}
-    libexec=$("$APXS" -q LIBEXECDIR 2>/dev/null) || libexec=""
-    [ -n "$libexec" ] || libexec=/usr/lib/apache2/modules
     ADMIN=$builddir/hsc-admin
     MODULE=$builddir/.libs/mod_hsc.so
     for f in "$MODULE" "$ADMIN" "$HTTPD"; do
@@ -76,12 +75,6 @@ nodes_init() {
     done
     W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-$1.XXXXXX") || bail "a temporary directory"
     chmod 755 "$W"
-    # As root, the children run as nobody: httpd refuses to serve as root.
-    user_lines=""
-    if [ "$(id -u)" = 0 ]; then
-        user_lines="User nobody
-Group nogroup"
-    fi
     # A sanitizer build of the module needs its runtime loaded first (as
     # in t/apache-test.httpd); its reports land in the error logs, which
     # each test checks. httpd frees its pools, not everything at exit: no
@@ -121,7 +114,8 @@ node_conf() { # NODE SERVERNAME THREADS PORT... <TEXT
     shift 3
     mkdir -p "$W/$node/htdocs"
     {
-        echo "ServerRoot \"$W/$node\""
+        httpd_conf_head "$W/$node" "$W/$node/httpd.pid" "$W/$node/error.log" \
+            "$MODULE" dir socache_memcache
         echo "ServerName $name"
         for port in "$@"; do echo "Listen 127.0.0.1:$port"; done
         node_conf_common
@@ -130,17 +124,7 @@ node_conf() { # NODE SERVERNAME THREADS PORT... <TEXT
 }
 node_conf_common() {
     cat <<EOF
-PidFile "$W/$node/httpd.pid"
-ErrorLog "$W/$node/error.log"
 LogLevel warn hsc:info
-$user_lines
-LoadModule mpm_event_module $libexec/mod_mpm_event.so
-LoadModule authn_core_module $libexec/mod_authn_core.so
-LoadModule authz_core_module $libexec/mod_authz_core.so
-LoadModule authz_user_module $libexec/mod_authz_user.so
-LoadModule dir_module $libexec/mod_dir.so
-LoadModule socache_memcache_module $libexec/mod_socache_memcache.so
-LoadModule hsc_module "$MODULE"
 StartServers 2
 ServerLimit 2
 ThreadsPerChild $threads
