@@ -38,6 +38,7 @@ done
 top=$(pwd)
 HTTPD=${HTTPD:-/usr/sbin/apache2}
 libexec=$(apxs -q LIBEXECDIR 2>/dev/null || echo /usr/lib/apache2/modules)
+. "$top/test/lib/httpd.sh"
 for f in "$top/.libs/mod_hsc.so" "$top/hsc-admin"; do
     [ -e "$f" ] || { echo "missing $f: run make first" >&2; exit 1; }
 done
@@ -74,22 +75,11 @@ P_OPEN=$(port); P_SQ=$(port); P_PG=$(port)
 mkdir -p "$W/htdocs/open" "$W/htdocs/p"
 head -c 1024 /dev/zero | tr '\0' x > "$W/htdocs/open/1k.html"
 cp "$W/htdocs/open/1k.html" "$W/htdocs/p/1k.html"
-user_lines=""
-[ "$(id -u)" = 0 ] && user_lines="User nobody
-Group nogroup"
-cat > "$W/httpd.conf" <<EOF
-ServerRoot "$W"
+{
+httpd_conf_head "$W" "$W/httpd.pid" "$W/error.log" "$top/.libs/mod_hsc.so" socache_shmcb
+cat <<EOF
 ServerName bench
-PidFile "$W/httpd.pid"
-ErrorLog "$W/error.log"
 LogLevel warn
-$user_lines
-LoadModule mpm_event_module $libexec/mod_mpm_event.so
-LoadModule authn_core_module $libexec/mod_authn_core.so
-LoadModule authz_core_module $libexec/mod_authz_core.so
-LoadModule authz_user_module $libexec/mod_authz_user.so
-LoadModule socache_shmcb_module $libexec/mod_socache_shmcb.so
-LoadModule hsc_module "$top/.libs/mod_hsc.so"
 StartServers 2
 ServerLimit 4
 ThreadsPerChild 64
@@ -123,6 +113,7 @@ Listen 127.0.0.1:$P_PG
     </Location>
 </VirtualHost>
 EOF
+} >"$W/httpd.conf"
 "$HTTPD" -f "$W/httpd.conf" -k start
 sleep 1
 

@@ -50,6 +50,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${HSC_BUILDDIR:-$top}
 apxs=${APXS:-apxs}
 modules=$($apxs -q LIBEXECDIR)
+. "$top/test/lib/httpd.sh"
 httpd=${HTTPD:-$($apxs -q SBINDIR)/$($apxs -q TARGET)}
 admin=$builddir/hsc-admin
 mkusers=$builddir/bench/bench_users
@@ -82,27 +83,17 @@ echo x >"$run/htdocs/hsc/x.html"
 "$admin" keygen "$run/hsc.keys" >/dev/null
 "$admin" init "$run/db/users.db" >/dev/null
 "$mkusers" "$run/db/users.db" "$run/hsc.keys" "$max" "$run/cookies.txt"
-user_directive=""
 if [ "$(id -u)" = 0 ]; then
-    user_directive="User nobody
-Group nogroup"
-    chown -R nobody:nogroup "$run/db"
+    chown -R nobody:nogroup "$run/db" # the children run as nobody
 fi
 size_directive=""
 [ -n "$cache_size" ] && size_directive="HSCUserCacheSize $cache_size"
-cat >"$run/httpd.conf" <<CONF
-ServerRoot "$run"
+{
+httpd_conf_head "$run" "$pidfile" "$run/logs/error_log" "$modso"
+cat <<CONF
 ServerName 127.0.0.1
 Listen 127.0.0.1:$port
-PidFile "$pidfile"
-ErrorLog "$run/logs/error_log"
 LogLevel warn
-$user_directive
-LoadModule mpm_event_module $modules/mod_mpm_event.so
-LoadModule authn_core_module $modules/mod_authn_core.so
-LoadModule authz_core_module $modules/mod_authz_core.so
-LoadModule authz_user_module $modules/mod_authz_user.so
-LoadModule hsc_module "$modso"
 DocumentRoot "$run/htdocs"
 StartServers 1
 ServerLimit 1
@@ -129,6 +120,7 @@ HSCThrottleCache none
     SetHandler hsc-cache-status
 </Location>
 CONF
+} >"$run/httpd.conf"
 "$httpd" -f "$run/httpd.conf" -k start
 i=0
 until [ -s "$pidfile" ] && curl -s -o /dev/null "$base/hsc-cache-status"; do

@@ -69,6 +69,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${HSC_BUILDDIR:-$top}
 apxs=${APXS:-apxs}
 modules=$($apxs -q LIBEXECDIR)
+. "$top/test/lib/httpd.sh"
 httpd=${HTTPD:-$($apxs -q SBINDIR)/$($apxs -q TARGET)}
 admin=$builddir/hsc-admin
 mkusers=$builddir/bench/bench_users
@@ -134,28 +135,17 @@ t0=$(date +%s.%N)
 t1=$(date +%s.%N)
 echo "# bench_users: $max users and cookies in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (one transaction, KDF sha256-chain:1)"
 
-user_directive=""
 if [ "$(id -u)" = 0 ]; then
-    user_directive="User nobody
-Group nogroup"
-    chown -R nobody:nogroup "$run/db"
+    chown -R nobody:nogroup "$run/db" # the children run as nobody
 fi
 size_directive=""
 [ -n "$cache_size" ] && size_directive="HSCUserCacheSize $cache_size"
-cat >"$conf" <<CONF
-ServerRoot "$run"
+{
+httpd_conf_head "$run" "$pidfile" "$run/logs/error_log" "$modso" mime
+cat <<CONF
 ServerName 127.0.0.1
 Listen 127.0.0.1:$port
-PidFile "$pidfile"
-ErrorLog "$run/logs/error_log"
 LogLevel warn
-$user_directive
-LoadModule mpm_event_module $modules/mod_mpm_event.so
-LoadModule authn_core_module $modules/mod_authn_core.so
-LoadModule authz_core_module $modules/mod_authz_core.so
-LoadModule authz_user_module $modules/mod_authz_user.so
-LoadModule mime_module $modules/mod_mime.so
-LoadModule hsc_module "$modso"
 TypesConfig /etc/mime.types
 DocumentRoot "$run/htdocs"
 # One child, never recycled: its record cache sees every request, and
@@ -188,6 +178,7 @@ HSCThrottleCache none
     SetHandler hsc-cache-status
 </Location>
 CONF
+} >"$conf"
 if ! "$httpd" -t -f "$conf" >"$run/logs/configtest" 2>&1; then
     echo "users-bench: configuration refused:" >&2
     cat "$run/logs/configtest" >&2
