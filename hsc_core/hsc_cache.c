@@ -35,7 +35,7 @@ typedef struct {
     uint8_t name_len;
     uint8_t groups_len;
     uint8_t disabled;
-    uint32_t pad;
+    int32_t user_gen; /* the user's gen (-1: none); larger is not kept */
     hsc_kdf_t kdf;
     unsigned char salt[HSC_SALT_LEN];
     unsigned char auth[HSC_AUTH_LEN];
@@ -434,6 +434,7 @@ int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len, hsc_user_t *out,
     memcpy(out->authenticator, r->auth, HSC_AUTH_LEN);
     out->disabled = r->disabled;
     out->revoked_before = r->revoked_before;
+    out->gen = r->user_gen;
     out->created = r->created;
     out->updated = r->updated;
     if (!r->ref) {
@@ -540,8 +541,9 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     rec_t *r;
     int w, evicted;
 
-    if (!hsc_cache_fits(u->name_len, glen)) {
-        return 0;
+    if (!hsc_cache_fits(u->name_len, glen) || u->gen < -1
+        || u->gen > INT32_MAX) {
+        return 0; /* read through every time */
     }
     h = name_hash(c, u->name, u->name_len);
     sh = shard_of(c, set_of(c, h));
@@ -565,6 +567,7 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     memcpy(r->salt, u->salt, HSC_SALT_LEN);
     memcpy(r->auth, u->authenticator, HSC_AUTH_LEN);
     r->revoked_before = u->revoked_before;
+    r->user_gen = (int32_t)u->gen;
     r->created = u->created;
     r->updated = u->updated;
     memcpy(r->text, u->name, u->name_len);

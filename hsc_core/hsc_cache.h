@@ -28,7 +28,8 @@
  *
  * Negative answers (no such user) are never kept, so unknown names cannot
  * push real users out; a record whose name and group list do not fit in
- * HSC_CACHE_TEXT bytes is never kept either (read through every time).
+ * HSC_CACHE_TEXT bytes is never kept either (read through every time),
+ * nor one whose gen is above INT32_MAX (two billion revocations).
  */
 #ifndef HSC_CACHE_H
 #define HSC_CACHE_H

@@ -555,6 +555,7 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
     out->groups = s->groups;
     out->disabled = row->disabled;
     out->revoked_before = row->revoked_before;
+    out->gen = row->gen;
     out->created = row->created;
     out->updated = row->updated;
     return HSC_OK;

@@ -23,8 +23,9 @@ typedef struct hsc_user_s {
     hsc_kdf_t kdf;
     unsigned char authenticator[HSC_AUTH_LEN]; /* v = SHA-256(x_n) */
     const char *groups;                        /* "g1,g2" or "" */
-    int disabled;             /* 1: cookies and logins refused */
-    int64_t revoked_before;   /* cookies with iat < this are refused */
+    int disabled;           /* 1: cookies and logins refused */
+    int64_t revoked_before; /* format 1: cookies with iat < this are refused */
+    int64_t gen;            /* format 2: cookies of another gen are refused */
     int64_t created, updated; /* Unix seconds */
 } hsc_user_t;
 

@@ -84,7 +84,9 @@ typedef struct {
     hsc_status_t (*set_groups)(hsc_store_t *s, const char *user,
                                const char *groups);
     hsc_status_t (*set_disabled)(hsc_store_t *s, const char *user, int on);
-    /** revoked_before = when: cookies issued earlier stop working. */
+    /** revoked_before = max(when, revoked_before + 1) and gen + 1, in one
+     * statement: format 1 cookies issued earlier and every format 2
+     * cookie stop working. */
     hsc_status_t (*revoke)(hsc_store_t *s, const char *user, int64_t when);
     hsc_status_t (*del)(hsc_store_t *s, const char *user);
     hsc_status_t (*list)(hsc_store_t *s, hsc_store_each_fn *fn, void *baton);
@@ -135,7 +137,7 @@ typedef struct {
     const char *groups;
     size_t groups_len;
     int disabled;
-    int64_t revoked_before, created, updated;
+    int64_t revoked_before, created, updated, gen;
 } hsc_store_row_t;
 
 /* Check a row and copy it into *out, its strings into the handle (name,

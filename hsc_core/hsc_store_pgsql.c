@@ -52,7 +52,7 @@ extern const char *const hsc_pgsql_schema[];
 
 #define USER_COLUMNS                                                           \
     "u.username, u.salt, u.kdf, u.authenticator, u.groups, u.disabled, "       \
-    "u.revoked_before, u.created, u.updated"
+    "u.revoked_before, u.created, u.updated, u.gen"
 
 /* Prepared on every new connection. */
 static const struct {
@@ -739,10 +739,11 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
 {
     hsc_store_row_t r;
 
-    if (PQnfields(res) < 9 || PQgetisnull(res, row, 1)
+    if (PQnfields(res) < 10 || PQgetisnull(res, row, 1)
         || PQgetlength(res, row, 5) != 1 || PQgetlength(res, row, 6) != 8
         || PQgetlength(res, row, 7) != 8 || PQgetlength(res, row, 8) != 8
-        || PQgetlength(res, row, 0) < 0 || PQgetlength(res, row, 4) < 0) {
+        || PQgetlength(res, row, 9) != 8 || PQgetlength(res, row, 0) < 0
+        || PQgetlength(res, row, 4) < 0) {
         hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
                        "user record is malformed");
         return HSC_ESTORE;
@@ -761,6 +762,7 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
     r.revoked_before = be64(PQgetvalue(res, row, 6));
     r.created = be64(PQgetvalue(res, row, 7));
     r.updated = be64(PQgetvalue(res, row, 8));
+    r.gen = be64(PQgetvalue(res, row, 9));
     return hsc_store_hold_user(&ps->base, &r, out);
 }
 
@@ -904,7 +906,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     if (st != HSC_OK) {
         return st;
     }
-    if (PQntuples(res) != 1 || PQnfields(res) != 10) {
+    if (PQntuples(res) != 1 || PQnfields(res) != 11) {
         PQclear(res);
         hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
                        "get: unexpected answer");
@@ -1107,7 +1109,7 @@ static hsc_status_t pg_set_password(hsc_store_t *s, const char *user,
     vals[3] = (const char *)v;
     return update_user((pg_store_t *)s, "set_password",
                        "UPDATE hsc_users SET salt = $2, kdf = $3, "
-                       "authenticator = $4, "
+                       "authenticator = $4, gen = gen + 1, "
                        "updated = " NOW_SQL " WHERE username = $1",
                        4, vals, l, f);
 }

@@ -84,14 +84,26 @@ extern const size_t hsc_sqlite_schema_count;
 #define HSC_SQLITE_STORE_ID_VERSION 2
 /*
  * The oldest version that can be used as it is, without its missing steps
- * (a read-only open, or HSC_STORE_NOMIGRATE): the user table has not
- * changed since version 1; a file of version 1 just has no store id.
+ * (a read-only open, or HSC_STORE_NOMIGRATE): the user table of version 1
+ * is still read, a file of version 1 just has no store id, and one older
+ * than version 3 no gen (below).
  */
 #define HSC_SQLITE_MIN_USABLE_VERSION 1
+/*
+ * The version whose step added gen. An older file's users read gen -1,
+ * which no format 2 cookie carries: httpd mints format 1 for them (their
+ * revocation is revoked_before alone) until "hsc-admin init" upgrades it.
+ */
+#define HSC_SQLITE_GEN_VERSION 3
 
-#define USER_COLUMNS                                                           \
+#define USER_COLUMNS_NO_GEN                                                    \
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, "   \
     "created, updated"
+#define USER_COLUMNS USER_COLUMNS_NO_GEN ", gen"
+/* What a read selects from a file of version ver. */
+#define SELECT_USER(ver)                                                       \
+    ((ver) >= HSC_SQLITE_GEN_VERSION ? "SELECT " USER_COLUMNS                  \
+                                     : "SELECT " USER_COLUMNS_NO_GEN ", -1")
 
 typedef struct {
     hsc_store_t base;     /* first: the handle callers hold */
@@ -514,6 +526,7 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
     sqlite3_stmt *get = NULL;
     int64_t app = 0, ver = 0;
     int readonly = 0, need_migration = 0;
+    char sql[256];
     hsc_status_t st;
 
     *pdb = NULL;
@@ -535,10 +548,9 @@ static hsc_status_t connect_db(const char *path, int flags, sqlite3 **pdb,
                    != 0)) {
         goto cleanup;
     }
-    if (sqlite3_prepare_v3(db,
-                           "SELECT " USER_COLUMNS " FROM hsc_users WHERE "
-                           "username = ?1",
-                           -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
+    snprintf(sql, sizeof(sql), "%s FROM hsc_users WHERE username = ?1",
+             SELECT_USER(ver));
+    if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
         != SQLITE_OK) {
         hsc_store_msgf(msg, msglen, "%s: not a usable hsc user database: %s",
                        path, sqlite3_errmsg(db));
@@ -820,7 +832,35 @@ static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
     row.revoked_before = sqlite3_column_int64(st, 6);
     row.created = sqlite3_column_int64(st, 7);
     row.updated = sqlite3_column_int64(st, 8);
+    row.gen = sqlite3_column_int64(st, 9);
     return hsc_store_hold_user(&sq->base, &row, out);
+}
+
+/*
+ * A connection to a file older than version 3 reads gen -1. Once
+ * "hsc-admin init" has upgraded the file under it, its lookup must read
+ * the real gen, or it would refuse the format 2 cookies other processes
+ * now mint: asked on each lookup of such a connection only (one PRAGMA).
+ */
+static void gen_catch_up(sq_store_t *sq)
+{
+    sqlite3_stmt *get = NULL;
+    int64_t ver;
+
+    if (sq->version >= HSC_SQLITE_GEN_VERSION || sq->db == NULL
+        || query_int(sq->db, "PRAGMA user_version", &ver) != SQLITE_OK
+        || ver < HSC_SQLITE_GEN_VERSION
+        || sqlite3_prepare_v3(sq->db,
+                              "SELECT " USER_COLUMNS
+                              " FROM hsc_users WHERE username = ?1",
+                              -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
+               != SQLITE_OK) {
+        sqlite3_finalize(get);
+        return;
+    }
+    sqlite3_finalize(sq->get_st);
+    sq->get_st = get;
+    sq->version = (int)ver;
 }
 
 static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
@@ -837,6 +877,7 @@ static hsc_status_t sq_get(hsc_store_t *s, const char *user, size_t len,
     if ((st = watch(sq)) != HSC_OK) {
         return st;
     }
+    gen_catch_up(sq);
     size_page_cache(sq);
     rc = sqlite3_bind_text(sq->get_st, 1, user, (int)len, SQLITE_STATIC);
     if (rc != SQLITE_OK) {
@@ -972,7 +1013,7 @@ static hsc_status_t sq_add(hsc_store_t *s, const hsc_user_t *u)
 
     status = write_prepare(sq, "add",
                            "INSERT INTO hsc_users (" USER_COLUMNS
-                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7)",
+                           ") VALUES (?1, ?2, ?3, ?4, ?5, ?6, 0, ?7, ?7, 0)",
                            &st);
     if (status != HSC_OK) {
         return status;
@@ -1006,8 +1047,8 @@ static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
 
     status = write_prepare(sq, "set_password",
                            "UPDATE hsc_users SET salt = ?2, kdf = ?3, "
-                           "authenticator = ?4, updated = ?5 WHERE username = "
-                           "?1",
+                           "authenticator = ?4, gen = gen + 1, updated = ?5 "
+                           "WHERE username = ?1",
                            &st);
     if (status != HSC_OK) {
         return status;
@@ -1072,17 +1113,13 @@ static hsc_status_t sq_set_disabled(hsc_store_t *s, const char *user, int on)
     return write_run(sq, "set_disabled", st);
 }
 
-static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
+static hsc_status_t revoke_run(sq_store_t *sq, const char *sql,
+                               const char *user, int64_t when)
 {
-    sq_store_t *sq = (sq_store_t *)s;
     sqlite3_stmt *st;
     hsc_status_t status;
 
-    status = write_prepare(sq, "revoke",
-                           "UPDATE hsc_users SET revoked_before = "
-                           "max(?2, revoked_before + 1), updated = ?3 "
-                           "WHERE username = ?1",
-                           &st);
+    status = write_prepare(sq, "revoke", sql, &st);
     if (status != HSC_OK) {
         return status;
     }
@@ -1094,6 +1131,30 @@ static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
         return status;
     }
     return write_run(sq, "revoke", st);
+}
+
+#define REVOKE_SQL(gen_too)                                                       \
+    "UPDATE hsc_users SET revoked_before = max(?2, revoked_before + 1), " gen_too \
+    "updated = ?3 WHERE username = ?1"
+
+static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    hsc_status_t status;
+
+    gen_catch_up(sq);
+    if (sq->version >= HSC_SQLITE_GEN_VERSION) {
+        return revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+    }
+    /* httpd's "log out everywhere" on a file without gen (httpd never
+     * upgrades one): its users hold format 1 cookies. Should the file
+     * have been upgraded meanwhile, raise gen too: revocation is exact. */
+    status = revoke_run(sq, REVOKE_SQL(""), user, when);
+    gen_catch_up(sq);
+    if (status == HSC_OK && sq->version >= HSC_SQLITE_GEN_VERSION) {
+        status = revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+    }
+    return status;
 }
 
 static hsc_status_t sq_del(hsc_store_t *s, const char *user)
@@ -1121,15 +1182,15 @@ static hsc_status_t sq_list(hsc_store_t *s, hsc_store_each_fn *fn, void *baton)
     sqlite3_stmt *st = NULL;
     hsc_user_t u;
     hsc_status_t status;
+    char sql[256];
     int rc;
 
     if ((status = watch(sq)) != HSC_OK) {
         return status;
     }
-    rc = sqlite3_prepare_v2(sq->db,
-                            "SELECT " USER_COLUMNS " FROM hsc_users ORDER BY "
-                            "username",
-                            -1, &st, NULL);
+    snprintf(sql, sizeof(sql), "%s FROM hsc_users ORDER BY username",
+             SELECT_USER(sq->version));
+    rc = sqlite3_prepare_v2(sq->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK) {
         return sq_fail(sq, "list", rc);
     }

@@ -86,14 +86,20 @@ check "the httpd role polls the change log" \
 check "hsc-admin revoke as the httpd role (log out everywhere)" \
     "$ADMIN" revoke "$SPEC_HTTPD" alice
 rb1=$(val hsc_admin "SELECT revoked_before FROM hsc_users WHERE username = 'alice'")
+g1=$(val hsc_admin "SELECT gen FROM hsc_users WHERE username = 'alice'")
 check "hsc_revoke as the httpd role" val hsc_httpd "SELECT hsc_revoke('alice', 5)"
 rb2=$(val hsc_admin "SELECT revoked_before FROM hsc_users WHERE username = 'alice'")
+g2=$(val hsc_admin "SELECT gen FROM hsc_users WHERE username = 'alice'")
 if [ "$rb2" -gt "$rb1" ] 2>/dev/null; then ok "hsc_revoke to an earlier time still raises revoked_before ($rb1 -> $rb2)"
 else notok "hsc_revoke to an earlier time still raises revoked_before ($rb1 -> $rb2)"; fi
+if [ "$g1" -ge 1 ] 2>/dev/null && [ "$g2" = $((g1 + 1)) ]; then ok "each revocation raises gen by one (format 2: $g1 -> $g2)"
+else notok "each revocation raises gen by one (format 2: $g1 -> $g2)"; fi
 
 # --- what it may not ------------------------------------------------------------
 refuse "the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0"
+refuse "the httpd role cannot set gen (bring format 2 cookies back)" \
+    val hsc_httpd "UPDATE hsc_users SET gen = 0"
 refuse "the httpd role cannot enable a user" \
     val hsc_httpd "UPDATE hsc_users SET disabled = false"
 refuse "the httpd role cannot add a user" add "$SPEC_HTTPD" mallory
@@ -180,6 +186,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 3 ] \
+    && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
+    ok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"; fi
 rm -f "$W/out"
 echo "1..$n"
 [ "$fails" = 0 ]

@@ -138,7 +138,7 @@ static void init_creates_schema_once_and_keeps_its_store_id(void)
     hsc_store_id(s, id2, sizeof(id2));
     CHECK_STR(id2, id1, "a second init keeps the store id (no overwrite)");
     hsc_store_close(s);
-    CHECK_EQ(sql_long(NULL, "SELECT count(*) FROM hsc_schema"), 2,
+    CHECK_EQ(sql_long(NULL, "SELECT count(*) FROM hsc_schema"), 3,
              "one row per schema version");
 }
 
@@ -168,7 +168,7 @@ static void concurrent_inits_apply_each_file_once(void)
         }
     }
     CHECK(all_ok, "four inits at once all succeed");
-    CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_schema"), 2,
+    CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_schema"), 3,
              "the schema was applied once");
     CHECK_EQ(sql_long("hsc_race", "SELECT count(*) FROM hsc_meta"), 1,
              "one store id");
@@ -237,8 +237,8 @@ static void users_round_trip_byte_for_byte(void)
           "salt and authenticator come back byte for byte");
     CHECK_STR(got.groups, "staff,admins", "groups");
     CHECK(got.disabled == 0 && got.revoked_before == 0 && got.created > 0
-              && got.updated >= got.created,
-          "flags and times");
+              && got.updated >= got.created && got.gen == 0,
+          "flags, times and gen 0");
     CHECK_EQ(got.kdf.iterations, 1000, "kdf");
     CHECK_EQ(hsc_store_get(s, "b\xc3\xa9la", 5, &got), HSC_OK,
              "get the UTF-8 name");
@@ -260,6 +260,8 @@ static void users_round_trip_byte_for_byte(void)
               && memcmp(got.salt, salt, HSC_SALT_LEN) == 0
               && memcmp(got.authenticator, v, HSC_AUTH_LEN) == 0,
           "every change is read back");
+    CHECK_EQ(got.gen, 3,
+             "gen: + 1 for disabling, the revocation, the new password");
     /* Issue 18: revocation only grows, and moves on every call. */
     CHECK_EQ(hsc_store_revoke(s, "alice", 4000000000), HSC_OK,
              "revoke again at the same time");
@@ -268,6 +270,7 @@ static void users_round_trip_byte_for_byte(void)
     CHECK(hsc_store_get(s, "alice", 5, &got) == HSC_OK
               && got.revoked_before == 4000000002,
           "revoked_before moved past each value and was never lowered");
+    CHECK_EQ(got.gen, 5, "and gen by one each time");
     CHECK_EQ(hsc_store_revoke(s, "nobody", 5), HSC_ENOUSER,
              "revoking an unknown user is ENOUSER");
     CHECK_EQ(hsc_store_set_disabled(s, "nobody", 1), HSC_ENOUSER,

@@ -50,6 +50,7 @@ static void make_rec(rec_t *r, const char *name, unsigned version)
     r->u.revoked_before = (int64_t)version;
     r->u.created = 1000 + (int64_t)n;
     r->u.updated = 2000 + (int64_t)version;
+    r->u.gen = (int64_t)version * 5 - 1; /* -1 (a file without gen) too */
 }
 
 /* 1 when u is exactly make_rec(name, u->revoked_before). */
@@ -65,7 +66,7 @@ static int rec_ok(const hsc_user_t *u, const char *name)
            && memcmp(u->salt, want.u.salt, HSC_SALT_LEN) == 0
            && memcmp(u->authenticator, want.u.authenticator, HSC_AUTH_LEN) == 0
            && u->disabled == want.u.disabled && u->created == want.u.created
-           && u->updated == want.u.updated;
+           && u->updated == want.u.updated && u->gen == want.u.gen;
 }
 
 static int put(hsc_cache_t *c, const char *name, unsigned version)
@@ -135,6 +136,17 @@ static void records_that_do_not_fit_are_not_kept(void)
               && !hsc_cache_fits(1, HSC_CACHE_TEXT - 2)
               && !hsc_cache_fits(0, 0),
           "hsc_cache_fits draws the same line");
+    make_rec(&r, "gen-big", 1);
+    r.u.gen = (int64_t)INT32_MAX + 1;
+    hsc_cache_ticket(c, &t);
+    CHECK_EQ(hsc_cache_put(c, &t, &r.u), 0,
+             "a gen above INT32_MAX is not kept");
+    CHECK_EQ(get(c, "gen-big", &u, text), 0, "and never a hit");
+    r.u.gen = INT32_MAX;
+    hsc_cache_ticket(c, &t);
+    CHECK_EQ(hsc_cache_put(c, &t, &r.u), 1, "INT32_MAX is");
+    CHECK(get(c, "gen-big", &u, text) == 1 && u.gen == INT32_MAX,
+          "and comes back whole");
     hsc_cache_destroy(c);
 }
 
@@ -442,7 +454,7 @@ static int make_db(char *path, size_t len, int nusers)
     for (i = 0; rc == SQLITE_OK && i < nusers; i++) {
         snprintf(sql, sizeof(sql),
                  "INSERT INTO hsc_users VALUES ('u%d', zeroblob(16), "
-                 "'sha256-chain:1000', zeroblob(32), 'staff', 0, 0, 1, 1)",
+                 "'sha256-chain:1000', zeroblob(32), 'staff', 0, 0, 1, 1, 0)",
                  i);
         rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     }

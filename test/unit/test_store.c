@@ -153,7 +153,7 @@ static void create_writes_application_id_version_and_wal(void)
     hsc_store_close(s);
     CHECK_EQ(raw_int(path, "PRAGMA application_id"), APP_ID,
              "application_id is HSC1");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "user_version is 2");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "user_version is 3");
     CHECK_STR(raw_text(path, "PRAGMA journal_mode", text, sizeof(text)), "wal",
               "journal mode is WAL");
     raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'hsc_users'",
@@ -167,7 +167,7 @@ static void create_writes_application_id_version_and_wal(void)
     st = hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err, sizeof(err));
     CHECK_EQ(st, HSC_OK, "CREATE on an existing hsc database opens it");
     hsc_store_close(s);
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "still version 2");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "still version 3");
     rm_db(path);
 }
 
@@ -180,27 +180,28 @@ static void schema_checks_refuse_bad_lengths(void)
     hsc_store_close(s);
     CHECK_EQ(raw_exec(path,
                       "INSERT INTO hsc_users VALUES ('bob', zeroblob(15), "
-                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
+                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1, 0)"),
              SQLITE_CONSTRAINT, "a 15-byte salt is refused");
     CHECK_EQ(raw_exec(path,
                       "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
-                      "'sha256-chain:1', zeroblob(31), '', 0, 0, 1, 1)"),
+                      "'sha256-chain:1', zeroblob(31), '', 0, 0, 1, 1, 0)"),
              SQLITE_CONSTRAINT, "a 31-byte authenticator is refused");
-    CHECK_EQ(raw_exec(path, "INSERT INTO hsc_users VALUES ('', zeroblob(16), "
-                            "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
+    CHECK_EQ(raw_exec(path,
+                      "INSERT INTO hsc_users VALUES ('', zeroblob(16), "
+                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1, 0)"),
              SQLITE_CONSTRAINT, "an empty username is refused");
     CHECK_EQ(raw_exec(path,
                       "INSERT INTO hsc_users VALUES ('bob', "
                       "'0123456789abcdef', 'sha256-chain:1', zeroblob(32), '', "
-                      "0, 0, 1, 1)"),
+                      "0, 0, 1, 1, 0)"),
              SQLITE_CONSTRAINT, "a text salt is refused");
     CHECK_EQ(raw_exec(path,
                       "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
-                      "'sha256-chain:1', zeroblob(32), '', 2, 0, 1, 1)"),
+                      "'sha256-chain:1', zeroblob(32), '', 2, 0, 1, 1, 0)"),
              SQLITE_CONSTRAINT, "disabled = 2 is refused");
     CHECK_EQ(raw_exec(path,
                       "INSERT INTO hsc_users VALUES ('bob', zeroblob(16), "
-                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1)"),
+                      "'sha256-chain:1', zeroblob(32), '', 0, 0, 1, 1, 0)"),
              SQLITE_OK, "a well-formed row is accepted");
     rm_db(path);
 }
@@ -234,6 +235,7 @@ static void add_then_get_returns_every_field(void)
     CHECK_STR(u.groups, "staff,admins", "groups");
     CHECK_EQ(u.disabled, 0, "not disabled");
     CHECK_EQ(u.revoked_before, 0, "never revoked");
+    CHECK_EQ(u.gen, 0, "gen starts at 0");
     CHECK(u.created >= now - 5 && u.created <= now + 5, "created is now");
     CHECK_EQ(u.updated, u.created, "updated equals created");
     CHECK_STR(raw_text(path, "SELECT kdf FROM hsc_users", spec, sizeof(spec)),
@@ -554,11 +556,11 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
 
     s = fresh_store(path, sizeof(path), "newer");
     hsc_store_close(s);
-    raw_exec(path, "PRAGMA user_version = 3");
+    raw_exec(path, "PRAGMA user_version = 4");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
              "a newer schema version is refused");
     CHECK(contains(err, "newer"), "message says newer");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "version untouched");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 4, "version untouched");
     rm_db(path);
 
     CHECK_EQ(hsc_store_sqlite_open(tmpdir, 0, &s, err, sizeof(err)), HSC_EIO,
@@ -626,7 +628,7 @@ static void open_migrates_an_older_version_when_writable(void)
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 0, "still version 0");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
              "a writable open migrates");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "now version 2");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "now version 3");
     make_user(&u, "dave", "", 9);
     CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "and the table works");
     hsc_store_close(s);
@@ -647,11 +649,20 @@ static int is_store_id(const char *id)
     return i == HSC_STORE_ID_SIZE - 1;
 }
 
-/* Make path a file of schema version 1 (as mod_hsc 1.x left it): what
- * version 2 added, taken away again. */
+/* Make path a file of schema version 2 (mod_hsc before format 2): what
+ * version 3 added, taken away again. */
+static int make_version_2(const char *path)
+{
+    return raw_exec(path, "ALTER TABLE hsc_users DROP COLUMN gen; "
+                          "PRAGMA user_version = 2");
+}
+
+/* Make path a file of schema version 1 (as mod_hsc 1.x left it). */
 static int make_version_1(const char *path)
 {
-    return raw_exec(path, "DROP TABLE hsc_meta; PRAGMA user_version = 1");
+    return make_version_2(path) != SQLITE_OK
+               ? SQLITE_ERROR
+               : raw_exec(path, "DROP TABLE hsc_meta; PRAGMA user_version = 1");
 }
 
 static void store_id_is_made_once_and_kept(void)
@@ -765,7 +776,7 @@ static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
                                    sizeof(err)),
              HSC_OK, "init upgrades version 1");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "now version 2");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "now version 3");
     CHECK_EQ(hsc_store_id(s, id, sizeof(id)), HSC_OK, "with a store id");
     CHECK(is_store_id(id), "of 32 hex digits");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice kept");
@@ -788,10 +799,83 @@ static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
     s = NULL;
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
              "a read-write open");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "upgrades it");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "upgrades it");
     CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "and makes an id");
     CHECK(strcmp(id2, id) != 0, "a new one (the old was dropped)");
     hsc_store_close(s);
+    rm_db(path);
+}
+
+/* Format 2's revocation: every revocation, and a new password, raise gen
+ * by one; a file of version 2 reads gen -1 (format 1 only), is revoked
+ * without it, and once upgraded under an open handle, that handle reads
+ * and raises the real gen. */
+static void gen_grows_with_each_revocation_and_survives_upgrade(void)
+{
+    char path[512], err[256];
+    unsigned char salt[HSC_SALT_LEN] = {1}, v[HSC_AUTH_LEN] = {2};
+    hsc_store_t *s, *nm = NULL;
+    hsc_user_t u;
+
+    s = fresh_store(path, sizeof(path), "gen");
+    if (s == NULL) {
+        CHECK(0, "store opened");
+        return;
+    }
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 0, "gen 0");
+    CHECK_EQ(hsc_store_revoke_now(s, "alice", (int64_t)time(NULL)), HSC_OK,
+             "log out everywhere");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 1, "gen 1 after a revocation");
+    CHECK_EQ(hsc_store_set_disabled(s, "alice", 1), HSC_OK, "disable");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 2, "disabling revokes: gen 2");
+    CHECK_EQ(hsc_store_set_disabled(s, "alice", 0), HSC_OK, "enable");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 2, "enabling does not move gen");
+    CHECK_EQ(hsc_store_set_password(s, "alice", salt, &u.kdf, v), HSC_OK,
+             "a new password");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 3, "a new password ends every format 2 cookie: gen 3");
+    CHECK_EQ(hsc_store_set_groups(s, "alice", "staff"), HSC_OK, "groups");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice");
+    CHECK_EQ(u.gen, 3, "a group change does not");
+    CHECK_EQ(raw_exec(path, "UPDATE hsc_users SET gen = -1"), SQLITE_CONSTRAINT,
+             "the schema refuses a negative gen");
+    hsc_store_close(s);
+
+    CHECK_EQ(make_version_2(path), SQLITE_OK, "made a version 2 file");
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_NOMIGRATE, &nm, err,
+                                   sizeof(err)),
+             HSC_OK, "httpd's open uses a version 2 file as it is");
+    if (nm == NULL) {
+        rm_db(path);
+        return;
+    }
+    CHECK_EQ(hsc_store_get(nm, "alice", 5, &u), HSC_OK, "alice is read");
+    CHECK_EQ(u.gen, -1, "with gen -1: no format 2 cookie matches");
+    CHECK_EQ(hsc_store_revoke_now(nm, "alice", (int64_t)time(NULL)), HSC_OK,
+             "log out everywhere works without gen");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 2, "still version 2");
+
+    s = NULL;
+    CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
+                                   sizeof(err)),
+             HSC_OK, "hsc-admin init upgrades it");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 3, "to version 3");
+    CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice kept");
+    CHECK_EQ(u.gen, 0, "at gen 0");
+    hsc_store_close(s);
+    CHECK_EQ(hsc_store_get(nm, "alice", 5, &u), HSC_OK,
+             "the handle opened before reads her");
+    CHECK_EQ(u.gen, 0, "with the real gen, without a reopen");
+    CHECK_EQ(hsc_store_revoke_now(nm, "alice", (int64_t)time(NULL)), HSC_OK,
+             "and revokes");
+    CHECK_EQ(raw_int(path, "SELECT gen FROM hsc_users WHERE username = "
+                           "'alice'"),
+             1, "raising gen");
+    hsc_store_close(nm);
     rm_db(path);
 }
 
@@ -1074,7 +1158,7 @@ static void cache_sees_every_change_on_the_next_get(int writer)
          "INSERT INTO hsc_users VALUES ('alice', "
          "x'33333333333333333333333333333333', 'sha256-chain:1000', x'"
          "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc'"
-         ", '', 0, 0, 1, 1)",
+         ", '', 0, 0, 1, 1, 0)",
          HSC_OK, F_SALT, 0x33, NULL},
     };
     char path[512], what[160];
@@ -1752,6 +1836,7 @@ int main(void)
     RUN(open_migrates_an_older_version_when_writable);
     RUN(store_id_is_made_once_and_kept);
     RUN(version_1_is_upgraded_by_init_and_read_as_is_before);
+    RUN(gen_grows_with_each_revocation_and_survives_upgrade);
     RUN(read_only_handle_reads_and_refuses_writes);
     RUN(locked_database_fails_closed);
     RUN(handle_notices_a_deleted_or_replaced_file);
