@@ -130,6 +130,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->stylesheet = NULL;
     d->failure_url = NULL;
     d->health_details = HSC_DEFAULT_HEALTH_DETAILS;
+    d->cookie_format1 = HSC_DEFAULT_COOKIE_FORMAT1;
     return d;
 }
 
@@ -157,6 +158,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, stylesheet);
     HSC_MERGE(d, base, add, failure_url);
     HSC_MERGE(d, base, add, health_details);
+    HSC_MERGE(d, base, add, cookie_format1);
     return d;
 }
 
@@ -554,6 +556,7 @@ static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
 
 HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
+HSC_DIR_FLAG_SETTER(cookie_format1)
 
 /* HSCScope is part of the MAC input: printable ASCII, never a line feed. */
 static const char *set_scope(cmd_parms *cmd, void *dv, const char *arg)
@@ -1000,6 +1003,9 @@ const command_rec hsc_cmds[] = {
                  "On|Off: hsc-health shows the reason, version, key count "
                  "and store time (default " HSC_DEFAULT_HEALTH_DETAILS_TEXT
                  ")"),
+    HSC_DIR_FLAG("HSCCookieFormat1", set_cookie_format1,
+                 "On|Off: accept cookies of format 1, minted before an "
+                 "upgrade (default " HSC_DEFAULT_COOKIE_FORMAT1_TEXT ")"),
     HSC_DIR_TAKE1("HSCScope", set_scope,
                   "Scope string bound into the MAC (default empty)"),
     HSC_DIR_FLAG("HSCBindAddress", set_bind_address,

@@ -101,13 +101,15 @@ typedef struct {
     const char *stylesheet;         /* HSCLoginStylesheet; NULL: none */
     const char *failure_url;        /* HSCLoginFailureURL; NULL: the form */
     int health_details;             /* HSCHealthDetails */
+    int cookie_format1;             /* HSCCookieFormat1 */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
         max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
         bind_address_set : 1, login_url_set : 1, unauth_set : 1,
         success_url_set : 1, logout_url_set : 1, site_name_set : 1,
-        stylesheet_set : 1, failure_url_set : 1, health_details_set : 1;
+        stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
+        cookie_format1_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

@@ -281,6 +281,54 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
                          : hsc_page_busy(r->pool, &c, back));
 }
 
+/*
+ * The new login's cookie: format 2 with a fresh login id (noted for the
+ * audit log) and amr = pwd; format 1 for a user database older than gen
+ * (u->gen -1: its revocation is revoked_before alone).
+ */
+static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
+                               const hsc_verify_params_t *vp,
+                               const hsc_user_t *u, int64_t iat, int64_t exp,
+                               const unsigned char xn[HSC_XN_LEN], char *out,
+                               size_t cap, size_t *len)
+{
+    unsigned char lid[HSC_LID_LEN];
+    hsc_cookie_t c;
+    hsc_claims_t cl;
+    hsc_status_t st;
+    char *text;
+
+    if (u->gen < 0) {
+        return hsc_cookie_mint(hsc_keyring_signer(sc->keys), u->name,
+                               u->name_len, iat, exp, xn, vp->scope,
+                               vp->address, out, cap, len);
+    }
+    st = hsc_random(lid, sizeof(lid));
+    if (st != HSC_OK) {
+        return st;
+    }
+    memset(&cl, 0, sizeof(cl));
+    cl.user = u->name;
+    cl.user_len = u->name_len;
+    cl.iat = iat;
+    cl.exp = exp;
+    cl.gen = u->gen;
+    cl.lid = lid;
+    cl.amr = HSC_AMR_PWD;
+    cl.xn = xn;
+    st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp->scope,
+                          vp->address, out, cap, len);
+    if (st == HSC_OK) {
+        memset(&c, 0, sizeof(c));
+        c.format = 2;
+        memcpy(c.lid, lid, sizeof(lid));
+        text = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
+        hsc_login_id_text(&c, text);
+        apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, text);
+    }
+    return st;
+}
+
 /* A checked login: mint the cookie, set it, 303 to a safe target. */
 static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                            const hsc_dir_conf_t *d, const hsc_user_t *u,
@@ -301,9 +349,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     if (exp <= iat) {
         exp = iat + 1;
     }
-    st = hsc_cookie_mint(hsc_keyring_signer(sc->keys), u->name, u->name_len,
-                         iat, exp, xn, vp.scope, vp.address, value,
-                         sizeof(value), &len);
+    st = mint_login(r, sc, &vp, u, iat, exp, xn, value, sizeof(value), &len);
     hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -318,7 +364,12 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  HSCLOGNO(034) "user \"%s\" logged in", user);
+                  HSCLOGNO(034) "user \"%s\" logged in%s%s", user,
+                  apr_table_get(r->notes, HSC_NOTE_LOGIN_ID) ? ", login id "
+                                                             : "",
+                  apr_table_get(r->notes, HSC_NOTE_LOGIN_ID)
+                      ? apr_table_get(r->notes, HSC_NOTE_LOGIN_ID)
+                      : "");
     hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
                   hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */

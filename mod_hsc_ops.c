@@ -19,6 +19,7 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_session.h"
 #include "hsc_audit.h"
 #include "hsc_version.h"
 
@@ -81,6 +82,7 @@ static void request_fields(request_rec *r, hsc_audit_event_t *e,
     e->client = r->useragent_ip;
     e->vhost = r->server->server_hostname;
     e->request_id = apr_table_get(r->subprocess_env, "UNIQUE_ID");
+    e->login_id = apr_table_get(r->notes, HSC_NOTE_LOGIN_ID);
 }
 
 void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
@@ -152,6 +154,7 @@ void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
     hsc_audit_event_t e;
     hsc_cookie_t p;
     hsc_cookie_outcome_t o;
+    char lid[HSC_LOGIN_ID_SIZE];
 
     if (vp != NULL && st == HSC_OK) {
         hsc_metrics_cookie(HSC_COOKIE_OK);
@@ -183,6 +186,10 @@ void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
     }
     if (p.kid_len > 0) {
         e.kid = p.kid;
+    }
+    hsc_login_id_text(&p, lid);
+    if (lid[0] != '\0') {
+        e.login_id = lid; /* as the cookie says; not verified */
     }
     hsc_audit_write(r, &e);
     hsc_wipe(&p, sizeof(p));

@@ -27,8 +27,11 @@
 /* What a verified request carries, in r->request_config. */
 typedef struct {
     const char *user;
-    const char *groups;    /* "g1,g2" or "" */
-    char iat[24], exp[24]; /* canonical decimal, for the environment */
+    const char *groups;          /* "g1,g2" or "" */
+    char iat[24], exp[24];       /* canonical decimal, for the environment */
+    char mfa_at[24];             /* the latest second factor, or "0" */
+    char amr[HSC_AMR_NAMES_MAX]; /* "pwd otp mfa" */
+    char lid[HSC_LOGIN_ID_SIZE]; /* base64url; "" for format 1 */
 } hsc_req_t;
 
 /* --- the one status mapping ---------------------------------------------- */
@@ -111,6 +114,9 @@ void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
     vp->now = (int64_t)apr_time_sec(r->request_time);
     vp->skew = d->skew;
     vp->max_age = d->max_age;
+    vp->refuse_format1 = !d->cookie_format1;
+    vp->allow_pending = 0;
+    vp->pending_timeout = 0;
 }
 
 hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
@@ -172,6 +178,12 @@ static void export_verdict(request_rec *r, const hsc_req_t *rq)
     apr_table_setn(r->subprocess_env, "HSC_GROUPS", rq->groups);
     apr_table_setn(r->subprocess_env, "HSC_LOGIN_TIME", rq->iat);
     apr_table_setn(r->subprocess_env, "HSC_EXPIRES", rq->exp);
+    apr_table_setn(r->subprocess_env, "HSC_AMR", rq->amr);
+    apr_table_setn(r->subprocess_env, "HSC_MFA_TIME", rq->mfa_at);
+    if (rq->lid[0] != '\0') {
+        apr_table_setn(r->subprocess_env, "HSC_LOGIN_ID", rq->lid);
+        apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, rq->lid);
+    }
 }
 
 /* Record the verdict on r: user, auth type, environment, request config. */
@@ -190,6 +202,9 @@ static void set_verdict(request_rec *r, const hsc_cookie_t *c,
     rq->groups = buf;
     hsc_format_time(c->iat, rq->iat);
     hsc_format_time(exp, rq->exp);
+    hsc_format_time(c->mfa_at, rq->mfa_at);
+    hsc_amr_names(c->amr, rq->amr);
+    hsc_login_id_text(c, rq->lid);
     ap_set_module_config(r->request_config, &hsc_module, rq);
 
     export_verdict(r, rq);
@@ -207,7 +222,7 @@ static int same_verification(const hsc_dir_conf_t *a, const hsc_dir_conf_t *b)
            || (a != NULL && b != NULL && !strcmp(a->cookie_name, b->cookie_name)
                && !strcmp(a->scope, b->scope)
                && a->bind_address == b->bind_address && a->max_age == b->max_age
-               && a->skew == b->skew);
+               && a->skew == b->skew && a->cookie_format1 == b->cookie_format1);
 }
 
 /* The verdict of the main or an earlier request of this one, when it was

@@ -33,6 +33,7 @@ typedef struct {
     const char *vhost;      /* ServerName of the virtual host */
     const char *request_id; /* UNIQUE_ID (mod_unique_id) */
     const char *kid;        /* key id that signed or verified a cookie */
+    const char *login_id;   /* format 2: the login's id (base64url) */
     const char *counter;    /* throttled logins: "address" or "user" */
     int64_t until;          /* throttled logins: Unix seconds; 0: none */
     int everywhere;         /* logout: 0 or 1; -1: left out */

@@ -6,6 +6,7 @@
  * scans the value once for its separators, and costs one HMAC (from
  * precomputed states, see hsc_keys.c) plus one SHA-256 of 32 bytes.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "hsc_cookie.h"
@@ -13,14 +14,24 @@
 #include "hsc_kdf.h"
 #include "hsc_parse.h" /* hsc_scope_valid */
 
-#define NFIELDS 7
+/* Fields of each format; the version field is first in both. */
+#define NFIELDS_1 7
+#define NFIELDS_2 11
 #define F_VERSION 0
 #define F_KID 1
 #define F_USER 2
 #define F_IAT 3
 #define F_EXP 4
-#define F_AUTH 5
-#define F_MAC 6
+/* format 1 */
+#define F1_AUTH 5
+/* format 2 */
+#define F2_GEN 5
+#define F2_LID 6
+#define F2_AMR 7
+#define F2_MFA_AT 8
+#define F2_AUTH 9
+/* the last field of either */
+#define F_MAC(n) ((n)-1)
 
 /* Characters of base64url for 32 bytes: auth and mac fields. */
 #define B64_32 HSC_B64URL_LEN(32)
@@ -51,12 +62,109 @@ static int64_t sat_add(int64_t a, int64_t b)
     return a + b;
 }
 
+/* base64url of exactly want bytes into out: 0, or -1. */
+static int b64_exact(const char *f, size_t flen, unsigned char *out,
+                     size_t want)
+{
+    size_t got;
+
+    return flen == HSC_B64URL_LEN(want)
+                   && hsc_b64url_decode(f, flen, out, want, &got) == HSC_OK
+                   && got == want
+               ? 0
+               : -1;
+}
+
+/* The bytes auth must have for amr: x_n if pwd, z if seal. */
+static size_t auth_len_of(unsigned amr)
+{
+    return ((amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0)
+           + ((amr & HSC_AMR_SEAL) ? HSC_SEAL_LEN : 0);
+}
+
+/* 1 when amr is a combination the spec allows (its syntax step). */
+static int amr_valid(int64_t amr)
+{
+    return amr >= 0 && amr <= HSC_AMR_ALL
+           && (amr & (HSC_AMR_PWD | HSC_AMR_SEAL)) != 0
+           && (!(amr & HSC_AMR_SEAL) || (amr & HSC_AMR_HWK));
+}
+
+/* Split value at its dots into at most NFIELDS_2 fields; the count, or -1
+ * for a twelfth. */
+static int split(const char *value, size_t len, const char **f, size_t *flen)
+{
+    size_t i, start = 0;
+    int n = 0;
+
+    for (;;) {
+        const char *dot = memchr(value + start, '.', len - start);
+
+        i = dot != NULL ? (size_t)(dot - value) : len;
+        if (n == NFIELDS_2) {
+            return -1;
+        }
+        f[n] = value + start;
+        flen[n] = i - start;
+        n++;
+        if (dot == NULL) {
+            return n;
+        }
+        start = i + 1;
+    }
+}
+
+/* The fields both formats share: kid, user, iat, exp, mac. */
+static int parse_common(const char *const *f, const size_t *flen, int n,
+                        hsc_cookie_t *out)
+{
+    size_t got;
+
+    if (!hsc_kid_valid(f[F_KID], flen[F_KID])) {
+        return -1;
+    }
+    memcpy(out->kid, f[F_KID], flen[F_KID]);
+    out->kid[flen[F_KID]] = '\0';
+    out->kid_len = flen[F_KID];
+    if (hsc_b64url_decode(f[F_USER], flen[F_USER], (unsigned char *)out->user,
+                          HSC_USER_MAX, &got)
+            != HSC_OK
+        || !hsc_username_valid(out->user, got)) {
+        return -1;
+    }
+    out->user[got] = '\0';
+    out->user_len = got;
+    if (hsc_parse_time(f[F_IAT], flen[F_IAT], &out->iat) != HSC_OK
+        || hsc_parse_time(f[F_EXP], flen[F_EXP], &out->exp) != HSC_OK
+        || out->exp <= out->iat) {
+        return -1;
+    }
+    return b64_exact(f[F_MAC(n)], flen[F_MAC(n)], out->mac, HSC_MAC_LEN);
+}
+
+/* Format 2's own fields: gen, lid, amr, mfa_at, and auth by amr. */
+static int parse_v2(const char *const *f, const size_t *flen, hsc_cookie_t *out)
+{
+    int64_t amr;
+
+    if (hsc_parse_time(f[F2_GEN], flen[F2_GEN], &out->gen) != HSC_OK
+        || b64_exact(f[F2_LID], flen[F2_LID], out->lid, HSC_LID_LEN) != 0
+        || hsc_parse_time(f[F2_AMR], flen[F2_AMR], &amr) != HSC_OK
+        || !amr_valid(amr)
+        || hsc_parse_time(f[F2_MFA_AT], flen[F2_MFA_AT], &out->mfa_at)
+               != HSC_OK) {
+        return -1;
+    }
+    out->amr = (unsigned)amr;
+    out->auth_len = auth_len_of(out->amr);
+    return b64_exact(f[F2_AUTH], flen[F2_AUTH], out->auth, out->auth_len);
+}
+
 hsc_status_t hsc_cookie_parse(const char *value, size_t len, hsc_cookie_t *out)
 {
-    const char *f[NFIELDS];
-    size_t flen[NFIELDS];
-    size_t i, start = 0, n = 0, got;
-    hsc_status_t rv;
+    const char *f[NFIELDS_2];
+    size_t flen[NFIELDS_2];
+    int n, bad;
 
     memset(out, 0, sizeof(*out));
     if (len > HSC_COOKIE_MAX) {
@@ -65,69 +173,62 @@ hsc_status_t hsc_cookie_parse(const char *value, size_t len, hsc_cookie_t *out)
     if (value == NULL) {
         return HSC_EMALFORMED;
     }
-    /* The separators (memchr); an eighth field is refused at once. */
-    for (;;) {
-        const char *dot = memchr(value + start, '.', len - start);
-
-        i = dot != NULL ? (size_t)(dot - value) : len;
-        if (n == NFIELDS) {
-            return HSC_EMALFORMED;
-        }
-        f[n] = value + start;
-        flen[n] = i - start;
-        n++;
-        if (dot == NULL) {
-            break;
-        }
-        start = i + 1;
+    n = split(value, len, f, flen);
+    if (n == NFIELDS_1 && flen[F_VERSION] == 1 && f[F_VERSION][0] == '1') {
+        out->format = 1;
+        out->gen = -1;
+        out->amr = HSC_AMR_PWD;
+        out->auth_len = HSC_XN_LEN;
+        bad = b64_exact(f[F1_AUTH], flen[F1_AUTH], out->auth, HSC_XN_LEN);
     }
-    if (n != NFIELDS) {
+    else if (n == NFIELDS_2 && flen[F_VERSION] == 1 && f[F_VERSION][0] == '2') {
+        out->format = 2;
+        bad = parse_v2(f, flen, out);
+    }
+    else {
         return HSC_EMALFORMED;
     }
-    if (flen[F_VERSION] != 1 || f[F_VERSION][0] != '1') {
+    if (bad || parse_common(f, flen, n, out) != 0) {
+        hsc_wipe(out, sizeof(*out));
         return HSC_EMALFORMED;
     }
-    if (!hsc_kid_valid(f[F_KID], flen[F_KID])) {
-        return HSC_EMALFORMED;
-    }
-    if (flen[F_AUTH] != B64_32 || flen[F_MAC] != B64_32) {
-        return HSC_EMALFORMED;
-    }
-    memcpy(out->kid, f[F_KID], flen[F_KID]);
-    out->kid[flen[F_KID]] = '\0';
-    out->kid_len = flen[F_KID];
-
-    rv = hsc_b64url_decode(f[F_USER], flen[F_USER], (unsigned char *)out->user,
-                           HSC_USER_MAX, &got);
-    if (rv != HSC_OK || !hsc_username_valid(out->user, got)) {
-        goto malformed;
-    }
-    out->user[got] = '\0';
-    out->user_len = got;
-
-    if (hsc_parse_time(f[F_IAT], flen[F_IAT], &out->iat) != HSC_OK
-        || hsc_parse_time(f[F_EXP], flen[F_EXP], &out->exp) != HSC_OK
-        || out->exp <= out->iat) {
-        goto malformed;
-    }
-    if (hsc_b64url_decode(f[F_AUTH], flen[F_AUTH], out->auth, sizeof(out->auth),
-                          &got)
-            != HSC_OK
-        || got != sizeof(out->auth)) {
-        goto malformed;
-    }
-    if (hsc_b64url_decode(f[F_MAC], flen[F_MAC], out->mac, sizeof(out->mac),
-                          &got)
-            != HSC_OK
-        || got != sizeof(out->mac)) {
-        goto malformed;
-    }
-    out->signed_len = (size_t)(f[F_MAC] - value) - 1;
+    out->signed_len = (size_t)(f[F_MAC(n)] - value) - 1;
     return HSC_OK;
+}
 
-malformed:
-    hsc_wipe(out, sizeof(*out));
-    return HSC_EMALFORMED;
+/* Step 4 on a parsed cookie: HSC_OK or the refusal. */
+static hsc_status_t check_time(const hsc_verify_params_t *vp,
+                               const hsc_cookie_t *c)
+{
+    int64_t pending = vp->pending_timeout > 0 ? vp->pending_timeout
+                                              : HSC_PENDING_TIMEOUT_DEFAULT;
+
+    /* iat, exp >= 0 by syntax; the sums saturate. */
+    if (!(c->exp > vp->now)) {
+        return HSC_EEXPIRED;
+    }
+    if (!(c->iat <= sat_add(vp->now, vp->skew))) {
+        return HSC_EFUTURE;
+    }
+    if (!(vp->now < sat_add(c->iat, vp->max_age))) {
+        return HSC_EMAXAGE;
+    }
+    if (c->format == 1) {
+        return HSC_OK;
+    }
+    /* mfa_at is set exactly with a second factor, and not before the
+     * login; a pending cookie lives minutes. */
+    if ((c->mfa_at == 0) != ((c->amr & HSC_AMR_FACTOR) == 0)
+        || (c->mfa_at != 0 && c->mfa_at < c->iat)) {
+        return HSC_EMALFORMED;
+    }
+    if (c->mfa_at > sat_add(vp->now, vp->skew)) {
+        return HSC_EFUTURE;
+    }
+    if ((c->amr & HSC_AMR_PENDING) && c->exp > sat_add(c->iat, pending)) {
+        return HSC_EMAXAGE;
+    }
+    return HSC_OK;
 }
 
 hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
@@ -164,16 +265,13 @@ hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
         rv = HSC_EBADMAC;
         goto cleanup;
     }
-    /* Step 4: time. iat, exp >= 0 by syntax; the sums saturate. */
-    if (!(out->exp > vp->now)) {
-        rv = HSC_EEXPIRED;
+    /* A genuine cookie of the old format, where HSCCookieFormat1 is off. */
+    if (out->format == 1 && vp->refuse_format1) {
+        rv = HSC_EOLDFORMAT;
+        goto cleanup;
     }
-    else if (!(out->iat <= sat_add(vp->now, vp->skew))) {
-        rv = HSC_EFUTURE;
-    }
-    else if (!(vp->now < sat_add(out->iat, vp->max_age))) {
-        rv = HSC_EMAXAGE;
-    }
+    /* Step 4: time. */
+    rv = check_time(vp, out);
 
 cleanup:
     hsc_wipe(mac, sizeof(mac)); /* the expected MAC: never leak it */
@@ -183,21 +281,33 @@ cleanup:
     return rv;
 }
 
-/* Steps 5 and 6 on a record: HSC_OK or the refusal. */
-static hsc_status_t check_record(const hsc_cookie_t *c, const hsc_user_t *user)
+/* Step 5 on a record: the user is enabled and was not revoked since. */
+static hsc_status_t check_user_step(const hsc_cookie_t *c,
+                                    const hsc_user_t *user)
+{
+    if (user->disabled) {
+        return HSC_EDISABLED;
+    }
+    /* Format 1: by time; format 2: by generation, exact and clock-free
+     * (a file without gen reads -1, which no format 2 cookie carries). */
+    if (c->format == 1 ? c->iat < user->revoked_before : c->gen != user->gen) {
+        return HSC_EREVOKED;
+    }
+    return HSC_OK;
+}
+
+/* Step 6 on a record: hardening. Only the holder of x_n (the password)
+ * could have put an auth whose SHA-256 is v into a MAC'd cookie. A seal
+ * needs a passkey's SHA-256(z), which no user has before part 2: refused. */
+static hsc_status_t check_auth_step(const hsc_cookie_t *c,
+                                    const hsc_user_t *user)
 {
     unsigned char v[HSC_AUTH_LEN];
     hsc_status_t rv;
 
-    /* Step 5: the user exists, is enabled, and was not revoked since. */
-    if (user->disabled) {
-        return HSC_EDISABLED;
+    if (c->amr & HSC_AMR_SEAL) {
+        return HSC_EAUTH;
     }
-    if (c->iat < user->revoked_before) {
-        return HSC_EREVOKED;
-    }
-    /* Step 6: hardening. Only the holder of x_n (the password) could have
-     * put an auth whose SHA-256 is v into a MAC'd cookie. */
     rv = hsc_authenticator(c->auth, v);
     if (rv == HSC_OK && !hsc_ct_equal(v, user->authenticator, sizeof(v))) {
         rv = HSC_EAUTH;
@@ -206,13 +316,22 @@ static hsc_status_t check_record(const hsc_cookie_t *c, const hsc_user_t *user)
     return rv;
 }
 
-hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
+/* Steps 5 and 6 on a record: HSC_OK or the refusal. */
+static hsc_status_t check_record(const hsc_cookie_t *c, const hsc_user_t *user)
+{
+    hsc_status_t rv = check_user_step(c, user);
+
+    return rv != HSC_OK ? rv : check_auth_step(c, user);
+}
+
+hsc_status_t hsc_cookie_check_user(const hsc_verify_params_t *vp,
+                                   const hsc_cookie_t *c, hsc_store_t *store,
                                    hsc_user_t *user)
 {
     hsc_status_t rv;
 
     memset(user, 0, sizeof(*user));
-    if (c == NULL || store == NULL) {
+    if (vp == NULL || c == NULL || store == NULL) {
         return HSC_EINVAL;
     }
     rv = hsc_store_get(store, c->user, c->user_len, user);
@@ -229,6 +348,10 @@ hsc_status_t hsc_cookie_check_user(const hsc_cookie_t *c, hsc_store_t *store,
         if (rv == HSC_OK) {
             rv = check_record(c, user);
         }
+    }
+    /* Step 7: a pending cookie is good at the second-factor step only. */
+    if (rv == HSC_OK && (c->amr & HSC_AMR_PENDING) && !vp->allow_pending) {
+        rv = HSC_EPENDING;
     }
     if (rv != HSC_OK) {
         memset(user, 0, sizeof(*user));
@@ -247,7 +370,7 @@ hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
     if (rv != HSC_OK) {
         return rv;
     }
-    rv = hsc_cookie_check_user(out, store, user);
+    rv = hsc_cookie_check_user(vp, out, store, user);
     if (rv != HSC_OK) {
         hsc_wipe(out->auth, sizeof(out->auth));
         hsc_wipe(out->mac, sizeof(out->mac));
@@ -310,6 +433,144 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
     return HSC_OK;
 }
 
+/* 1 when cl is what a verifier's syntax and time steps could accept. */
+static int claims_valid(const hsc_claims_t *cl)
+{
+    return hsc_username_valid(cl->user, cl->user_len) && cl->iat >= 0
+           && cl->exp > cl->iat && cl->gen >= 0 && cl->lid != NULL
+           && amr_valid(cl->amr)
+           && ((cl->amr & HSC_AMR_PWD) == 0 || cl->xn != NULL)
+           && ((cl->amr & HSC_AMR_SEAL) == 0 || cl->z != NULL)
+           && (cl->mfa_at == 0) == ((cl->amr & HSC_AMR_FACTOR) == 0)
+           && (cl->mfa_at == 0 || cl->mfa_at >= cl->iat);
+}
+
+/* Append ".<decimal>" at out + o; the new length. */
+static size_t put_num(char *out, size_t o, int64_t t)
+{
+    out[o++] = '.';
+    return o + hsc_format_time(t, out + o);
+}
+
+hsc_status_t hsc_cookie_mint2(const hsc_key_t *key, const hsc_claims_t *cl,
+                              const char *scope, const char *address, char *out,
+                              size_t outcap, size_t *outlen)
+{
+    const char *kid;
+    size_t kid_len, need, o = 0;
+    unsigned char mac[HSC_MAC_LEN];
+    hsc_status_t rv;
+
+    *outlen = 0;
+    if (out != NULL && outcap > 0) {
+        out[0] = '\0';
+    }
+    if (out == NULL || key == NULL || cl == NULL || !claims_valid(cl)
+        || !hsc_scope_valid(scope) || !no_linefeed(address)) {
+        return HSC_EINVAL;
+    }
+    kid = hsc_key_id(key);
+    kid_len = strlen(kid);
+    /* "2." kid "." user, four numbers (19 digits at most), lid, amr,
+     * auth, mac, their dots and the NUL. */
+    need = 2 + kid_len + 1 + HSC_B64URL_LEN(cl->user_len) + 4 * 20
+           + HSC_B64URL_LEN(HSC_LID_LEN) + 1 + 4
+           + HSC_B64URL_LEN(HSC_XN_LEN + HSC_SEAL_LEN) + 1 + B64_32 + 1 + 1;
+    if (outcap < need) {
+        return HSC_ETOOLONG;
+    }
+    out[o++] = '2';
+    out[o++] = '.';
+    memcpy(out + o, kid, kid_len);
+    o += kid_len;
+    out[o++] = '.';
+    o += hsc_b64url_encode(cl->user, cl->user_len, out + o);
+    o = put_num(out, o, cl->iat);
+    o = put_num(out, o, cl->exp);
+    o = put_num(out, o, cl->gen);
+    out[o++] = '.';
+    o += hsc_b64url_encode(cl->lid, HSC_LID_LEN, out + o);
+    o = put_num(out, o, (int64_t)cl->amr);
+    o = put_num(out, o, cl->mfa_at);
+    out[o++] = '.';
+    {
+        unsigned char auth[HSC_XN_LEN + HSC_SEAL_LEN];
+        size_t n = 0;
+
+        if (cl->amr & HSC_AMR_PWD) {
+            memcpy(auth, cl->xn, HSC_XN_LEN);
+            n = HSC_XN_LEN;
+        }
+        if (cl->amr & HSC_AMR_SEAL) {
+            memcpy(auth + n, cl->z, HSC_SEAL_LEN);
+            n += HSC_SEAL_LEN;
+        }
+        o += hsc_b64url_encode(auth, n, out + o);
+        hsc_wipe(auth, sizeof(auth));
+    }
+    rv = hsc_key_mac3(key, out, o, scope, safe_len(scope), address,
+                      safe_len(address), mac);
+    if (rv != HSC_OK) {
+        hsc_wipe(out, o); /* holds x_n in base64url */
+        out[0] = '\0';
+        return rv;
+    }
+    out[o++] = '.';
+    o += hsc_b64url_encode(mac, sizeof(mac), out + o);
+    out[o] = '\0';
+    hsc_wipe(mac, sizeof(mac));
+    *outlen = o;
+    return HSC_OK;
+}
+
+void hsc_login_id_text(const hsc_cookie_t *c, char out[HSC_LOGIN_ID_SIZE])
+{
+    size_t n = 0;
+
+    if (c->format == 2) {
+        n = hsc_b64url_encode(c->lid, HSC_LID_LEN, out);
+    }
+    out[n] = '\0';
+}
+
+void hsc_cookie_claims(const hsc_cookie_t *c, hsc_claims_t *cl)
+{
+    memset(cl, 0, sizeof(*cl));
+    cl->user = c->user;
+    cl->user_len = c->user_len;
+    cl->iat = c->iat;
+    cl->exp = c->exp;
+    cl->gen = c->gen;
+    cl->lid = c->lid;
+    cl->amr = c->amr;
+    cl->mfa_at = c->mfa_at;
+    cl->xn = (c->amr & HSC_AMR_PWD) ? c->auth : NULL;
+    cl->z = (c->amr & HSC_AMR_SEAL)
+                ? c->auth + ((c->amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0)
+                : NULL;
+}
+
+void hsc_amr_names(unsigned amr, char *buf)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{HSC_AMR_PWD, "pwd"}, {HSC_AMR_OTP, "otp"},
+                 {HSC_AMR_HWK, "hwk"}, {HSC_AMR_UV, "uv"},
+                 {HSC_AMR_RC, "rc"},   {HSC_AMR_SEAL, "seal"}};
+    size_t i, o = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
+        if (amr & names[i].bit) {
+            o += (size_t)sprintf(buf + o, "%s%s", o ? " " : "", names[i].name);
+        }
+    }
+    if ((amr & HSC_AMR_FACTOR) && (amr & (HSC_AMR_PWD | HSC_AMR_UV))) {
+        sprintf(buf + o, "%smfa", o ? " " : "");
+    }
+}
+
 int64_t hsc_login_iat(int64_t now, int64_t revoked_before)
 {
     return revoked_before > now ? revoked_before : now;
@@ -355,6 +616,9 @@ hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
     if (vp == NULL || c == NULL) {
         return HSC_EINVAL;
     }
+    if (c->amr & HSC_AMR_PENDING) {
+        return HSC_EPENDING; /* minutes at one step: never extended */
+    }
     key = hsc_keyring_signer(vp->keys);
     if (key == NULL) {
         return HSC_ENOKEY;
@@ -363,8 +627,18 @@ hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
     if (exp <= vp->now) {
         return HSC_EMAXAGE; /* the login is over: no refresh past max age */
     }
-    return hsc_cookie_mint(key, c->user, c->user_len, c->iat, exp, c->auth,
-                           vp->scope, vp->address, out, outcap, outlen);
+    if (c->format == 1) {
+        return hsc_cookie_mint(key, c->user, c->user_len, c->iat, exp, c->auth,
+                               vp->scope, vp->address, out, outcap, outlen);
+    }
+    {
+        hsc_claims_t cl;
+
+        hsc_cookie_claims(c, &cl);
+        cl.exp = exp;
+        return hsc_cookie_mint2(key, &cl, vp->scope, vp->address, out, outcap,
+                                outlen);
+    }
 }
 
 /* --- the explaining form -------------------------------------------------- */
@@ -399,26 +673,17 @@ static void explain_check(const hsc_verify_params_t *vp, const char *value,
         hsc_wipe(mac, sizeof(mac));
         step_done(ex, HSC_STEP_MAC, st);
     }
-    if (!(c->exp > vp->now)) {
-        st = HSC_EEXPIRED;
+    if (c->format == 1 && vp->refuse_format1) {
+        step_done(ex, HSC_STEP_MAC, HSC_EOLDFORMAT); /* as hsc_cookie_check */
     }
-    else if (!(c->iat <= sat_add(vp->now, vp->skew))) {
-        st = HSC_EFUTURE;
-    }
-    else if (!(vp->now < sat_add(c->iat, vp->max_age))) {
-        st = HSC_EMAXAGE;
-    }
-    else {
-        st = HSC_OK;
-    }
-    step_done(ex, HSC_STEP_TIME, st);
+    step_done(ex, HSC_STEP_TIME, check_time(vp, c));
 }
 
-/* Steps 5-6, each checked when the user could be read. */
-static void explain_user(hsc_store_t *store, hsc_explain_t *ex)
+/* Steps 5-7, each checked when the user could be read. */
+static void explain_user(const hsc_verify_params_t *vp, hsc_store_t *store,
+                         hsc_explain_t *ex)
 {
     const hsc_cookie_t *c = &ex->cookie;
-    unsigned char v[HSC_AUTH_LEN];
     hsc_status_t st;
 
     st = hsc_store_get(store, c->user, c->user_len, &ex->user);
@@ -427,16 +692,12 @@ static void explain_user(hsc_store_t *store, hsc_explain_t *ex)
         step_done(ex, HSC_STEP_USER, st);
         return; /* step 6 needs the user's v */
     }
-    step_done(ex, HSC_STEP_USER,
-              ex->user.disabled                  ? HSC_EDISABLED
-              : c->iat < ex->user.revoked_before ? HSC_EREVOKED
-                                                 : HSC_OK);
-    st = hsc_authenticator(c->auth, v);
-    if (st == HSC_OK && !hsc_ct_equal(v, ex->user.authenticator, sizeof(v))) {
-        st = HSC_EAUTH;
-    }
-    hsc_wipe(v, sizeof(v));
-    step_done(ex, HSC_STEP_AUTH, st);
+    step_done(ex, HSC_STEP_USER, check_user_step(c, &ex->user));
+    step_done(ex, HSC_STEP_AUTH, check_auth_step(c, &ex->user));
+    step_done(ex, HSC_STEP_PENDING,
+              (c->amr & HSC_AMR_PENDING) && (vp == NULL || !vp->allow_pending)
+                  ? HSC_EPENDING
+                  : HSC_OK);
 }
 
 hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
@@ -465,7 +726,7 @@ hsc_status_t hsc_cookie_explain(const hsc_verify_params_t *vp,
         explain_check(vp, value, ex);
     }
     if (store != NULL) {
-        explain_user(store, ex);
+        explain_user(vp, store, ex);
     }
     hsc_wipe(ex->cookie.auth, sizeof(ex->cookie.auth));
     hsc_wipe(ex->cookie.mac, sizeof(ex->cookie.mac));

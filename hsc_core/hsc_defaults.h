@@ -30,6 +30,10 @@
 #define HSC_DEFAULT_SCOPE ""
 #define HSC_DEFAULT_HEALTH_DETAILS 0
 #define HSC_DEFAULT_HEALTH_DETAILS_TEXT "Off"
+/* HSCCookieFormat1: format 1 cookies (before second factors) keep working
+ * after an upgrade, so nobody is logged out; Off once they have expired. */
+#define HSC_DEFAULT_COOKIE_FORMAT1 1
+#define HSC_DEFAULT_COOKIE_FORMAT1_TEXT "On"
 #define HSC_DEFAULT_BIND_ADDRESS 0
 #define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
 #define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"

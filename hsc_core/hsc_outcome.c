@@ -13,7 +13,8 @@ static const char *const login_reasons[HSC_LOGIN_OUTCOMES] =
 static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
     {"ok",          "malformed", "duplicate", "unknown_kid", "bad_mac",
      "wrong_scope", "idle",      "expired",   "future",      "unknown_user",
-     "disabled",    "revoked",   "bad_auth",  "store_fault", "error"};
+     "disabled",    "revoked",   "bad_auth",  "store_fault", "error",
+     "pending",     "old_format"};
 
 const char *hsc_login_outcome_name(hsc_login_outcome_t o)
 {
@@ -81,6 +82,8 @@ hsc_cookie_outcome_of(const hsc_verify_params_t *vp, const char *val,
     case HSC_EDISABLED: return HSC_COOKIE_DISABLED;
     case HSC_EREVOKED: return HSC_COOKIE_REVOKED;
     case HSC_EAUTH: return HSC_COOKIE_BAD_AUTH;
+    case HSC_EPENDING: return HSC_COOKIE_PENDING;
+    case HSC_EOLDFORMAT: return HSC_COOKIE_OLD_FORMAT;
     case HSC_ESTORE:
     case HSC_ENOMEM: return HSC_COOKIE_STORE_FAULT;
     case HSC_ECRYPTO: return HSC_COOKIE_ERROR;

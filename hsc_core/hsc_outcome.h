@@ -44,6 +44,8 @@ typedef enum {
     HSC_COOKIE_BAD_AUTH, /* x_n no longer matches: new password */
     HSC_COOKIE_STORE_FAULT,
     HSC_COOKIE_ERROR,
+    HSC_COOKIE_PENDING,    /* second factor due: good at its step only */
+    HSC_COOKIE_OLD_FORMAT, /* format 1, refused by HSCCookieFormat1 Off */
     HSC_COOKIE_OUTCOMES
 } hsc_cookie_outcome_t;
 

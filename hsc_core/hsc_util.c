@@ -32,6 +32,8 @@ const char *hsc_strerror(hsc_status_t st)
     case HSC_EIO: return "i/o error";
     case HSC_ENOMEM: return "out of memory";
     case HSC_EKDFLIMIT: return "the user's KDF is above the ceilings";
+    case HSC_EPENDING: return "second factor pending";
+    case HSC_EOLDFORMAT: return "format 1 refused";
     }
     return "unknown status";
 }
@@ -46,6 +48,8 @@ hsc_class_t hsc_status_class(hsc_status_t st)
     case HSC_EDISABLED:
     case HSC_EREVOKED:
     case HSC_EAUTH:
+    case HSC_EPENDING:
+    case HSC_EOLDFORMAT:
     case HSC_EKDFLIMIT: /* the admin's to fix (HSC120); for the client a
                          * failed login like any other */
         return HSC_CLASS_REFUSAL;

@@ -59,7 +59,9 @@ typedef enum {
     HSC_ECRYPTO,   /* OpenSSL failed */
     HSC_EIO,       /* file missing, unreadable, ... */
     HSC_ENOMEM,    /* allocation failed */
-    HSC_EKDFLIMIT  /* a stored KDF above the ceilings: never run */
+    HSC_EKDFLIMIT, /* a stored KDF above the ceilings: never run */
+    HSC_EPENDING,  /* a pending cookie (second factor due) off its step */
+    HSC_EOLDFORMAT /* a format 1 cookie where HSCCookieFormat1 is off */
 } hsc_status_t;
 
 /** A short, static, lower-case description of a status, for logs. */

@@ -94,6 +94,6 @@ my ($rc, $out) = admin('init', $v1);
 storeid_fix_owner();
 is($rc, 0, 'hsc-admin init upgrades the file') or diag $out;
 like($out, qr/store id [0-9a-f]{32}$/m, 'and prints its new store id');
-is(user_version($v1), 2, 'now version 2');
+is(user_version($v1), 3, 'now version 3');
 is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 401,
    'the next failure is checked: counted under the store id now');

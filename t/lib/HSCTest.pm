@@ -153,7 +153,8 @@ sub make_storeid_fixtures
     symlink 'storeid', "$var/storeid-link"
         or die "symlink $var/storeid-link: $!\n";
     system('sqlite3', storeid_db('storeid-v1'),
-           'DROP TABLE hsc_meta; PRAGMA user_version = 1') == 0
+           'ALTER TABLE hsc_users DROP COLUMN gen; DROP TABLE hsc_meta; '
+           . 'PRAGMA user_version = 1') == 0
         or die "sqlite3: $?\n";
     storeid_fix_owner();
 }

@@ -96,8 +96,9 @@ static void assert_zeroed(const hsc_cookie_t *c)
     HSC_FUZZ_ASSERT(all_zero(c->mac, sizeof(c->mac)));
 }
 
-/* Rebuilds "1.kid.user.iat.exp.auth.mac" from a parsed cookie and checks it
- * is the input, byte for byte. */
+/* Rebuilds "1.kid.user.iat.exp.auth.mac" or
+ * "2.kid.user.iat.exp.gen.lid.amr.mfa_at.auth.mac" from a parsed cookie and
+ * checks it is the input, byte for byte. */
 static void assert_reencodes(const hsc_cookie_t *c, const char *v, size_t len)
 {
     char buf[HSC_COOKIE_MAX + 64];
@@ -112,7 +113,9 @@ static void assert_reencodes(const hsc_cookie_t *c, const char *v, size_t len)
     HSC_FUZZ_ASSERT(hsc_username_valid(c->user, c->user_len));
     HSC_FUZZ_ASSERT(c->iat >= 0 && c->exp > c->iat);
 
-    buf[n++] = '1';
+    HSC_FUZZ_ASSERT(c->format == 1 || c->format == 2);
+    HSC_FUZZ_ASSERT(c->auth_len == HSC_XN_LEN || c->auth_len == 64);
+    buf[n++] = (char)('0' + c->format);
     buf[n++] = '.';
     memcpy(buf + n, c->kid, c->kid_len);
     n += c->kid_len;
@@ -125,7 +128,18 @@ static void assert_reencodes(const hsc_cookie_t *c, const char *v, size_t len)
     buf[n++] = '.';
     n += hsc_format_time(c->exp, buf + n);
     buf[n++] = '.';
-    n += hsc_b64url_encode(c->auth, sizeof(c->auth), buf + n);
+    if (c->format == 2) {
+        HSC_FUZZ_ASSERT(c->amr <= HSC_AMR_ALL && c->gen >= 0);
+        n += hsc_format_time(c->gen, buf + n);
+        buf[n++] = '.';
+        n += hsc_b64url_encode(c->lid, HSC_LID_LEN, buf + n);
+        buf[n++] = '.';
+        n += hsc_format_time((int64_t)c->amr, buf + n);
+        buf[n++] = '.';
+        n += hsc_format_time(c->mfa_at, buf + n);
+        buf[n++] = '.';
+    }
+    n += hsc_b64url_encode(c->auth, c->auth_len, buf + n);
     HSC_FUZZ_ASSERT(c->signed_len == n);
     buf[n++] = '.';
     n += hsc_b64url_encode(c->mac, sizeof(c->mac), buf + n);
@@ -171,21 +185,39 @@ static void check_one(const char *v, size_t len, int parsed_ok, size_t b)
 
     key = hsc_keyring_find(ring, c.kid, c.kid_len);
     HSC_FUZZ_ASSERT(key != NULL);
-    st = hsc_cookie_mint(key, c.user, c.user_len, c.iat, c.exp, c.auth,
-                         vp.scope, vp.address, out, sizeof(out), &outlen);
+    if (c.format == 1) {
+        st = hsc_cookie_mint(key, c.user, c.user_len, c.iat, c.exp, c.auth,
+                             vp.scope, vp.address, out, sizeof(out), &outlen);
+    }
+    else {
+        hsc_claims_t cl;
+
+        hsc_cookie_claims(&c, &cl);
+        st = hsc_cookie_mint2(key, &cl, vp.scope, vp.address, out, sizeof(out),
+                              &outlen);
+    }
     HSC_FUZZ_ASSERT(st == HSC_OK);
     HSC_FUZZ_ASSERT(outlen == len && strlen(out) == outlen);
     HSC_FUZZ_ASSERT(memcmp(out, v, len) == 0);
 
-    /* A refresh is accepted and keeps user, iat and auth. */
+    /* A refresh is accepted and keeps user, iat and auth; a pending
+     * cookie is never refreshed. */
     st = hsc_cookie_refresh(&vp, &c, FUZZ_IDLE, out2, sizeof(out2), &outlen2);
+    if (c.amr & HSC_AMR_PENDING) {
+        HSC_FUZZ_ASSERT(st == HSC_EPENDING && outlen2 == 0);
+        hsc_wipe(&c, sizeof(c));
+        return;
+    }
     HSC_FUZZ_ASSERT(st == HSC_OK);
     HSC_FUZZ_ASSERT(strlen(out2) == outlen2);
     st = hsc_cookie_check(&vp, out2, outlen2, &c2);
     HSC_FUZZ_ASSERT(st == HSC_OK);
     HSC_FUZZ_ASSERT(c2.user_len == c.user_len
                     && memcmp(c2.user, c.user, c.user_len) == 0);
-    HSC_FUZZ_ASSERT(c2.iat == c.iat);
+    HSC_FUZZ_ASSERT(c2.iat == c.iat && c2.format == c.format);
+    HSC_FUZZ_ASSERT(c2.gen == c.gen && c2.amr == c.amr
+                    && c2.mfa_at == c.mfa_at
+                    && memcmp(c2.lid, c.lid, HSC_LID_LEN) == 0);
     HSC_FUZZ_ASSERT(memcmp(c2.auth, c.auth, sizeof(c.auth)) == 0);
     HSC_FUZZ_ASSERT(
         c2.exp == hsc_cookie_expiry(c.iat, FUZZ_NOW, FUZZ_IDLE, FUZZ_MAX_AGE));

@@ -932,7 +932,7 @@ static hsc_status_t explain_and_compare(const char *v, int64_t now,
     CHECK_EQ(got, want, "the verdict is verify's (check's without a store)");
     CHECK_EQ(ex->status, got, "and is recorded");
     {
-        static const unsigned char zero[HSC_MAC_LEN];
+        static const unsigned char zero[HSC_XN_LEN + HSC_SEAL_LEN];
         CHECK(!memcmp(ex->cookie.auth, zero, sizeof(ex->cookie.auth))
                   && !memcmp(ex->cookie.mac, zero, sizeof(ex->cookie.mac)),
               "auth and mac are wiped");

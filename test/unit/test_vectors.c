@@ -21,6 +21,7 @@
 #include <openssl/evp.h>
 
 #include "hsc_test.h"
+#include "vector_file.h"
 #include "hsc_kdf.h"
 #include "hsc_keys.h"
 #include "hsc_cookie.h"
@@ -32,77 +33,27 @@
 #endif
 #define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-v1.txt"
 
-#define MAX_FIELDS 16
-
-typedef struct {
-    int line;   /* first line of the block, for messages */
-    int cookie; /* 1: a "cookie" block, 0: a kdf block */
-    int n;
-    const char *key[MAX_FIELDS];
-    const char *val[MAX_FIELDS];
-    int used[MAX_FIELDS]; /* the field was read by a check */
-} block_t;
-
 static apr_pool_t *pool;
 static int kdf_blocks, cookie_blocks;
 
-static const char *field(block_t *b, const char *key)
+static void check_kdf_block(vblock_t *b)
 {
-    int i;
-
-    for (i = 0; i < b->n; i++) {
-        if (strcmp(b->key[i], key) == 0) {
-            b->used[i] = 1;
-            return b->val[i];
-        }
-    }
-    return NULL;
-}
-
-/* Decode hex into out (cap bytes); returns the length or -1. */
-static long unhex(const char *hex, unsigned char *out, size_t cap)
-{
-    size_t n = strlen(hex), i;
-
-    if (n % 2 != 0 || n / 2 > cap) {
-        return -1;
-    }
-    for (i = 0; i < n / 2; i++) {
-        unsigned int byte;
-
-        if (sscanf(hex + 2 * i, "%2x", &byte) != 1) {
-            return -1;
-        }
-        out[i] = (unsigned char)byte;
-    }
-    return (long)(n / 2);
-}
-
-/* "(empty)" in the vectors stands for the empty string. */
-static const char *text_field(block_t *b, const char *key)
-{
-    const char *v = field(b, key);
-
-    return (v != NULL && strcmp(v, "(empty)") == 0) ? "" : v;
-}
-
-static void check_kdf_block(block_t *b)
-{
-    const char *alg = field(b, "kdf"), *pw = field(b, "password");
-    const char *salt_hex = field(b, "salt"), *xn_hex = field(b, "x_n");
-    const char *v_hex = field(b, "authenticator");
+    const char *alg = vb_field(b, "kdf"), *pw = vb_field(b, "password");
+    const char *salt_hex = vb_field(b, "salt"), *xn_hex = vb_field(b, "x_n");
+    const char *v_hex = vb_field(b, "authenticator");
     const char *spec = NULL;
     unsigned char salt[HSC_SALT_LEN], want_xn[32], want_v[32], xn[32], v[32];
     hsc_kdf_t k;
     char what[160];
 
     if (alg != NULL && strcmp(alg, "sha256-chain") == 0) {
-        const char *n = field(b, "n");
+        const char *n = vb_field(b, "n");
 
         spec = n ? apr_pstrcat(pool, "sha256-chain:", n, NULL) : NULL;
     }
     else if (alg != NULL && strcmp(alg, "scrypt") == 0) {
-        const char *N = field(b, "N"), *r = field(b, "r"), *p = field(b, "p");
+        const char *N = vb_field(b, "N"), *r = vb_field(b, "r"),
+                   *p = vb_field(b, "p");
 
         spec = (N && r && p)
                    ? apr_pstrcat(pool, "scrypt:", N, ":", r, ":", p, NULL)
@@ -112,9 +63,9 @@ static void check_kdf_block(block_t *b)
              spec ? spec : "?");
     CHECK(spec != NULL && pw != NULL && salt_hex != NULL && xn_hex != NULL
               && v_hex != NULL
-              && unhex(salt_hex, salt, sizeof(salt)) == HSC_SALT_LEN
-              && unhex(xn_hex, want_xn, 32) == 32
-              && unhex(v_hex, want_v, 32) == 32,
+              && vb_unhex(salt_hex, salt, sizeof(salt)) == HSC_SALT_LEN
+              && vb_unhex(xn_hex, want_xn, 32) == 32
+              && vb_unhex(v_hex, want_v, 32) == 32,
           what);
     if (spec == NULL || pw == NULL || salt_hex == NULL || xn_hex == NULL
         || v_hex == NULL) {
@@ -132,14 +83,16 @@ static void check_kdf_block(block_t *b)
     kdf_blocks++;
 }
 
-static void check_cookie_block(block_t *b)
+static void check_cookie_block(vblock_t *b)
 {
-    const char *kid = field(b, "kid"), *secret_hex = field(b, "secret");
-    const char *mac_key_hex = field(b, "mac_key"), *user = field(b, "user");
-    const char *iat_s = field(b, "iat"), *exp_s = field(b, "exp");
-    const char *xn_hex = field(b, "x_n"), *scope = text_field(b, "scope");
-    const char *address = text_field(b, "address");
-    const char *mi_hex = field(b, "mac_input_hex"), *value = field(b, "value");
+    const char *kid = vb_field(b, "kid"), *secret_hex = vb_field(b, "secret");
+    const char *mac_key_hex = vb_field(b, "mac_key"),
+               *user = vb_field(b, "user");
+    const char *iat_s = vb_field(b, "iat"), *exp_s = vb_field(b, "exp");
+    const char *xn_hex = vb_field(b, "x_n"), *scope = vb_text(b, "scope");
+    const char *address = vb_text(b, "address");
+    const char *mi_hex = vb_field(b, "mac_input_hex"),
+               *value = vb_field(b, "value");
     unsigned char secret[256], mac_key[32], xn[32], mi[2048];
     unsigned char mac[32], ref[32], label_mac[32];
     char b64[400], out[HSC_COOKIE_VALUE_MAX], what[160];
@@ -156,17 +109,17 @@ static void check_cookie_block(block_t *b)
     hsc_status_t st;
 
     if (secret_hex) {
-        slen = unhex(secret_hex, secret, sizeof(secret));
+        slen = vb_unhex(secret_hex, secret, sizeof(secret));
     }
     if (mi_hex) {
-        milen = unhex(mi_hex, mi, sizeof(mi));
+        milen = vb_unhex(mi_hex, mi, sizeof(mi));
     }
     snprintf(what, sizeof(what), "line %d: block complete", b->line);
     CHECK(kid && slen >= 32 && mac_key_hex
-              && unhex(mac_key_hex, mac_key, 32) == 32 && user && iat_s
+              && vb_unhex(mac_key_hex, mac_key, 32) == 32 && user && iat_s
               && hsc_parse_time(iat_s, strlen(iat_s), &iat) == HSC_OK && exp_s
               && hsc_parse_time(exp_s, strlen(exp_s), &exp) == HSC_OK && xn_hex
-              && unhex(xn_hex, xn, 32) == 32 && scope && address && milen > 0
+              && vb_unhex(xn_hex, xn, 32) == 32 && scope && address && milen > 0
               && value,
           what);
     if (!(kid && slen >= 32 && mac_key_hex && user && iat_s && exp_s && xn_hex
@@ -258,81 +211,22 @@ static void check_cookie_block(block_t *b)
     cookie_blocks++;
 }
 
-static void check_block(block_t *b)
+static void check_block(vblock_t *b)
 {
-    int i;
-    char what[160];
-
-    if (b->cookie) {
+    if (strcmp(b->kind, "cookie") == 0) {
         check_cookie_block(b);
     }
     else {
         check_kdf_block(b);
     }
-    for (i = 0; i < b->n; i++) {
-        snprintf(what, sizeof(what), "line %d: field \"%s\" was checked",
-                 b->line, b->key[i]);
-        CHECK(b->used[i], what);
-    }
 }
 
 static void every_vector_block_holds(void)
 {
-    FILE *f = fopen(HSC_VECTORS_FILE, "r");
-    char buf[4096];
-    block_t b;
-    int lineno = 0, blocks = 0, bad_lines = 0;
+    static const char *const kinds[] = {"", "cookie", NULL};
+    int blocks = vb_read_file(HSC_VECTORS_FILE, pool, kinds, check_block);
 
-    CHECK(f != NULL, "the vectors file opens: " HSC_VECTORS_FILE);
-    if (f == NULL) {
-        return;
-    }
-    memset(&b, 0, sizeof(b));
-    for (;;) {
-        char *got = fgets(buf, sizeof(buf), f);
-        size_t len;
-        char *eq;
-
-        if (got != NULL) {
-            lineno++;
-            len = strlen(buf);
-            while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r')) {
-                buf[--len] = '\0';
-            }
-        }
-        if (got == NULL || buf[0] == '\0') {
-            if (b.n > 0 || b.cookie) {
-                check_block(&b);
-                blocks++;
-            }
-            memset(&b, 0, sizeof(b));
-            if (got == NULL) {
-                break;
-            }
-            continue;
-        }
-        if (buf[0] == '#') {
-            continue;
-        }
-        if (b.n == 0 && !b.cookie) {
-            b.line = lineno;
-        }
-        if (strcmp(buf, "cookie") == 0) {
-            b.cookie = 1;
-            continue;
-        }
-        eq = strstr(buf, " = ");
-        if (eq == NULL || b.n >= MAX_FIELDS) {
-            printf("# line %d: not \"key = value\"\n", lineno);
-            bad_lines++;
-            continue;
-        }
-        b.key[b.n] = apr_pstrndup(pool, buf, (apr_size_t)(eq - buf));
-        b.val[b.n] = apr_pstrdup(pool, eq + 3);
-        b.n++;
-    }
-    fclose(f);
-    CHECK_EQ(bad_lines, 0, "every line is a comment, a key = value or blank");
+    CHECK(blocks >= 0, "the vectors file opens: " HSC_VECTORS_FILE);
     CHECK_EQ(blocks, kdf_blocks + cookie_blocks, "every block was checked");
     CHECK(kdf_blocks >= 5, "the kdf blocks are there");
     CHECK(cookie_blocks >= 4, "the cookie blocks are there");

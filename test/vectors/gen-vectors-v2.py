@@ -58,8 +58,9 @@ def block(kind, fields):
 
 def cookie_block(kind, what, user, names, mfa_at, auth, scope="", address="",
                  gen=3, why=None):
-    iat, exp, now = 1800000000, 1800003600, 1800000100
     amr = amr_of(names)
+    # A pending cookie lives minutes (the default pending timeout, 300 s).
+    iat, exp, now = 1800000000, 1800000300 if amr & AMR["pending"] else 1800003600, 1800000100
     m, value = cookie_v2(user, iat, exp, gen, amr, mfa_at, auth, scope, address)
     f = [("what", what), ("kid", KID), ("secret", SECRET.hex()),
          ("mac_key", mac_key(SECRET).hex()), ("user", user), ("iat", iat),

@@ -44,8 +44,8 @@ static void step(int n, const char *name, const char *verdict, const char *why)
            why[0] ? ")" : "");
 }
 
-static const char *const step_names[] = {"",     "syntax", "key", "mac",
-                                         "time", "user",   "auth"};
+static const char *const step_names[] = {"",     "syntax", "key",  "mac",
+                                         "time", "user",   "auth", "pending"};
 
 /* Why a step ended as it did, for the steps that say more than pass. */
 static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
@@ -63,8 +63,11 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
         if (ex->why[n] == HSC_ETOOLONG) {
             snprintf(why, len, "over %d bytes", HSC_COOKIE_MAX);
         }
-        else if (!pass && ex->fields != 7) {
-            snprintf(why, len, "%d fields, expected 7", ex->fields);
+        else if (!pass && ex->fields != 7 && ex->fields != 11) {
+            snprintf(why, len,
+                     "%d fields, expected 7 (format 1) or 11 "
+                     "(format 2)",
+                     ex->fields);
         }
         else if (!pass) {
             snprintf(why, len,
@@ -90,9 +93,19 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
             snprintf(why, len, "issued in the future, beyond the %llds skew",
                      (long long)skew);
         }
+        else if (ex->why[n] == HSC_EMAXAGE && (c->amr & HSC_AMR_PENDING)
+                 && now < c->iat + max_age) {
+            snprintf(why, len, "a pending cookie living longer than %ds",
+                     HSC_PENDING_TIMEOUT_DEFAULT);
+        }
         else if (ex->why[n] == HSC_EMAXAGE) {
             snprintf(why, len, "login older than the maximum age %llds",
                      (long long)max_age);
+        }
+        else if (ex->why[n] == HSC_EMALFORMED) {
+            snprintf(why, len,
+                     "mfa_at does not match the second-factor bits "
+                     "(0 exactly without one, else >= iat)");
         }
         else {
             snprintf(why, len, "expires in %llds, max age %llds",
@@ -105,21 +118,59 @@ static void step_why(const hsc_explain_t *ex, int n, const char *keyfile,
                  : ex->why[n] == HSC_ENOUSER   ? "no such user"
                  : ex->why[n] == HSC_EDISABLED ? "user disabled"
                                                : "");
-        if (ex->why[n] == HSC_EREVOKED) {
+        if (ex->why[n] == HSC_EREVOKED && c->format == 1) {
             snprintf(why, len, "revoked: logins before %s",
                      utc(ex->user.revoked_before, d, sizeof(d)));
+        }
+        else if (ex->why[n] == HSC_EREVOKED) {
+            snprintf(why, len,
+                     "revoked: minted under gen %lld, the user's "
+                     "is %lld%s",
+                     (long long)c->gen, (long long)ex->user.gen,
+                     ex->user.gen < 0 ? " (none: run hsc-admin init)" : "");
         }
         else if (!pass && why[0] == '\0') {
             snprintf(why, len, "store: %s", hsc_store_errmsg(s));
         }
         break;
+    case HSC_STEP_PENDING:
+        snprintf(why, len, "%s",
+                 pass ? "not pending"
+                      : "second factor due: good at the second-factor step "
+                        "only");
+        break;
     default:
         snprintf(why, len, "%s",
-                 pass
+                 (c->amr & HSC_AMR_SEAL)
+                     ? "sealed: no passkey of the user's can match yet"
+                 : pass
                      ? "SHA-256(auth) = v"
                      : "SHA-256(auth) != v: password changed since login, or a "
                        "forged cookie");
         break;
+    }
+}
+
+/* Format 2's own fields: gen, the login id, the methods, mfa_at. */
+static void print_format2(const hsc_cookie_t *c)
+{
+    char names[HSC_AMR_NAMES_MAX], d[32];
+    size_t i;
+
+    hsc_amr_names(c->amr, names);
+    printf("gen     %lld\nlid     ", (long long)c->gen);
+    for (i = 0; i < HSC_LID_LEN; i++) {
+        printf("%02x", c->lid[i]);
+    }
+    printf("\namr     %u %s%s%s\n", c->amr, names,
+           (c->amr & HSC_AMR_PENDING) ? " (pending)" : "",
+           (c->amr & HSC_AMR_REM) ? " (remembered)" : "");
+    if (c->mfa_at != 0) {
+        printf("mfa_at  %lld %s\n", (long long)c->mfa_at,
+               utc(c->mfa_at, d, sizeof(d)));
+    }
+    else {
+        printf("mfa_at  0 (no second factor)\n");
     }
 }
 
@@ -208,11 +259,14 @@ int cmd_inspect(apr_pool_t *pool, const char *name, const args_t *a)
     hsc_wipe(value, sizeof(value));
 
     if (ex.verdict[HSC_STEP_SYNTAX] == HSC_STEP_PASS) {
-        printf("version 1\nkid     %s\nuser    %s\niat     %lld %s\n"
+        printf("version %d\nkid     %s\nuser    %s\niat     %lld %s\n"
                "exp     %lld %s\n",
-               ex.cookie.kid, ex.cookie.user, (long long)ex.cookie.iat,
-               utc(ex.cookie.iat, d1, sizeof(d1)), (long long)ex.cookie.exp,
-               utc(ex.cookie.exp, d2, sizeof(d2)));
+               ex.cookie.format, ex.cookie.kid, ex.cookie.user,
+               (long long)ex.cookie.iat, utc(ex.cookie.iat, d1, sizeof(d1)),
+               (long long)ex.cookie.exp, utc(ex.cookie.exp, d2, sizeof(d2)));
+        if (ex.cookie.format == 2) {
+            print_format2(&ex.cookie);
+        }
         printf("now     %lld %s\n", (long long)now, utc(now, d1, sizeof(d1)));
     }
     for (n = HSC_STEP_SYNTAX; n <= HSC_STEP_COUNT; n++) {
