@@ -9,7 +9,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST);
 use HSCTest;
 
-plan tests => 33;
+plan tests => 37;
 
 ua_jar();
 
@@ -60,8 +60,9 @@ is($res->code, 303, 'login is 303');
 is($res->header('Location'), '/', 'login goes to HSCLoginSuccessURL');
 is($res->header('Cache-Control'), 'no-store', 'login response: no-store');
 my $value = cookie_from($res);
-ok defined $value && $value =~ /^1\.[A-Za-z0-9_-]+\.YWxpY2U\.\d+\.\d+\./,
-    'login sets a format 1 cookie for alice';
+ok defined $value
+    && $value =~ /^2\.[A-Za-z0-9_-]+\.YWxpY2U\.\d+\.\d+\.\d+\.[A-Za-z0-9_-]{11}\.1\.0\./,
+    'login sets a format 2 cookie for alice: amr pwd, no second factor';
 
 # The jar sends it back: the protected page is alice's.
 $res = GET '/private/page.html';
@@ -74,6 +75,14 @@ my (undef, undef, undef, $iat, $exp) = cookie_fields($value);
 is($res->header('X-HSC-Login-Time'), $iat, 'HSC_LOGIN_TIME is iat');
 is($res->header('X-HSC-Expires'), $exp, 'HSC_EXPIRES is exp');
 is($exp - $iat, 1800, 'default idle timeout: 30 minutes');
+# Format 2 (issue 19): the methods, the second factor's time, the login id.
+is($res->header('X-HSC-AMR'), 'pwd', 'HSC_AMR is pwd');
+is($res->header('X-HSC-MFA-Time'), '0', 'HSC_MFA_TIME is 0: no second factor');
+is($res->header('X-HSC-Login-Id'), (cookie_fields($value))[6],
+   'HSC_LOGIN_ID is the cookie\'s lid');
+my $other = cookie_from(login('alice', $PW{alice}));
+isnt((cookie_fields($other // ''))[6], (cookie_fields($value))[6],
+     'another login of alice has another login id');
 
 # mod_dir's internal subrequest and redirect reuse the verdict.
 $res = GET '/private/';

@@ -79,10 +79,10 @@ my @f = cookie_fields($v);
 my %bad = (
     'garbage'        => 'garbage',
     'empty'          => '',
-    'other user'     => join('.', @f[0, 1], 'Ym9i', @f[3 .. 6]),
-    'later expiry'   => join('.', @f[0 .. 3], $f[4] + 1000, @f[5, 6]),
-    'flipped MAC'    => join('.', @f[0 .. 5], scalar reverse $f[6]),
-    'unknown key'    => join('.', $f[0], 'nokey', @f[2 .. 6]),
+    'other user'     => join('.', @f[0, 1], 'Ym9i', @f[3 .. $#f]),
+    'later expiry'   => join('.', @f[0 .. 3], $f[4] + 1000, @f[5 .. $#f]),
+    'flipped MAC'    => join('.', @f[0 .. $#f - 1], scalar reverse $f[-1]),
+    'unknown key'    => join('.', $f[0], 'nokey', @f[2 .. $#f]),
     'oversized'      => 'A' x 5000,
 );
 for my $what (sort keys %bad) {

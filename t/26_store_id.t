@@ -16,7 +16,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 19;
+plan tests => 32;
 
 ua_plain();
 
@@ -66,8 +66,23 @@ is(login_at('storeid-other.test', 'sid-user', 'wrong'), 429,
 # schema), counted under its path, with one notice per child.
 my $v1 = storeid_db('storeid-v1');
 my $off = log_size();
-is(login_at('storeid-v1.test', 'sid-user', 'sid-pw'), 303,
-   'a version 1 file serves its users');
+my $res = login('sid-user', 'sid-pw', headers => [Host => 'storeid-v1.test']);
+is($res->code, 303, 'a version 1 file serves its users');
+# Issue 19: a file without gen gets format 1 cookies (its revocation is
+# revoked_before alone); they open pages with amr pwd and no login id.
+my $old_cookie = cookie_from($res) // '';
+like($old_cookie, qr/^1\./, 'with a format 1 cookie (the file has no gen)');
+sub page_at
+{
+    my ($cookie) = @_;
+    return get_with('/private/page.html', 'hsc', $cookie,
+                    Host => 'storeid-v1.test');
+}
+$res = page_at($old_cookie);
+is($res->code, 200, 'which opens a protected page there');
+is($res->header('X-HSC-AMR'), 'pwd', 'HSC_AMR is pwd');
+unlike($res->header('X-HSC-Login-Id') // '', qr/^[A-Za-z0-9_-]{11}$/,
+       'and there is no login id (HSC_LOGIN_ID unset)');
 is(codes(3, 'storeid-v1.test', 'sid-user', 'wrong'), '401 401 401',
    'three failures there are checked');
 is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 429,
@@ -97,3 +112,26 @@ like($out, qr/store id [0-9a-f]{32}$/m, 'and prints its new store id');
 is(user_version($v1), 3, 'now version 3');
 is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 401,
    'the next failure is checked: counted under the store id now');
+# The upgrade logs nobody out; new logins are format 2; a revocation ends
+# both (format 1 by revoked_before, format 2 by gen).
+is(page_at($old_cookie)->code, 200,
+   'the format 1 cookie still opens the page after the upgrade');
+$res = login('sid-user', 'sid-pw', headers => [Host => 'storeid-v1.test']);
+my $new_cookie = cookie_from($res) // '';
+like($new_cookie, qr/^2\.[^.]+\.[^.]+\.\d+\.\d+\.0\./,
+     'a new login there is format 2, at gen 0');
+$res = page_at($new_cookie);
+is($res->code, 200, 'and opens the page');
+is($res->header('X-HSC-Login-Id'), (cookie_fields($new_cookie))[6],
+   'HSC_LOGIN_ID is its lid');
+is(get_with('/format2-only/page.html', 'hsc', $old_cookie,
+            Host => 'storeid-v1.test')->code, 401,
+   'HSCCookieFormat1 Off refuses the format 1 cookie');
+is(get_with('/format2-only/page.html', 'hsc', $new_cookie,
+            Host => 'storeid-v1.test')->code, 200,
+   'and takes the format 2 one');
+($rc, $out) = admin('revoke', $v1, 'sid-user');
+storeid_fix_owner();
+is($rc, 0, 'hsc-admin revoke') or diag $out;
+is(page_at($new_cookie)->code, 401, 'ends the format 2 cookie (gen 1 now)');
+is(page_at($old_cookie)->code, 401, 'and the format 1 one');
