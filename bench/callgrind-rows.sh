@@ -26,6 +26,9 @@
 # valgrind's own guess on a VM can be far off (512 MiB on this one).
 # Not part of make check.
 #
+# HSC_BENCH_AMR=3 makes every cookie format 2 with amr pwd|otp (bench_users.c),
+# for the cost of verifying that format against format 1.
+#
 # Usage: bench/callgrind-rows.sh [SECONDS per row, default 4] [USERS]
 # Needs: valgrind, apache2, wrk, curl, perl, make bench/bench_users.
 set -eu
