@@ -6,7 +6,6 @@
  * scans the value once for its separators, and costs one HMAC (from
  * precomputed states, see hsc_keys.c) plus one SHA-256 of 32 bytes.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "hsc_cookie.h"
@@ -550,25 +549,37 @@ void hsc_cookie_claims(const hsc_cookie_t *c, hsc_claims_t *cl)
                 : NULL;
 }
 
+/* Append name to buf at *o, a space before all but the first. */
+static void put_name(char *buf, size_t *o, const char *name, size_t len)
+{
+    if (*o > 0) {
+        buf[(*o)++] = ' ';
+    }
+    memcpy(buf + *o, name, len);
+    *o += len;
+}
+
 void hsc_amr_names(unsigned amr, char *buf)
 {
+    /* On every request (HSC_AMR): copies, no printf. */
     static const struct {
         unsigned bit;
         const char *name;
-    } names[] = {{HSC_AMR_PWD, "pwd"}, {HSC_AMR_OTP, "otp"},
-                 {HSC_AMR_HWK, "hwk"}, {HSC_AMR_UV, "uv"},
-                 {HSC_AMR_RC, "rc"},   {HSC_AMR_SEAL, "seal"}};
+        size_t len;
+    } names[] = {{HSC_AMR_PWD, "pwd", 3}, {HSC_AMR_OTP, "otp", 3},
+                 {HSC_AMR_HWK, "hwk", 3}, {HSC_AMR_UV, "uv", 2},
+                 {HSC_AMR_RC, "rc", 2},   {HSC_AMR_SEAL, "seal", 4}};
     size_t i, o = 0;
 
-    buf[0] = '\0';
     for (i = 0; i < sizeof(names) / sizeof(names[0]); ++i) {
         if (amr & names[i].bit) {
-            o += (size_t)sprintf(buf + o, "%s%s", o ? " " : "", names[i].name);
+            put_name(buf, &o, names[i].name, names[i].len);
         }
     }
     if ((amr & HSC_AMR_FACTOR) && (amr & (HSC_AMR_PWD | HSC_AMR_UV))) {
-        sprintf(buf + o, "%smfa", o ? " " : "");
+        put_name(buf, &o, "mfa", 3);
     }
+    buf[o] = '\0';
 }
 
 int64_t hsc_login_iat(int64_t now, int64_t revoked_before)
