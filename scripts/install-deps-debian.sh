@@ -27,12 +27,14 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # directory, never the system's service); fail2ban, whose fail2ban-regex
 # runs the shipped filter over the audit log (t/17_audit.t);
 # python3-prometheus-client, whose text parser reads the metrics page
-# (t/18_metrics.t); apache2-utils for rotatelogs (a piped audit log).
+# (t/18_metrics.t); apache2-utils for rotatelogs (a piped audit log);
+# oathtool, an independent RFC 6238 implementation the TOTP code is checked
+# against (test/unit/test_totp.c).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev clang-format
       valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
       chromium chromium-driver python3-selenium postgresql memcached
-      fail2ban python3-prometheus-client apache2-utils"
+      fail2ban python3-prometheus-client apache2-utils oathtool"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

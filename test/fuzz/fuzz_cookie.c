@@ -215,8 +215,7 @@ static void check_one(const char *v, size_t len, int parsed_ok, size_t b)
     HSC_FUZZ_ASSERT(c2.user_len == c.user_len
                     && memcmp(c2.user, c.user, c.user_len) == 0);
     HSC_FUZZ_ASSERT(c2.iat == c.iat && c2.format == c.format);
-    HSC_FUZZ_ASSERT(c2.gen == c.gen && c2.amr == c.amr
-                    && c2.mfa_at == c.mfa_at
+    HSC_FUZZ_ASSERT(c2.gen == c.gen && c2.amr == c.amr && c2.mfa_at == c.mfa_at
                     && memcmp(c2.lid, c.lid, HSC_LID_LEN) == 0);
     HSC_FUZZ_ASSERT(memcmp(c2.auth, c.auth, sizeof(c.auth)) == 0);
     HSC_FUZZ_ASSERT(
