@@ -27,6 +27,7 @@
 
 /* The label that derives the MAC key from a key file secret. */
 #define MAC_KEY_LABEL "hsc-cookie-mac-v1"
+#define SEAL_KEY_LABEL "hsc-factor-seal-v1"
 /* A secret longer than this is refused (nobody needs more than 256). */
 #define SECRET_MAX 256
 /* A key file larger than this is refused before it is read. */
@@ -37,6 +38,10 @@ struct hsc_key {
     size_t kid_len;
     SHA256_CTX inner; /* SHA-256 state after absorbing K ^ ipad */
     SHA256_CTX outer; /* SHA-256 state after absorbing K ^ opad */
+    /* HMAC-SHA256(secret, SEAL_KEY_LABEL): the AEAD key that seals second
+     * factors' secrets (hsc_seal.c); its own label, so it is no cookie
+     * MAC key and the cookie MAC key is not it. */
+    unsigned char seal[HSC_MAC_LEN];
 };
 
 struct hsc_keyring {
@@ -96,6 +101,13 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
         || klen != sizeof(K)) {
         goto cleanup;
     }
+    if (HMAC(EVP_sha256(), secret, (int)secret_len,
+             (const unsigned char *)SEAL_KEY_LABEL, sizeof(SEAL_KEY_LABEL) - 1,
+             k->seal, &klen)
+            == NULL
+        || klen != sizeof(k->seal)) {
+        goto cleanup;
+    }
     memset(pad, 0x36, sizeof(pad));
     for (i = 0; i < sizeof(K); i++) {
         pad[i] ^= K[i];
@@ -120,6 +132,7 @@ cleanup:
     if (rv != HSC_OK) {
         hsc_wipe(&k->inner, sizeof(k->inner));
         hsc_wipe(&k->outer, sizeof(k->outer));
+        hsc_wipe(k->seal, sizeof(k->seal));
     }
     return rv;
 }
@@ -432,4 +445,9 @@ cleanup:
         memset(out, 0, HSC_MAC_LEN);
     }
     return rv;
+}
+
+const unsigned char *hsc_key_seal_secret(const hsc_key_t *k)
+{
+    return k->seal;
 }

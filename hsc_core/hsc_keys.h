@@ -62,6 +62,10 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1, size_t len1,
                           size_t len3,
                           unsigned char out[HSC_MAC_LEN]) HSC_MUST_CHECK;
 
+/** The key's 32-byte sealing key, HMAC-SHA256(secret,
+ * "hsc-factor-seal-v1"), for hsc_seal.c only. */
+const unsigned char *hsc_key_seal_secret(const hsc_key_t *k);
+
 /** 1 when kid (len bytes) is 1..32 characters of [A-Za-z0-9_-]. */
 int hsc_kid_valid(const char *kid, size_t len);
 
