@@ -26,6 +26,7 @@
 # valgrind's own guess on a VM can be far off (512 MiB on this one).
 # Not part of make check.
 #
+# HSC_CALLGRIND_KEEP=DIR keeps the profiles, one file a row.
 # HSC_BENCH_AMR=3 makes every cookie format 2 with amr pwd|otp (bench_users.c),
 # for the cost of verifying that format against format 1.
 #
@@ -161,6 +162,9 @@ for row in $rows; do
     [ "${bad:-0}" = 0 ] || { echo "callgrind-rows: $row: non-2xx answers" >&2; exit 1; }
     sleep 1
     f=$(ls -t "$run"/cg.* | head -n 1)
+    # HSC_CALLGRIND_KEEP=DIR keeps each row's profile as DIR/ROW.callgrind
+    # (callgrind_annotate reads it: where a row's instructions go).
+    [ -z "${HSC_CALLGRIND_KEEP:-}" ] || cp "$f" "$HSC_CALLGRIND_KEEP/$row.callgrind"
     if [ "$cachesim" = yes ]; then
         # The simulated caches, beside the table (stderr, as the warm lines).
         [ "$row" = control ] && sed -n 's/^desc: \(.* cache:\)/# simulated \1/p' "$f" >&2
