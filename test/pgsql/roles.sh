@@ -190,6 +190,36 @@ if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 3 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
     ok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"
 else notok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"; fi
+
+# --- upgrading version 2 (before gen) -------------------------------------------
+# A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
+# a user and the version 2 grants; init brings it to 3 with the user at
+# gen 0, and the httpd role's hsc_revoke raises gen without a new grant.
+V2=$top_srcdir/hsc_core/sql/pgsql/002-revoke-only-grows.sql
+val postgres "CREATE DATABASE hsc_v2 OWNER hsc_admin" postgres >/dev/null
+cat "$V1" "$V2" | sql hsc_admin hsc_v2 >/dev/null 2>&1 \
+    && val hsc_admin "INSERT INTO hsc_schema (version) VALUES (1), (2);
+INSERT INTO hsc_users (username, salt, kdf, authenticator, created, updated)
+VALUES ('carol', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000',
+        decode(repeat('00', 32), 'hex'), 0, 0);
+GRANT CONNECT ON DATABASE hsc_v2 TO hsc_httpd;
+GRANT USAGE ON SCHEMA public TO hsc_httpd;
+GRANT SELECT ON hsc_users, hsc_generation, hsc_changes, hsc_schema, hsc_meta
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v2 >/dev/null \
+    || bail "a version-2 database"
+SPEC_V2="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v2 user=hsc_admin"
+check "hsc-admin init upgrades a version-2 schema" "$ADMIN" init "$SPEC_V2"
+if [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'carol'" hsc_v2)" = 0 ]; then
+    ok "its user is kept, at gen 0, readable by the httpd role"
+else notok "its user is kept, at gen 0, readable by the httpd role"; fi
+check "the httpd role revokes there" val hsc_httpd "SELECT hsc_revoke('carol', 1)" hsc_v2
+if [ "$(val hsc_admin "SELECT gen FROM hsc_users WHERE username = 'carol'" hsc_v2)" = 1 ]; then
+    ok "raising gen through the replaced hsc_revoke, with the grant it had"
+else notok "raising gen through the replaced hsc_revoke, with the grant it had"; fi
+refuse "and still cannot set gen itself" \
+    val hsc_httpd "UPDATE hsc_users SET gen = 0" hsc_v2
+
 rm -f "$W/out"
 echo "1..$n"
 [ "$fails" = 0 ]
