@@ -377,6 +377,59 @@ hsc_status_t hsc_cookie_verify(const hsc_verify_params_t *vp,
     return rv;
 }
 
+/* An empty result, before anything is checked. */
+static void clear_out(char *out, size_t outcap, size_t *outlen)
+{
+    *outlen = 0;
+    if (out != NULL && outcap > 0) {
+        out[0] = '\0';
+    }
+}
+
+/* "<version>.<kid>.<user b64>.<iat>.<exp>" at out; its length. */
+static size_t put_head(char *out, char version, const char *kid, size_t kid_len,
+                       const char *user, size_t user_len, int64_t iat,
+                       int64_t exp)
+{
+    size_t o = 0;
+
+    out[o++] = version;
+    out[o++] = '.';
+    memcpy(out + o, kid, kid_len);
+    o += kid_len;
+    out[o++] = '.';
+    o += hsc_b64url_encode(user, user_len, out + o);
+    out[o++] = '.';
+    o += hsc_format_time(iat, out + o);
+    out[o++] = '.';
+    o += hsc_format_time(exp, out + o);
+    return o;
+}
+
+/* Sign the o bytes at out (the value up to its last '.') and append
+ * ".<mac>" and a NUL; on failure wipe them (they hold x_n). */
+static hsc_status_t put_mac(const hsc_key_t *key, char *out, size_t o,
+                            const char *scope, const char *address,
+                            size_t *outlen)
+{
+    unsigned char mac[HSC_MAC_LEN];
+    hsc_status_t rv;
+
+    rv = hsc_key_mac3(key, out, o, scope, safe_len(scope), address,
+                      safe_len(address), mac);
+    if (rv != HSC_OK) {
+        hsc_wipe(out, o);
+        out[0] = '\0';
+        return rv;
+    }
+    out[o++] = '.';
+    o += hsc_b64url_encode(mac, sizeof(mac), out + o);
+    out[o] = '\0';
+    hsc_wipe(mac, sizeof(mac));
+    *outlen = o;
+    return HSC_OK;
+}
+
 hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t user_len, int64_t iat, int64_t exp,
                              const unsigned char xn[HSC_XN_LEN],
@@ -384,14 +437,9 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
                              size_t outcap, size_t *outlen)
 {
     const char *kid;
-    size_t kid_len, need, o = 0;
-    unsigned char mac[HSC_MAC_LEN];
-    hsc_status_t rv;
+    size_t kid_len, need, o;
 
-    *outlen = 0;
-    if (out != NULL && outcap > 0) {
-        out[0] = '\0';
-    }
+    clear_out(out, outcap, outlen);
     if (out == NULL || key == NULL || xn == NULL
         || !hsc_username_valid(user, user_len) || iat < 0 || exp <= iat
         || !hsc_scope_valid(scope) || !no_linefeed(address)) {
@@ -406,30 +454,10 @@ hsc_status_t hsc_cookie_mint(const hsc_key_t *key, const char *user,
     if (outcap < need) {
         return HSC_ETOOLONG;
     }
-    out[o++] = '1';
-    out[o++] = '.';
-    memcpy(out + o, kid, kid_len);
-    o += kid_len;
-    out[o++] = '.';
-    o += hsc_b64url_encode(user, user_len, out + o);
-    out[o++] = '.';
-    o += hsc_format_time(iat, out + o);
-    out[o++] = '.';
-    o += hsc_format_time(exp, out + o);
+    o = put_head(out, '1', kid, kid_len, user, user_len, iat, exp);
     out[o++] = '.';
     o += hsc_b64url_encode(xn, HSC_XN_LEN, out + o);
-    rv = hsc_key_mac3(key, out, o, scope, safe_len(scope), address,
-                      safe_len(address), mac);
-    if (rv != HSC_OK) {
-        hsc_wipe(out, o); /* holds x_n in base64url */
-        out[0] = '\0';
-        return rv;
-    }
-    out[o++] = '.';
-    o += hsc_b64url_encode(mac, sizeof(mac), out + o);
-    hsc_wipe(mac, sizeof(mac));
-    *outlen = o;
-    return HSC_OK;
+    return put_mac(key, out, o, scope, address, outlen);
 }
 
 /* 1 when cl is what a verifier's syntax and time steps could accept. */
@@ -451,19 +479,34 @@ static size_t put_num(char *out, size_t o, int64_t t)
     return o + hsc_format_time(t, out + o);
 }
 
+/* Append "." and the auth field of cl (x_n when pwd, then z when seal). */
+static size_t put_auth(char *out, size_t o, const hsc_claims_t *cl)
+{
+    unsigned char auth[HSC_XN_LEN + HSC_SEAL_LEN];
+    size_t n = 0;
+
+    if (cl->amr & HSC_AMR_PWD) {
+        memcpy(auth, cl->xn, HSC_XN_LEN);
+        n = HSC_XN_LEN;
+    }
+    if (cl->amr & HSC_AMR_SEAL) {
+        memcpy(auth + n, cl->z, HSC_SEAL_LEN);
+        n += HSC_SEAL_LEN;
+    }
+    out[o++] = '.';
+    o += hsc_b64url_encode(auth, n, out + o);
+    hsc_wipe(auth, sizeof(auth));
+    return o;
+}
+
 hsc_status_t hsc_cookie_mint2(const hsc_key_t *key, const hsc_claims_t *cl,
                               const char *scope, const char *address, char *out,
                               size_t outcap, size_t *outlen)
 {
     const char *kid;
-    size_t kid_len, need, o = 0;
-    unsigned char mac[HSC_MAC_LEN];
-    hsc_status_t rv;
+    size_t kid_len, need, o;
 
-    *outlen = 0;
-    if (out != NULL && outcap > 0) {
-        out[0] = '\0';
-    }
+    clear_out(out, outcap, outlen);
     if (out == NULL || key == NULL || cl == NULL || !claims_valid(cl)
         || !hsc_scope_valid(scope) || !no_linefeed(address)) {
         return HSC_EINVAL;
@@ -478,48 +521,15 @@ hsc_status_t hsc_cookie_mint2(const hsc_key_t *key, const hsc_claims_t *cl,
     if (outcap < need) {
         return HSC_ETOOLONG;
     }
-    out[o++] = '2';
-    out[o++] = '.';
-    memcpy(out + o, kid, kid_len);
-    o += kid_len;
-    out[o++] = '.';
-    o += hsc_b64url_encode(cl->user, cl->user_len, out + o);
-    o = put_num(out, o, cl->iat);
-    o = put_num(out, o, cl->exp);
+    o = put_head(out, '2', kid, kid_len, cl->user, cl->user_len, cl->iat,
+                 cl->exp);
     o = put_num(out, o, cl->gen);
     out[o++] = '.';
     o += hsc_b64url_encode(cl->lid, HSC_LID_LEN, out + o);
     o = put_num(out, o, (int64_t)cl->amr);
     o = put_num(out, o, cl->mfa_at);
-    out[o++] = '.';
-    {
-        unsigned char auth[HSC_XN_LEN + HSC_SEAL_LEN];
-        size_t n = 0;
-
-        if (cl->amr & HSC_AMR_PWD) {
-            memcpy(auth, cl->xn, HSC_XN_LEN);
-            n = HSC_XN_LEN;
-        }
-        if (cl->amr & HSC_AMR_SEAL) {
-            memcpy(auth + n, cl->z, HSC_SEAL_LEN);
-            n += HSC_SEAL_LEN;
-        }
-        o += hsc_b64url_encode(auth, n, out + o);
-        hsc_wipe(auth, sizeof(auth));
-    }
-    rv = hsc_key_mac3(key, out, o, scope, safe_len(scope), address,
-                      safe_len(address), mac);
-    if (rv != HSC_OK) {
-        hsc_wipe(out, o); /* holds x_n in base64url */
-        out[0] = '\0';
-        return rv;
-    }
-    out[o++] = '.';
-    o += hsc_b64url_encode(mac, sizeof(mac), out + o);
-    out[o] = '\0';
-    hsc_wipe(mac, sizeof(mac));
-    *outlen = o;
-    return HSC_OK;
+    o = put_auth(out, o, cl);
+    return put_mac(key, out, o, scope, address, outlen);
 }
 
 void hsc_login_id_text(const hsc_cookie_t *c, char out[HSC_LOGIN_ID_SIZE])
