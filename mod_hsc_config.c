@@ -131,6 +131,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->failure_url = NULL;
     d->health_details = HSC_DEFAULT_HEALTH_DETAILS;
     d->cookie_format1 = HSC_DEFAULT_COOKIE_FORMAT1;
+    d->remember = HSC_DEFAULT_REMEMBER;
     return d;
 }
 
@@ -159,6 +160,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, failure_url);
     HSC_MERGE(d, base, add, health_details);
     HSC_MERGE(d, base, add, cookie_format1);
+    HSC_MERGE(d, base, add, remember);
     return d;
 }
 
@@ -544,6 +546,18 @@ static const char *set_max_age(cmd_parms *cmd, void *dv, const char *arg)
 
     d->max_age_set = 1;
     return duration(cmd, arg, 0, &d->max_age);
+}
+
+static const char *set_remember(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->remember_set = 1;
+    if (strcasecmp(arg, "off") == 0) {
+        d->remember = 0;
+        return NULL;
+    }
+    return duration(cmd, arg, 0, &d->remember);
 }
 
 static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
@@ -1003,6 +1017,10 @@ const command_rec hsc_cmds[] = {
                  "On|Off: hsc-health shows the reason, version, key count "
                  "and store time (default " HSC_DEFAULT_HEALTH_DETAILS_TEXT
                  ")"),
+    HSC_DIR_TAKE1("HSCRememberMe", set_remember,
+                  "DURATION|Off: a \"keep me signed in\" box on the login "
+                  "page; a login with it lasts DURATION, idle or not "
+                  "(default " HSC_DEFAULT_REMEMBER_TEXT ")"),
     HSC_DIR_FLAG("HSCCookieFormat1", set_cookie_format1,
                  "On|Off: accept cookies of format 1, minted before an "
                  "upgrade (default " HSC_DEFAULT_COOKIE_FORMAT1_TEXT ")"),

@@ -88,6 +88,7 @@ typedef struct {
     hsc_cookie_samesite_t samesite; /* HSCCookieSameSite */
     apr_int64_t idle;               /* HSCIdleTimeout, seconds */
     apr_int64_t max_age;            /* HSCMaxAge, seconds */
+    apr_int64_t remember;           /* HSCRememberMe, seconds; 0: off */
     apr_int64_t skew;               /* HSCClockSkew, seconds */
     int refresh;                    /* HSCRefresh */
     const char *scope;              /* HSCScope */
@@ -109,7 +110,7 @@ typedef struct {
         bind_address_set : 1, login_url_set : 1, unauth_set : 1,
         success_url_set : 1, logout_url_set : 1, site_name_set : 1,
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
-        cookie_format1_set : 1;
+        cookie_format1_set : 1, remember_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

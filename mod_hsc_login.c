@@ -69,6 +69,7 @@ static hsc_page_conf_t page_conf(const hsc_dir_conf_t *d)
 
     c.site_name = d->site_name;
     c.stylesheet = d->stylesheet;
+    c.remember = d->remember > 0;
     return c;
 }
 
@@ -289,8 +290,8 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
 static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
                                const hsc_verify_params_t *vp,
                                const hsc_user_t *u, int64_t iat, int64_t exp,
-                               const unsigned char xn[HSC_XN_LEN], char *out,
-                               size_t cap, size_t *len)
+                               int rem, const unsigned char xn[HSC_XN_LEN],
+                               char *out, size_t cap, size_t *len)
 {
     unsigned char lid[HSC_LID_LEN];
     hsc_cookie_t c;
@@ -314,7 +315,7 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     cl.exp = exp;
     cl.gen = u->gen;
     cl.lid = lid;
-    cl.amr = HSC_AMR_PWD;
+    cl.amr = HSC_AMR_PWD | (rem ? HSC_AMR_REM : 0);
     cl.xn = xn;
     st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp->scope,
                           vp->address, out, cap, len);
@@ -340,16 +341,23 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_status_t st;
     int64_t iat, exp;
     size_t len;
+    int rem;
 
     hsc_session_params(r, sc, d, &vp);
     /* Never a cookie its own revoked_before refuses (a revocation in this
      * second stored now + 1). */
     iat = hsc_login_iat(vp.now, u->revoked_before);
-    exp = hsc_cookie_expiry(iat, vp.now, d->idle, d->max_age);
+    /* "Keep me signed in" (HSCRememberMe), ticked: a format 2 cookie with
+     * the rem bit, whose idle timeout and max age are the remembered
+     * span (a format 1 cookie has no such bit: a plain login). */
+    rem = d->remember > 0 && f != NULL && f->remember.present && u->gen >= 0;
+    exp = hsc_cookie_expiry(iat, vp.now, rem ? d->remember : d->idle,
+                            rem ? d->remember : d->max_age);
     if (exp <= iat) {
         exp = iat + 1;
     }
-    st = mint_login(r, sc, &vp, u, iat, exp, xn, value, sizeof(value), &len);
+    st = mint_login(r, sc, &vp, u, iat, exp, rem, xn, value, sizeof(value),
+                    &len);
     hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,

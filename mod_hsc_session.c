@@ -115,6 +115,7 @@ void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
     vp->skew = d->skew;
     vp->max_age = d->max_age;
     vp->refuse_format1 = !d->cookie_format1;
+    vp->remember = d->remember;
     vp->allow_pending = 0;
     vp->pending_timeout = 0;
 }
@@ -222,7 +223,8 @@ static int same_verification(const hsc_dir_conf_t *a, const hsc_dir_conf_t *b)
            || (a != NULL && b != NULL && !strcmp(a->cookie_name, b->cookie_name)
                && !strcmp(a->scope, b->scope)
                && a->bind_address == b->bind_address && a->max_age == b->max_age
-               && a->skew == b->skew && a->cookie_format1 == b->cookie_format1);
+               && a->skew == b->skew && a->cookie_format1 == b->cookie_format1
+               && a->remember == b->remember);
 }
 
 /* The verdict of the main or an earlier request of this one, when it was
@@ -350,19 +352,23 @@ static int64_t slide_expiry(request_rec *r, const hsc_srv_conf_t *sc,
     char value[HSC_COOKIE_VALUE_MAX];
     size_t len;
     hsc_status_t st;
+    /* A remembered login slides within its own, longer, span. */
+    int rem = (c->amr & HSC_AMR_REM) && d->remember > 0;
+    int64_t idle = rem ? d->remember : d->idle;
+    int64_t max_age = rem ? d->remember : d->max_age;
 
-    if (!d->refresh || !hsc_cookie_needs_refresh(c, now, d->idle, d->max_age)) {
+    if (!d->refresh || !hsc_cookie_needs_refresh(c, now, idle, max_age)) {
         return c->exp;
     }
     hsc_session_params(r, sc, d, &vp);
-    st = hsc_cookie_refresh(&vp, c, d->idle, value, sizeof(value), &len);
+    st = hsc_cookie_refresh(&vp, c, idle, value, sizeof(value), &len);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(015) "cookie refresh failed: %s",
                       hsc_strerror(st));
         return c->exp;
     }
-    exp = hsc_cookie_expiry(c->iat, now, d->idle, d->max_age);
+    exp = hsc_cookie_expiry(c->iat, now, idle, max_age);
     if (hsc_set_cookie(r, d, value, exp - now) != HSC_OK) {
         exp = c->exp;
     }

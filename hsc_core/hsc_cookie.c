@@ -209,7 +209,7 @@ static hsc_status_t check_time(const hsc_verify_params_t *vp,
     if (!(c->iat <= sat_add(vp->now, vp->skew))) {
         return HSC_EFUTURE;
     }
-    if (!(vp->now < sat_add(c->iat, vp->max_age))) {
+    if (!(vp->now < sat_add(c->iat, hsc_cookie_max_age(vp, c)))) {
         return HSC_EMAXAGE;
     }
     if (c->format == 1) {
@@ -532,6 +532,12 @@ hsc_status_t hsc_cookie_mint2(const hsc_key_t *key, const hsc_claims_t *cl,
     return put_mac(key, out, o, scope, address, outlen);
 }
 
+int64_t hsc_cookie_max_age(const hsc_verify_params_t *vp, const hsc_cookie_t *c)
+{
+    return (c->amr & HSC_AMR_REM) && vp->remember > 0 ? vp->remember
+                                                      : vp->max_age;
+}
+
 void hsc_login_id_text(const hsc_cookie_t *c, char out[HSC_LOGIN_ID_SIZE])
 {
     size_t n = 0;
@@ -644,7 +650,7 @@ hsc_status_t hsc_cookie_refresh(const hsc_verify_params_t *vp,
     if (key == NULL) {
         return HSC_ENOKEY;
     }
-    exp = hsc_cookie_expiry(c->iat, vp->now, idle, vp->max_age);
+    exp = hsc_cookie_expiry(c->iat, vp->now, idle, hsc_cookie_max_age(vp, c));
     if (exp <= vp->now) {
         return HSC_EMAXAGE; /* the login is over: no refresh past max age */
     }

@@ -85,6 +85,8 @@ typedef struct {
     int allow_pending;   /* 1 only at the second-factor step */
     int64_t pending_timeout; /* exp - iat bound of a pending cookie; 0:
                               * HSC_PENDING_TIMEOUT_DEFAULT */
+    int64_t remember;        /* max age of a rem cookie (HSCRememberMe); 0:
+                              * max_age, as for any other */
 } hsc_verify_params_t;
 
 /**
@@ -203,6 +205,11 @@ hsc_status_t hsc_cookie_mint2(const hsc_key_t *key, const hsc_claims_t *cl,
 /** The login id of c as text into out: base64url for format 2, "" for
  * format 1 (which has none). */
 void hsc_login_id_text(const hsc_cookie_t *c, char out[HSC_LOGIN_ID_SIZE]);
+
+/** The max age that applies to c: vp->remember for a remembered login
+ * where that is set, else vp->max_age. */
+int64_t hsc_cookie_max_age(const hsc_verify_params_t *vp,
+                           const hsc_cookie_t *c);
 
 /** The claims of a parsed format 2 cookie (pointers into *c). */
 void hsc_cookie_claims(const hsc_cookie_t *c, hsc_claims_t *cl);

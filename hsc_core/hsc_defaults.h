@@ -34,6 +34,9 @@
  * after an upgrade, so nobody is logged out; Off once they have expired. */
 #define HSC_DEFAULT_COOKIE_FORMAT1 1
 #define HSC_DEFAULT_COOKIE_FORMAT1_TEXT "On"
+/* HSCRememberMe: no "keep me signed in" unless asked for. */
+#define HSC_DEFAULT_REMEMBER 0
+#define HSC_DEFAULT_REMEMBER_TEXT "Off"
 #define HSC_DEFAULT_BIND_ADDRESS 0
 #define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
 #define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"

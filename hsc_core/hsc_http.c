@@ -180,6 +180,10 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
             f = &form->everywhere;
             limit = HSC_FORM_EVERYWHERE_MAX;
         }
+        else if (nlen == 8 && memcmp(pair, "remember", 8) == 0) {
+            f = &form->remember;
+            limit = HSC_FORM_EVERYWHERE_MAX;
+        }
 
         if (eq == NULL) {
             /* "name" alone: an empty value, terminated where it stood. */

@@ -33,7 +33,7 @@ typedef struct {
 
 /** The fields the login and logout handlers read. */
 typedef struct {
-    hsc_form_field_t username, password, ret, everywhere;
+    hsc_form_field_t username, password, ret, everywhere, remember;
 } hsc_login_form_t;
 
 /**

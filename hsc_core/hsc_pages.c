@@ -284,6 +284,10 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
             "<input id=\"hsc-password\" name=\"password\" type=\"password\" "
             "autocomplete=\"current-password\" required",
             keep ? " autofocus" : "", aria, ">\n",
+            c != NULL && c->remember
+                ? "<label><input name=\"remember\" type=\"checkbox\" "
+                  "value=\"1\"> Keep me signed in</label>\n"
+                : "",
             "<button type=\"submit\">Log in</button>\n"
             "</form>\n",
             NULL));

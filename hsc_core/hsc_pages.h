@@ -16,6 +16,7 @@
 typedef struct {
     const char *site_name;  /* HSCSiteName: in the title and above h1 */
     const char *stylesheet; /* HSCLoginStylesheet: a link after ours */
+    int remember;           /* HSCRememberMe: the login form's box */
 } hsc_page_conf_t;
 
 /* The built-in stylesheet, exactly as it goes between <style> tags. */

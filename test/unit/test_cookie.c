@@ -58,6 +58,7 @@ static hsc_verify_params_t params(int64_t now)
 {
     hsc_verify_params_t vp;
 
+    memset(&vp, 0, sizeof(vp)); /* format 2's fields: off */
     vp.keys = ring;
     vp.scope = SCOPE;
     vp.address = ADDR;
@@ -1020,6 +1021,84 @@ static void login_iat_is_never_refused_by_its_own_revocation(void)
     CHECK_EQ(hsc_login_iat(1000, 500), 1000, "revoked long ago: now");
 }
 
+/* Format 2 beside format 1: HSCCookieFormat1 Off refuses a genuine old
+ * cookie after its MAC; a remembered login lives by HSCRememberMe's span
+ * where that is set and by the max age elsewhere; a refresh keeps every
+ * field but exp, and a pending cookie is never refreshed. */
+static void format2_remember_and_old_format(void)
+{
+    unsigned char lid[HSC_LID_LEN] = {1, 2, 3, 4, 5, 6, 7, 8};
+    char v1[HSC_COOKIE_VALUE_MAX], v2[HSC_COOKIE_VALUE_MAX];
+    char v3[HSC_COOKIE_VALUE_MAX];
+    size_t l1, l2, l3;
+    hsc_verify_params_t vp = params(T0 + 10);
+    hsc_claims_t cl;
+    hsc_cookie_t c, c2;
+
+    memset(&cl, 0, sizeof(cl));
+    cl.user = "alice";
+    cl.user_len = 5;
+    cl.iat = T0;
+    cl.exp = T0 + 30 * 86400;
+    cl.gen = 4;
+    cl.lid = lid;
+    cl.amr = HSC_AMR_PWD | HSC_AMR_REM;
+    cl.xn = xn0;
+    CHECK(hsc_cookie_mint(key_new, "alice", 5, T0, T0 + 600, xn0, SCOPE, ADDR,
+                          v1, sizeof(v1), &l1)
+                  == HSC_OK
+              && hsc_cookie_mint2(key_new, &cl, SCOPE, ADDR, v2, sizeof(v2),
+                                  &l2)
+                     == HSC_OK,
+          "a format 1 and a remembered format 2 cookie");
+    CHECK(hsc_cookie_check(&vp, v1, l1, &c) == HSC_OK && c.format == 1
+              && c.amr == HSC_AMR_PWD && c.gen == -1,
+          "format 1 reads as amr pwd, no gen");
+    vp.refuse_format1 = 1;
+    CHECK_EQ(hsc_cookie_check(&vp, v1, l1, &c), HSC_EOLDFORMAT,
+             "HSCCookieFormat1 Off refuses it");
+    CHECK_EQ(hsc_cookie_check(&vp, v2, l2, &c), HSC_OK, "not format 2");
+    vp.refuse_format1 = 0;
+
+    vp.now = T0 + MAX_AGE + 10;
+    CHECK_EQ(hsc_cookie_check(&vp, v2, l2, &c), HSC_EMAXAGE,
+             "past HSCMaxAge where HSCRememberMe is off");
+    vp.remember = 30 * 86400;
+    CHECK(hsc_cookie_check(&vp, v2, l2, &c) == HSC_OK && c.amr == cl.amr
+              && c.gen == 4 && memcmp(c.lid, lid, HSC_LID_LEN) == 0,
+          "within HSCRememberMe where it is set");
+    CHECK(hsc_cookie_refresh(&vp, &c, 30 * 86400, v3, sizeof(v3), &l3) == HSC_OK
+              && hsc_cookie_check(&vp, v3, l3, &c2) == HSC_OK && c2.iat == c.iat
+              && c2.amr == c.amr && c2.gen == c.gen
+              && memcmp(c2.lid, c.lid, HSC_LID_LEN) == 0
+              && c2.exp == T0 + 30 * 86400,
+          "a refresh keeps every field, exp capped by the remembered span");
+    vp.now = T0 + 30 * 86400;
+    CHECK_EQ(hsc_cookie_check(&vp, v2, l2, &c), HSC_EEXPIRED,
+             "and ends with it");
+
+    cl.amr = HSC_AMR_PWD | HSC_AMR_PENDING;
+    cl.exp = T0 + 120;
+    vp.now = T0 + 10;
+    CHECK(hsc_cookie_mint2(key_new, &cl, SCOPE, ADDR, v3, sizeof(v3), &l3)
+                  == HSC_OK
+              && hsc_cookie_check(&vp, v3, l3, &c) == HSC_OK,
+          "a pending cookie passes steps 1-4");
+    CHECK_EQ(hsc_cookie_refresh(&vp, &c, 600, v1, sizeof(v1), &l1),
+             HSC_EPENDING, "and is never refreshed");
+    cl.exp = T0 + HSC_PENDING_TIMEOUT_DEFAULT + 1;
+    CHECK(hsc_cookie_mint2(key_new, &cl, SCOPE, ADDR, v3, sizeof(v3), &l3)
+                  == HSC_OK
+              && hsc_cookie_check(&vp, v3, l3, &c) == HSC_EMAXAGE,
+          "one that would live past the pending timeout is refused");
+    cl.amr = HSC_AMR_OTP;
+    cl.mfa_at = T0;
+    CHECK_EQ(hsc_cookie_mint2(key_new, &cl, SCOPE, ADDR, v3, sizeof(v3), &l3),
+             HSC_EINVAL, "mint2 refuses a cookie without pwd or seal");
+    hsc_wipe(&c, sizeof(c));
+    hsc_wipe(&c2, sizeof(c2));
+}
+
 int main(void)
 {
     RUN(login_iat_is_never_refused_by_its_own_revocation);
@@ -1069,6 +1148,7 @@ int main(void)
     RUN(verify_password_change_kills_old_cookies);
     RUN(verify_checks_in_the_spec_order);
     RUN(explain_records_every_step);
+    RUN(format2_remember_and_old_format);
     RUN(store_teardown);
 
     apr_pool_destroy(pool);

@@ -160,7 +160,7 @@ static void waits_are_rounded_to_human_words(void)
 
 static void login_page_for_people_and_screen_readers(void)
 {
-    hsc_page_conf_t c = {"Example <Corp>", NULL};
+    hsc_page_conf_t c = {"Example <Corp>", NULL, 0};
     const char *h = hsc_page_login(pool, &c, "/app/?a=1&b=2", NULL, NULL);
     char style[64];
 
@@ -188,6 +188,12 @@ static void login_page_for_people_and_screen_readers(void)
           "first visit: focus on the username");
     CHECK(!has(h, "role=\"alert\"") && !has(h, "aria-invalid=\"true\""),
           "no error, nothing invalid");
+    CHECK(!has(h, "name=\"remember\""), "no \"keep me signed in\" box");
+    c.remember = 1;
+    h = hsc_page_login(pool, &c, NULL, NULL, NULL);
+    CHECK(has(h, "<label><input name=\"remember\" type=\"checkbox\" "
+                 "value=\"1\"> Keep me signed in</label>\n<button"),
+          "HSCRememberMe: the box, labelled, before the button");
 
     h = hsc_page_login(pool, NULL, NULL, "al\"ice<", "Login failed.");
     CHECK(has(h, "<title>Log in</title>") && !has(h, "<p class=\"hsc-site\""),
@@ -206,7 +212,7 @@ static void login_page_for_people_and_screen_readers(void)
 
 static void site_stylesheet_is_linked_after_ours(void)
 {
-    hsc_page_conf_t c = {NULL, "/static/site.css"};
+    hsc_page_conf_t c = {NULL, "/static/site.css", 0};
     const char *h = hsc_page_login(pool, &c, NULL, NULL, NULL);
     const char *st = strstr(h, "</style>"), *ln = strstr(h, "<link");
 
