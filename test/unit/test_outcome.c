@@ -128,6 +128,7 @@ static void cookie_classes_tell_scopes_and_ages_apart(void)
 
     memset(xn, 7, sizeof(xn));
     memset(&p, 0, sizeof(p));
+    memset(&vp, 0, sizeof(vp)); /* format 2's fields: off */
     CHECK_EQ(hsc_keyring_parse(pool, "t", "k1 " SECRET "\n",
                                strlen("k1 " SECRET "\n"), &kr, &msg),
              HSC_OK, "a key ring");

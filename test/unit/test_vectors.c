@@ -108,6 +108,7 @@ static void check_cookie_block(vblock_t *b)
     hsc_cookie_t c;
     hsc_status_t st;
 
+    memset(&vp, 0, sizeof(vp)); /* format 2's fields: off */
     if (secret_hex) {
         slen = vb_unhex(secret_hex, secret, sizeof(secret));
     }
