@@ -29,6 +29,7 @@
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
+#include "hsc_b64.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 #include "hsc_pages.h"
@@ -294,7 +295,6 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
                                char *out, size_t cap, size_t *len)
 {
     unsigned char lid[HSC_LID_LEN];
-    hsc_cookie_t c;
     hsc_claims_t cl;
     hsc_status_t st;
     char *text;
@@ -320,11 +320,9 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp->scope,
                           vp->address, out, cap, len);
     if (st == HSC_OK) {
-        memset(&c, 0, sizeof(c));
-        c.format = 2;
-        memcpy(c.lid, lid, sizeof(lid));
+        /* The login id as HSC_LOGIN_ID and the audit log show it. */
         text = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
-        hsc_login_id_text(&c, text);
+        text[hsc_b64url_encode(lid, sizeof(lid), text)] = '\0';
         apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, text);
     }
     return st;
@@ -342,6 +340,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     int64_t iat, exp;
     size_t len;
     int rem;
+    const char *lid;
 
     hsc_session_params(r, sc, d, &vp);
     /* Never a cookie its own revoked_before refuses (a revocation in this
@@ -371,13 +370,10 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     if (st != HSC_OK) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
+    lid = apr_table_get(r->notes, HSC_NOTE_LOGIN_ID);
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(034) "user \"%s\" logged in%s%s", user,
-                  apr_table_get(r->notes, HSC_NOTE_LOGIN_ID) ? ", login id "
-                                                             : "",
-                  apr_table_get(r->notes, HSC_NOTE_LOGIN_ID)
-                      ? apr_table_get(r->notes, HSC_NOTE_LOGIN_ID)
-                      : "");
+                  lid ? ", login id " : "", lid ? lid : "");
     hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
                   hsc_key_id(hsc_keyring_signer(sc->keys)));
     /* Copied: target points into the body, which is wiped. */

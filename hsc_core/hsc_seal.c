@@ -7,26 +7,16 @@
 
 #include "hsc_seal.h"
 
-/* Associated data: purpose NUL user, so neither can be swapped. */
+/* Associated data: purpose NUL user, so neither can be swapped. One
+ * function for both directions: EVP_CipherUpdate follows the context's. */
 static int add_ad(EVP_CIPHER_CTX *ctx, const char *purpose, const char *user)
 {
     int n;
 
-    return EVP_EncryptUpdate(ctx, NULL, &n, (const unsigned char *)purpose,
-                             (int)strlen(purpose) + 1)
-           && EVP_EncryptUpdate(ctx, NULL, &n, (const unsigned char *)user,
-                                (int)strlen(user));
-}
-
-static int add_ad_dec(EVP_CIPHER_CTX *ctx, const char *purpose,
-                      const char *user)
-{
-    int n;
-
-    return EVP_DecryptUpdate(ctx, NULL, &n, (const unsigned char *)purpose,
-                             (int)strlen(purpose) + 1)
-           && EVP_DecryptUpdate(ctx, NULL, &n, (const unsigned char *)user,
-                                (int)strlen(user));
+    return EVP_CipherUpdate(ctx, NULL, &n, (const unsigned char *)purpose,
+                            (int)strlen(purpose) + 1)
+           && EVP_CipherUpdate(ctx, NULL, &n, (const unsigned char *)user,
+                               (int)strlen(user));
 }
 
 hsc_status_t hsc_seal(const hsc_key_t *k, const char *purpose, const char *user,
@@ -114,7 +104,7 @@ hsc_status_t hsc_unseal(const hsc_keyring_t *kr, const char *purpose,
     ok = ctx != NULL
          && EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL,
                                hsc_key_seal_secret(k), nonce)
-         && add_ad_dec(ctx, purpose, user)
+         && add_ad(ctx, purpose, user)
          && EVP_DecryptUpdate(ctx, out, &n, ct, (int)len) && (size_t)n == len
          && EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, HSC_SEAL_TAG_LEN,
                                 (void *)tag)
