@@ -27,7 +27,7 @@ our @EXPORT = qw(
 # Every test user, its password and groups. Each test file uses its own
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
-    qw(alice bob carol dave erin frank grace heidi ivan judy);
+    qw(alice bob carol dave erin frank grace heidi ivan judy kim leo);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff');
 
 sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
@@ -77,7 +77,8 @@ sub fix_owner
     return unless defined $uid;
     my $var = var_dir();
     chown $uid, $gid, $var,
-        grep { -e } map { "$var/users.db$_" } ('', '-wal', '-shm');
+        grep { -e } map { "$var/users.db$_" }
+        ('', '-wal', '-shm', '-state', '-state-wal', '-state-shm');
 }
 
 # Key files: k1 is the main server's; keys-rotated has a newer key first
@@ -153,7 +154,9 @@ sub make_storeid_fixtures
     symlink 'storeid', "$var/storeid-link"
         or die "symlink $var/storeid-link: $!\n";
     system('sqlite3', storeid_db('storeid-v1'),
-           'ALTER TABLE hsc_users DROP COLUMN gen; DROP TABLE hsc_meta; '
+           'DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; '
+           . 'DROP TABLE hsc_recovery; DROP TABLE hsc_links; '
+           . 'ALTER TABLE hsc_users DROP COLUMN gen; DROP TABLE hsc_meta; '
            . 'PRAGMA user_version = 1') == 0
         or die "sqlite3: $?\n";
     storeid_fix_owner();
@@ -167,7 +170,8 @@ sub storeid_fix_owner
     my $var = var_dir();
     for my $d (qw(storeid storeid-other storeid-v1)) {
         chown $uid, $gid, "$var/$d",
-            grep { -e } map { storeid_db($d) . $_ } ('', '-wal', '-shm');
+            grep { -e } map { storeid_db($d) . $_ }
+            ('', '-wal', '-shm', '-state', '-state-wal', '-state-shm');
     }
 }
 

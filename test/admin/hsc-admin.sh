@@ -129,7 +129,9 @@ expect 0 "init" "$ADMIN" init "$DB"
 check "database mode 0600" test "$(stat -c %a "$DB")" = 600
 check "application_id is HSC1" \
     test "$(sqlite3 "$DB" 'PRAGMA application_id')" = 1213416241
-check "user_version is 3" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 3
+check "user_version is 4" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 4
+check "the TOTP state file beside it, mode 0600" \
+    test "$(stat -c %a "$DB-state")" = 600
 store_id=$(sqlite3 "$DB" 'SELECT store_id FROM hsc_meta WHERE id = 1')
 check "a store id of 32 hex digits in hsc_meta" \
     expr "$store_id" : '[0-9a-f]\{32\}$'
@@ -141,7 +143,9 @@ check "with the same store id" out_has "store id $store_id\$"
 # A file of schema version 1 (mod_hsc before the store id): read as it
 # is, upgraded in place by init with its users kept.
 "$ADMIN" init "$T/v1.db" >/dev/null
-sqlite3 "$T/v1.db" "ALTER TABLE hsc_users DROP COLUMN gen; \
+sqlite3 "$T/v1.db" "DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; \
+    DROP TABLE hsc_recovery; DROP TABLE hsc_links; \
+    ALTER TABLE hsc_users DROP COLUMN gen; \
     INSERT INTO hsc_users VALUES ('old', zeroblob(16), \
     'sha256-chain:1', zeroblob(32), 'g', 0, 0, 1, 1); DROP TABLE hsc_meta; \
     PRAGMA user_version = 1"
@@ -150,7 +154,7 @@ check "and its user" out_has "^old"
 check "without upgrading it" \
     test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 1
 expect 0 "init upgrades a version 1 file" "$ADMIN" init "$T/v1.db"
-check "to version 3" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 3
+check "to version 4" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 4
 v1_id=$(sqlite3 "$T/v1.db" 'SELECT store_id FROM hsc_meta')
 check "with a new store id, printed" out_has "up to date, store id $v1_id\$"
 check "unlike the other database's" test "$v1_id" != "$store_id"
@@ -541,6 +545,37 @@ expect 0 "passwd alice" -i "changed
 expect 1 "after a password change" \
     "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$fresh"
 check "the hardening step fails" out_has "^6 auth   fail"
+
+# --- second factors ----------------------------------------------------------
+expect 2 "totp enrol without --keys" "$ADMIN" totp enrol "$DB" alice
+expect 2 "totp, neither enrol nor remove" "$ADMIN" totp list "$DB" alice
+expect 3 "totp enrol of nobody" "$ADMIN" totp enrol "$DB" nobody --keys "$KEYS"
+check "says so" err_has "nobody: no such user"
+expect 0 "totp enrol" "$ADMIN" totp enrol "$DB" alice --keys "$KEYS" \
+    --issuer "A & B"
+check "the URI alone on standard output" \
+    out_has "^otpauth://totp/A%20%26%20B:alice?secret=[A-Z2-7]\{32\}&"
+secret_hex=$(sed -n 's/.*secret=\([A-Z2-7]*\)&.*/\1/p' "$T/out" |
+    base32 -d | od -An -tx1 | tr -d ' \n' | tr a-f A-F)
+check "the secret decodes to 20 bytes" test "${#secret_hex}" = 40
+check "and is not stored in plain text" sh -c "! sqlite3 '$DB' \
+    'SELECT hex(sealed) FROM hsc_totp' | grep -q '$secret_hex'"
+expect 0 "show" "$ADMIN" show "$DB" alice
+check "TOTP on" out_has "^totp: yes (SHA1, 6 digits, 30 s)"
+expect 3 "recovery-codes --count 0" "$ADMIN" recovery-codes "$DB" alice --count 0
+expect 3 "recovery-codes --count 51" "$ADMIN" recovery-codes "$DB" alice \
+    --count 51
+expect 0 "recovery-codes" "$ADMIN" recovery-codes "$DB" alice
+check "ten codes, one a line" \
+    test "$(grep -c '^[0-9a-hjkmnp-tv-z]\{4\}-[0-9a-hjkmnp-tv-z]\{4\}-[0-9a-hjkmnp-tv-z]\{4\}$' "$T/out")" = 10
+check "ten hashes stored, no code" \
+    test "$(sqlite3 "$DB" "SELECT count(*) FROM hsc_recovery WHERE length(code_hash) = 32")" = 10
+expect 0 "totp remove" "$ADMIN" totp remove "$DB" alice
+expect 3 "totp remove again" "$ADMIN" totp remove "$DB" alice
+check "says there is none" err_has "no TOTP enrolled"
+expect 3 "on pgsql:, a clear refusal" "$ADMIN" recovery-codes \
+    "pgsql:dbname=none" alice
+check "naming SQLite" err_has "need an SQLite user database"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -3,7 +3,7 @@
  * command line, messages, input checks, the store and key helpers, and
  * one function per command, all of one shape. main.c holds the command
  * table; users.c the user commands; keys.c keygen; inspect.c inspect;
- * tty.c reading passwords.
+ * tty.c reading passwords; factors.c the second-factor commands.
  */
 #ifndef HSC_ADMIN_H
 #define HSC_ADMIN_H
@@ -55,13 +55,15 @@ enum {
     OPT_SIGN = 1 << 13,
     OPT_RETIRE = 1 << 14,
     OPT_AUDIT_LOG = 1 << 15,
-    OPT_AUDIT_SYSLOG = 1 << 16
+    OPT_AUDIT_SYSLOG = 1 << 16,
+    OPT_ISSUER = 1 << 17,
+    OPT_COUNT = 1 << 18
 };
 /* The commands that change a user through the store are audited. */
 #define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
 
 /* The number of rows of main.c's option table. */
-#define HSC_ADMIN_NOPTIONS 17
+#define HSC_ADMIN_NOPTIONS 19
 #define MAXPOS 4
 
 typedef struct {
@@ -114,5 +116,8 @@ int cmd_list(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_check(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_keygen(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_inspect(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_totp(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_show(apr_pool_t *pool, const char *name, const args_t *a);
 
 #endif /* HSC_ADMIN_H */

@@ -26,6 +26,7 @@
 
 #include <apr_general.h>
 #include <apr_pools.h>
+#include <apr_strings.h>
 
 #include "hsc_util.h"
 #include "hsc_b64.h"
@@ -124,6 +125,8 @@ static const struct {
     {"retire", OPT_RETIRE, 1},
     {"audit-log", OPT_AUDIT_LOG, 1},
     {"audit-syslog", OPT_AUDIT_SYSLOG, 0},
+    {"issuer", OPT_ISSUER, 1},
+    {"count", OPT_COUNT, 1},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 /* hsc_admin.h sizes args_t by the table. */
@@ -235,6 +238,15 @@ static const struct {
     {"groups", cmd_groups, 2, 3, OPT_AUDIT, "DB USER [G1,G2,...]",
      "print or set a user's groups"},
     {"list", cmd_list, 1, 1, 0, "DB", "list the users"},
+    {"show", cmd_show, 2, 2, 0, "DB USER",
+     "print a user's record and second factors"},
+    {"totp", cmd_totp, 3, 3, OPT_KEYS | OPT_ISSUER | OPT_AUDIT,
+     "enrol DB USER --keys KEYFILE [--issuer NAME] | remove DB USER",
+     "enrol a TOTP secret (prints its otpauth:// URI), or remove it (the "
+     "user's cookies end)"},
+    {"recovery-codes", cmd_recovery_codes, 2, 2, OPT_COUNT | OPT_AUDIT,
+     "DB USER [--count N]",
+     "print a new set of recovery codes (the old set stops working)"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
     {"keygen", cmd_keygen, 1, 1,
@@ -387,8 +399,12 @@ static int run(apr_pool_t *pool, int argc, char **argv)
         }
     }
     rc = commands[c].run(pool, commands[c].name, &a);
-    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, cmd, a.pos[1],
-                       rc);
+    /* The user is the argument after DB ("totp enrol DB USER": one more). */
+    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0,
+                       strcmp(cmd, "totp") == 0
+                           ? apr_pstrcat(pool, "totp-", a.pos[0], NULL)
+                           : cmd,
+                       a.pos[strcmp(cmd, "totp") == 0 ? 2 : 1], rc);
     if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
         arc = fail(EX_FILE, "cannot write the audit log: %s", strerror(errno));
     }

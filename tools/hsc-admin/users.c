@@ -33,6 +33,8 @@
 #include "hsc_defaults.h"
 #include "hsc_parse.h"
 
+#include "hsc_factors.h"
+
 #include "hsc_admin.h"
 
 /* --- checks of input -------------------------------------------------------
@@ -165,7 +167,8 @@ int cmd_init(apr_pool_t *pool, const char *name, const args_t *a)
     (void)pool;
     (void)name;
     const char *db = a->pos[0];
-    char id[HSC_STORE_ID_SIZE];
+    char id[HSC_STORE_ID_SIZE], err[512];
+    hsc_factors_t *f = NULL;
     hsc_store_t *s = NULL;
     struct stat sb;
     int existed, fd, rc;
@@ -213,6 +216,11 @@ int cmd_init(apr_pool_t *pool, const char *name, const args_t *a)
      * (version 2 adds the store id); its users are kept. */
     init_store_id(s, id, sizeof(id));
     hsc_store_close(s);
+    /* The TOTP state file beside it, owned and moded like it. */
+    if (hsc_factors_open(db, 0, &f, err, sizeof(err)) != HSC_OK) {
+        return fail(EX_FILE, "%s", err);
+    }
+    hsc_factors_close(f);
     printf(existed ? "%s: already an hsc user database, up to date, store id "
                      "%s\n"
                    : "%s: initialized, store id %s\n",

@@ -1,0 +1,122 @@
+/*
+ * hsc_factors.h: a user's second factors in the user database (hsc-v2.md,
+ * docs/dev/second-factors.md): the TOTP enrolment (its secret sealed,
+ * hsc_seal.h), the recovery codes (hashes, hsc_recovery.h) and TOTP's
+ * replay guard.
+ *
+ * A handle of its own, not the user store's: nothing here is read on an
+ * ordinary request, so the module opens one only at a login, the
+ * second-factor step or the account page, and the per-request lookup and
+ * its record cache stay as they are. A handle is used by one thread at a
+ * time.
+ *
+ * SQLite only in this release (schema version 4): the user file holds the
+ * factor tables, and "<file>-state" beside it holds the one frequent
+ * write, the time of the last accepted TOTP step, so that a TOTP login
+ * does not commit to the user file (whose every commit empties the
+ * record caches). A pgsql: spec is refused with a message that says so.
+ */
+#ifndef HSC_FACTORS_H
+#define HSC_FACTORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hsc_recovery.h"
+#include "hsc_seal.h"
+#include "hsc_totp.h"
+#include "hsc_util.h"
+
+/** Bytes of a sealed TOTP secret, at most (the schema's bound). */
+#define HSC_TOTP_SEALED_MAX 255
+/** The state file's name: the user file's path and this suffix. */
+#define HSC_FACTORS_STATE_SUFFIX "-state"
+
+typedef struct hsc_factors hsc_factors_t;
+
+/** A user's TOTP enrolment. */
+typedef enum {
+    HSC_TOTP_NONE = 0,  /* not enrolled */
+    HSC_TOTP_ENROLLING, /* enrolled, waiting for its first correct code */
+    HSC_TOTP_ACTIVE     /* enrolled and confirmed: a login asks for it */
+} hsc_totp_state_t;
+
+/** What hsc_factors_get() reads. */
+typedef struct {
+    hsc_totp_state_t totp;
+    hsc_totp_params_t params; /* when totp != HSC_TOTP_NONE */
+    unsigned char sealed[HSC_TOTP_SEALED_MAX];
+    size_t sealed_len;
+    int64_t totp_created; /* Unix seconds */
+    int recovery_left;    /* unused recovery codes */
+} hsc_factor_info_t;
+
+/** 1 when a login of this user owes a second factor (an active TOTP or a
+ *  recovery code left). */
+int hsc_factors_any(const hsc_factor_info_t *fi);
+
+/**
+ * Open the factors of the user database spec (a path). readonly: no
+ * writes (hsc-admin show). The file must be an hsc user database of
+ * schema version 4 or later ("hsc-admin init" upgrades one). The state
+ * file is created when absent (mode 0600, or the umask's), unless
+ * readonly. HSC_OK; HSC_EIO, HSC_ESTORE or HSC_EINVAL (a pgsql: spec)
+ * with errbuf set.
+ */
+hsc_status_t hsc_factors_open(const char *spec, int readonly,
+                              hsc_factors_t **out, char *errbuf,
+                              size_t errlen) HSC_MUST_CHECK;
+
+/** The user's factors into *out (zeros when none). HSC_OK or HSC_ESTORE. */
+hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
+                             hsc_factor_info_t *out) HSC_MUST_CHECK;
+
+/**
+ * A new TOTP enrolment of user, replacing any (and forgetting its last
+ * step): sealed secret, parameters, active or waiting for its first code.
+ * HSC_OK, HSC_ENOUSER, HSC_EINVAL, HSC_EREADONLY or HSC_ESTORE.
+ */
+hsc_status_t hsc_factors_totp_enrol(hsc_factors_t *f, const char *user,
+                                    const unsigned char *sealed, size_t len,
+                                    const hsc_totp_params_t *p, int active,
+                                    int64_t now) HSC_MUST_CHECK;
+
+/** Mark an enrolment confirmed. HSC_OK, HSC_ENOUSER (none waiting). */
+hsc_status_t hsc_factors_totp_activate(hsc_factors_t *f,
+                                       const char *user) HSC_MUST_CHECK;
+
+/** Remove user's TOTP. HSC_OK, HSC_ENOUSER (none enrolled), ... */
+hsc_status_t hsc_factors_totp_remove(hsc_factors_t *f,
+                                     const char *user) HSC_MUST_CHECK;
+
+/**
+ * The replay guard: accept a code of the step that starts at Unix time
+ * step_at only if it is later than every step accepted before for this
+ * user, and remember it, in one atomic statement (on any number of
+ * servers sharing the files). HSC_OK; HSC_EAUTH when a step as late or
+ * later was accepted already (a replay); HSC_ESTORE, HSC_EREADONLY.
+ */
+hsc_status_t hsc_factors_totp_accept(hsc_factors_t *f, const char *user,
+                                     int64_t step_at) HSC_MUST_CHECK;
+
+/**
+ * Replace user's recovery codes by n hashes (hsc_recovery_hash), in one
+ * transaction. HSC_OK, HSC_ENOUSER, HSC_EREADONLY, HSC_ESTORE.
+ */
+hsc_status_t
+hsc_factors_recovery_set(hsc_factors_t *f, const char *user,
+                         const unsigned char (*hashes)[HSC_RECOVERY_HASH_LEN],
+                         size_t n, int64_t now) HSC_MUST_CHECK;
+
+/** Use one recovery code: the atomic delete of its hash. HSC_OK, HSC_EAUTH
+ *  (no such code of this user: wrong or used), HSC_ESTORE, ... */
+hsc_status_t hsc_factors_recovery_use(
+    hsc_factors_t *f, const char *user,
+    const unsigned char hash[HSC_RECOVERY_HASH_LEN]) HSC_MUST_CHECK;
+
+/** The last failure's message (SQLite's and ours; never a bound value). */
+const char *hsc_factors_errmsg(const hsc_factors_t *f);
+
+void hsc_factors_close(hsc_factors_t *f);
+
+#endif /* HSC_FACTORS_H */

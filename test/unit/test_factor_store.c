@@ -1,0 +1,234 @@
+/*
+ * test_factor_store.c: second factors in an SQLite user database
+ * (hsc_factors_sqlite.c): TOTP enrolment and its replay guard in the
+ * state file, recovery codes used once, a user's rows going with the
+ * user, and the refusals (an old schema, a pgsql: spec).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "hsc_test.h"
+#include "hsc_factors.h"
+#include "hsc_store.h"
+
+static char tmpdir[256];
+
+/* A new user database with alice and bob. */
+static int make_db(const char *path)
+{
+    static const unsigned char salt[HSC_SALT_LEN] = {1};
+    static const unsigned char v[HSC_AUTH_LEN] = {2};
+    hsc_store_t *s = NULL;
+    hsc_user_t u;
+    char err[256];
+    int ok;
+
+    if (hsc_store_open(path, HSC_STORE_CREATE, &s, err, sizeof(err))
+        != HSC_OK) {
+        printf("# %s\n", err);
+        return 0;
+    }
+    memset(&u, 0, sizeof(u));
+    memcpy(u.salt, salt, sizeof(salt));
+    memcpy(u.authenticator, v, sizeof(v));
+    ok = hsc_kdf_parse("sha256-chain:1000", &u.kdf) == HSC_OK;
+    u.name = "alice";
+    u.name_len = 5;
+    u.groups = "";
+    ok = ok && hsc_store_add(s, &u) == HSC_OK;
+    u.name = "bob";
+    u.name_len = 3;
+    ok = ok && hsc_store_add(s, &u) == HSC_OK;
+    hsc_store_close(s);
+    return ok;
+}
+
+static hsc_factors_t *open_f(const char *path, int ro)
+{
+    hsc_factors_t *f = NULL;
+    char err[256];
+
+    if (hsc_factors_open(path, ro, &f, err, sizeof(err)) != HSC_OK) {
+        printf("# open: %s\n", err);
+    }
+    return f;
+}
+
+static void totp_enrolment_and_replay_guard(void)
+{
+    char path[300], state[320];
+    const unsigned char sealed[40] = "not really sealed, but bytes";
+    hsc_totp_params_t p;
+    hsc_factor_info_t fi;
+    hsc_factors_t *a, *b;
+    struct stat sb;
+
+    snprintf(path, sizeof(path), "%s/totp.db", tmpdir);
+    snprintf(state, sizeof(state), "%s-state", path);
+    CHECK(make_db(path), "a user database");
+    a = open_f(path, 0);
+    b = open_f(path, 0);
+    CHECK(a && b, "two handles: two servers of one file");
+    if (!(a && b)) {
+        return;
+    }
+    CHECK_EQ(stat(state, &sb), 0, "the state file was made beside it");
+    hsc_totp_defaults(&p);
+    CHECK(hsc_factors_get(a, "alice", &fi) == HSC_OK && fi.totp == HSC_TOTP_NONE
+              && fi.recovery_left == 0 && !hsc_factors_any(&fi),
+          "no factor yet");
+    CHECK_EQ(hsc_factors_totp_enrol(a, "carol", sealed, 30, &p, 0, 1000),
+             HSC_ENOUSER, "no enrolment of a user who does not exist");
+    CHECK_EQ(hsc_factors_totp_enrol(a, "alice", sealed, 0, &p, 0, 1000),
+             HSC_EINVAL, "no empty sealed secret");
+    CHECK_EQ(hsc_factors_totp_enrol(a, "alice", sealed, 30, &p, 0, 1000),
+             HSC_OK, "enrolled");
+    CHECK(hsc_factors_get(b, "alice", &fi) == HSC_OK
+              && fi.totp == HSC_TOTP_ENROLLING && fi.sealed_len == 30
+              && !memcmp(fi.sealed, sealed, 30) && fi.params.digits == 6
+              && fi.params.period == 30 && fi.params.alg == HSC_TOTP_SHA1
+              && fi.totp_created == 1000 && !hsc_factors_any(&fi),
+          "the other server reads it, waiting for its first code");
+    CHECK_EQ(hsc_factors_totp_activate(a, "alice"), HSC_OK, "activated");
+    CHECK_EQ(hsc_factors_totp_activate(a, "alice"), HSC_ENOUSER,
+             "nothing left to activate");
+    CHECK(hsc_factors_get(b, "alice", &fi) == HSC_OK
+              && fi.totp == HSC_TOTP_ACTIVE && hsc_factors_any(&fi),
+          "active: a login owes it");
+
+    CHECK_EQ(hsc_factors_totp_accept(a, "alice", 3000), HSC_OK, "step 100");
+    CHECK_EQ(hsc_factors_totp_accept(b, "alice", 3000), HSC_EAUTH,
+             "the same step on the other server: a replay");
+    CHECK_EQ(hsc_factors_totp_accept(a, "alice", 2970), HSC_EAUTH,
+             "an older step after a newer one");
+    CHECK_EQ(hsc_factors_totp_accept(b, "alice", 3030), HSC_OK,
+             "the next step, on the other server");
+    CHECK_EQ(hsc_factors_totp_accept(a, "bob", 3000), HSC_OK,
+             "each user has their own last step");
+
+    CHECK_EQ(hsc_factors_totp_remove(a, "alice"), HSC_OK, "removed");
+    CHECK_EQ(hsc_factors_totp_remove(a, "alice"), HSC_ENOUSER, "removed twice");
+    CHECK(hsc_factors_get(b, "alice", &fi) == HSC_OK
+              && fi.totp == HSC_TOTP_NONE,
+          "gone for the other server too");
+    p.alg = HSC_TOTP_SHA256;
+    p.digits = 8;
+    p.period = 60;
+    CHECK_EQ(hsc_factors_totp_enrol(a, "alice", sealed, 30, &p, 1, 2000),
+             HSC_OK, "enrolled again, active at once (an admin's enrol)");
+    CHECK(hsc_factors_get(b, "alice", &fi) == HSC_OK
+              && fi.params.alg == HSC_TOTP_SHA256 && fi.params.digits == 8
+              && fi.params.period == 60 && fi.totp == HSC_TOTP_ACTIVE,
+          "its parameters are kept");
+    CHECK_EQ(hsc_factors_totp_accept(a, "alice", 3000), HSC_EAUTH,
+             "the last step (a time) survives a new enrolment");
+    hsc_factors_close(a);
+    hsc_factors_close(b);
+}
+
+static void recovery_codes_once_each(void)
+{
+    char path[300];
+    unsigned char h[3][HSC_RECOVERY_HASH_LEN], other[HSC_RECOVERY_HASH_LEN];
+    hsc_factor_info_t fi;
+    hsc_factors_t *f, *ro;
+    hsc_store_t *s = NULL;
+    char err[256];
+    int i;
+
+    snprintf(path, sizeof(path), "%s/rc.db", tmpdir);
+    CHECK(make_db(path), "a user database");
+    f = open_f(path, 0);
+    if (f == NULL) {
+        CHECK(0, "opened");
+        return;
+    }
+    for (i = 0; i < 3; i++) {
+        memset(h[i], 'a' + i, sizeof(h[i]));
+    }
+    memset(other, 'z', sizeof(other));
+    CHECK_EQ(hsc_factors_recovery_set(f, "carol", h, 3, 1), HSC_ENOUSER,
+             "no codes for a user who does not exist");
+    CHECK_EQ(hsc_factors_recovery_set(f, "alice", h, 3, 1), HSC_OK, "3 codes");
+    CHECK(hsc_factors_get(f, "alice", &fi) == HSC_OK && fi.recovery_left == 3
+              && hsc_factors_any(&fi),
+          "3 left: a login owes a second factor");
+    CHECK_EQ(hsc_factors_recovery_use(f, "bob", h[0]), HSC_EAUTH,
+             "not another user's code");
+    CHECK_EQ(hsc_factors_recovery_use(f, "alice", other), HSC_EAUTH,
+             "not a code never issued");
+    CHECK_EQ(hsc_factors_recovery_use(f, "alice", h[1]), HSC_OK, "used");
+    CHECK_EQ(hsc_factors_recovery_use(f, "alice", h[1]), HSC_EAUTH,
+             "used once only");
+    CHECK(hsc_factors_get(f, "alice", &fi) == HSC_OK && fi.recovery_left == 2,
+          "2 left");
+    CHECK_EQ(hsc_factors_recovery_set(f, "alice", &other, 1, 2), HSC_OK,
+             "a new set");
+    CHECK(hsc_factors_recovery_use(f, "alice", h[0]) == HSC_EAUTH
+              && hsc_factors_recovery_use(f, "alice", other) == HSC_OK,
+          "a new set replaces the old");
+    CHECK_EQ(hsc_factors_recovery_set(f, "alice", h, 3, 3), HSC_OK, "again");
+    ro = open_f(path, 1);
+    CHECK(ro != NULL, "a read-only handle");
+    if (ro != NULL) {
+        CHECK_EQ(hsc_factors_totp_accept(ro, "alice", 30), HSC_EREADONLY,
+                 "a read-only handle accepts no code");
+        hsc_factors_close(ro);
+    }
+    CHECK(hsc_store_open(path, 0, &s, err, sizeof(err)) == HSC_OK
+              && hsc_store_del(s, "alice") == HSC_OK,
+          "alice deleted");
+    hsc_store_close(s);
+    CHECK(hsc_factors_get(f, "alice", &fi) == HSC_OK && fi.recovery_left == 0,
+          "her codes went with her");
+    hsc_factors_close(f);
+}
+
+static void refusals(void)
+{
+    char path[300], err[256];
+    hsc_factors_t *f = NULL;
+    sqlite3 *db = NULL;
+
+    CHECK_EQ(hsc_factors_open("pgsql:dbname=x", 0, &f, err, sizeof(err)),
+             HSC_EINVAL, "pgsql: is not built yet");
+    CHECK(strstr(err, "SQLite") != NULL, "and says so");
+    snprintf(path, sizeof(path), "%s/none.db", tmpdir);
+    CHECK_EQ(hsc_factors_open(path, 0, &f, err, sizeof(err)), HSC_EIO,
+             "a missing file");
+    snprintf(path, sizeof(path), "%s/v3.db", tmpdir);
+    CHECK(make_db(path) && sqlite3_open(path, &db) == SQLITE_OK
+              && sqlite3_exec(db, "PRAGMA user_version = 3", 0, 0, 0)
+                     == SQLITE_OK,
+          "a file that says version 3");
+    sqlite3_close(db);
+    CHECK_EQ(hsc_factors_open(path, 0, &f, err, sizeof(err)), HSC_ESTORE,
+             "refused");
+    CHECK(strstr(err, "hsc-admin init") != NULL, "with the way out");
+    CHECK(f == NULL, "no handle");
+}
+
+int main(void)
+{
+    const char *t = getenv("TMPDIR");
+    char cmd[300];
+
+    snprintf(tmpdir, sizeof(tmpdir), "%s/hsc-factors-XXXXXX", t ? t : "/tmp");
+    if (mkdtemp(tmpdir) == NULL) {
+        perror("mkdtemp");
+        return 1;
+    }
+    RUN(totp_enrolment_and_replay_guard);
+    RUN(recovery_codes_once_each);
+    RUN(refusals);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0) {
+        printf("# could not remove %s\n", tmpdir);
+    }
+    return hsc_test_done();
+}
