@@ -132,6 +132,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->health_details = HSC_DEFAULT_HEALTH_DETAILS;
     d->cookie_format1 = HSC_DEFAULT_COOKIE_FORMAT1;
     d->remember = HSC_DEFAULT_REMEMBER;
+    d->second_factor = HSC_DEFAULT_SECOND_FACTOR;
     return d;
 }
 
@@ -161,6 +162,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, health_details);
     HSC_MERGE(d, base, add, cookie_format1);
     HSC_MERGE(d, base, add, remember);
+    HSC_MERGE(d, base, add, second_factor);
     return d;
 }
 
@@ -612,6 +614,27 @@ static const char *set_unauth(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+static const char *set_second_factor(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!strcasecmp(arg, "off")) {
+        d->second_factor = HSC_SECOND_FACTOR_OFF;
+    }
+    else if (!strcasecmp(arg, "optional")) {
+        d->second_factor = HSC_SECOND_FACTOR_OPTIONAL;
+    }
+    else if (!strcasecmp(arg, "required")) {
+        d->second_factor = HSC_SECOND_FACTOR_REQUIRED;
+    }
+    else {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": must be off, optional or required", NULL);
+    }
+    d->second_factor_set = 1;
+    return NULL;
+}
+
 static const char *set_success_url(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
@@ -1031,6 +1054,10 @@ const command_rec hsc_cmds[] = {
                  "(default " HSC_DEFAULT_BIND_ADDRESS_TEXT ")"),
     HSC_DIR_TAKE1("HSCLoginURL", set_login_url,
                   "Where browsers without a valid cookie are sent"),
+    HSC_DIR_TAKE1("HSCSecondFactor", set_second_factor,
+                  "off|optional|required: after the password, ask a user "
+                  "who has a second factor for it (optional), or every user "
+                  "(required) (default " HSC_DEFAULT_SECOND_FACTOR_TEXT ")"),
     HSC_DIR_TAKE1("HSCUnauthenticated", set_unauth,
                   "auto|redirect|401: answer to a request without a cookie "
                   "(default " HSC_DEFAULT_UNAUTHENTICATED_TEXT ")"),

@@ -79,30 +79,38 @@ typedef struct {
     int db_index; /* slot in each thread's store cache */
 } hsc_srv_conf_t;
 
+/* HSCSecondFactor: what a login of this location asks after the password. */
+typedef enum {
+    HSC_SECOND_FACTOR_OFF = 0,  /* nothing: a password login */
+    HSC_SECOND_FACTOR_OPTIONAL, /* a user who has a factor must use it */
+    HSC_SECOND_FACTOR_REQUIRED  /* and a user without one cannot log in */
+} hsc_second_factor_t;
+
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
 typedef struct {
-    const char *cookie_name;        /* HSCCookieName */
-    const char *cookie_domain;      /* HSCCookieDomain; NULL: no Domain */
-    const char *cookie_path;        /* HSCCookiePath */
-    int secure;                     /* HSCCookieSecure */
-    hsc_cookie_samesite_t samesite; /* HSCCookieSameSite */
-    apr_int64_t idle;               /* HSCIdleTimeout, seconds */
-    apr_int64_t max_age;            /* HSCMaxAge, seconds */
-    apr_int64_t remember;           /* HSCRememberMe, seconds; 0: off */
-    apr_int64_t skew;               /* HSCClockSkew, seconds */
-    int refresh;                    /* HSCRefresh */
-    const char *scope;              /* HSCScope */
-    int bind_address;               /* HSCBindAddress */
-    const char *login_url;          /* HSCLoginURL; NULL: never redirect */
-    hsc_unauth_mode_t unauth;       /* HSCUnauthenticated */
-    const char *success_url;        /* HSCLoginSuccessURL */
-    const char *logout_url;         /* HSCLogoutURL; NULL: the logged-out
-                                     * page (hsc_core/hsc_pages.h) */
-    const char *site_name;          /* HSCSiteName; NULL: none */
-    const char *stylesheet;         /* HSCLoginStylesheet; NULL: none */
-    const char *failure_url;        /* HSCLoginFailureURL; NULL: the form */
-    int health_details;             /* HSCHealthDetails */
-    int cookie_format1;             /* HSCCookieFormat1 */
+    const char *cookie_name;           /* HSCCookieName */
+    const char *cookie_domain;         /* HSCCookieDomain; NULL: no Domain */
+    const char *cookie_path;           /* HSCCookiePath */
+    int secure;                        /* HSCCookieSecure */
+    hsc_cookie_samesite_t samesite;    /* HSCCookieSameSite */
+    apr_int64_t idle;                  /* HSCIdleTimeout, seconds */
+    apr_int64_t max_age;               /* HSCMaxAge, seconds */
+    apr_int64_t remember;              /* HSCRememberMe, seconds; 0: off */
+    apr_int64_t skew;                  /* HSCClockSkew, seconds */
+    int refresh;                       /* HSCRefresh */
+    const char *scope;                 /* HSCScope */
+    int bind_address;                  /* HSCBindAddress */
+    const char *login_url;             /* HSCLoginURL; NULL: never redirect */
+    hsc_unauth_mode_t unauth;          /* HSCUnauthenticated */
+    const char *success_url;           /* HSCLoginSuccessURL */
+    const char *logout_url;            /* HSCLogoutURL; NULL: the logged-out
+                                        * page (hsc_core/hsc_pages.h) */
+    const char *site_name;             /* HSCSiteName; NULL: none */
+    const char *stylesheet;            /* HSCLoginStylesheet; NULL: none */
+    const char *failure_url;           /* HSCLoginFailureURL; NULL: the form */
+    int health_details;                /* HSCHealthDetails */
+    int cookie_format1;                /* HSCCookieFormat1 */
+    hsc_second_factor_t second_factor; /* HSCSecondFactor */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -110,7 +118,7 @@ typedef struct {
         bind_address_set : 1, login_url_set : 1, unauth_set : 1,
         success_url_set : 1, logout_url_set : 1, site_name_set : 1,
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
-        cookie_format1_set : 1, remember_set : 1;
+        cookie_format1_set : 1, remember_set : 1, second_factor_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

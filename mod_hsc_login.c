@@ -23,6 +23,7 @@
 #include "http_request.h"
 #include "util_script.h"
 
+#include "mod_hsc_factor.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_ops.h"
@@ -195,19 +196,62 @@ static const char *safe_return(const hsc_login_form_t *f)
     return NULL;
 }
 
-static int login_get(request_rec *r, const hsc_dir_conf_t *d)
+/* The second-factor step's form for the user of a pending cookie. */
+static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
+                     int status, const char *user, const char *message)
+{
+    hsc_page_conf_t c = page_conf(d);
+
+    return send_page(r, status, hsc_page_code(r->pool, &c, ret, user, message));
+}
+
+/*
+ * The user of the request's pending cookie (the password done, a second
+ * factor due) into *user, with *c filled (wipe it); else the status: no
+ * such cookie or a refused one (HSC_EINVAL and the refusals), or a fault.
+ * Only where HSCSecondFactor is on: elsewhere no pending cookie is made.
+ */
+static hsc_status_t pending_login(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_dir_conf_t *d, hsc_store_t **store,
+                                  hsc_cookie_t *c, const char **user)
+{
+    hsc_status_t st;
+    hsc_user_t u;
+
+    *user = NULL;
+    if (d->second_factor == HSC_SECOND_FACTOR_OFF || sc->keys == NULL) {
+        return HSC_EINVAL;
+    }
+    if ((*store = hsc_userdb_acquire(r, sc)) == NULL) {
+        return HSC_ESTORE;
+    }
+    st = hsc_session_verify_pending(r, sc, d, *store, c, &u);
+    if (st == HSC_OK) {
+        *user = apr_pstrmemdup(r->pool, c->user, c->user_len);
+    }
+    return st;
+}
+
+static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
+                     const hsc_dir_conf_t *d)
 {
     hsc_login_form_t f;
+    const char *ret = NULL, *user;
+    hsc_store_t *store;
+    hsc_cookie_t c;
     char *args;
 
-    if (r->args == NULL) {
-        return login_page(r, d, NULL, HTTP_OK, NULL, NULL);
+    if (r->args != NULL) {
+        args = apr_pstrdup(r->pool, r->args);
+        if (hsc_form_parse(args, strlen(args), &f) == HSC_OK) {
+            ret = safe_return(&f);
+        }
     }
-    args = apr_pstrdup(r->pool, r->args);
-    if (hsc_form_parse(args, strlen(args), &f) != HSC_OK) {
-        return login_page(r, d, NULL, HTTP_OK, NULL, NULL);
+    if (pending_login(r, sc, d, &store, &c, &user) == HSC_OK) {
+        hsc_wipe(&c, sizeof(c));
+        return code_page(r, d, ret, HTTP_OK, user, NULL);
     }
-    return login_page(r, d, safe_return(&f), HTTP_OK, NULL, NULL);
+    return login_page(r, d, ret, HTTP_OK, NULL, NULL);
 }
 
 /*
@@ -291,7 +335,7 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
 static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
                                const hsc_verify_params_t *vp,
                                const hsc_user_t *u, int64_t iat, int64_t exp,
-                               int rem, const unsigned char xn[HSC_XN_LEN],
+                               unsigned amr, const unsigned char xn[HSC_XN_LEN],
                                char *out, size_t cap, size_t *len)
 {
     unsigned char lid[HSC_LID_LEN];
@@ -315,7 +359,7 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     cl.exp = exp;
     cl.gen = u->gen;
     cl.lid = lid;
-    cl.amr = HSC_AMR_PWD | (rem ? HSC_AMR_REM : 0);
+    cl.amr = HSC_AMR_PWD | amr;
     cl.xn = xn;
     st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp->scope,
                           vp->address, out, cap, len);
@@ -339,7 +383,7 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_status_t st;
     int64_t iat, exp;
     size_t len;
-    int rem;
+    int rem, pending = 0;
     const char *lid;
 
     hsc_session_params(r, sc, d, &vp);
@@ -355,8 +399,37 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
     if (exp <= iat) {
         exp = iat + 1;
     }
-    st = mint_login(r, sc, &vp, u, iat, exp, rem, xn, value, sizeof(value),
-                    &len);
+    /* A second factor due: a pending cookie, valid at its step only. */
+    switch (u->gen >= 0 ? hsc_factor_due(r, sc, d, u) : HSC_FACTOR_NOT_DUE) {
+    case HSC_FACTOR_NOT_DUE: break;
+    case HSC_FACTOR_DUE:
+        pending = 1;
+        exp = iat
+              + (vp.pending_timeout > 0 ? vp.pending_timeout
+                                        : HSC_PENDING_TIMEOUT_DEFAULT);
+        break;
+    case HSC_FACTOR_MISSING:
+        hsc_wipe(xn, HSC_XN_LEN);
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(198) "login refused for user \"%s\": "
+                                    "HSCSecondFactor required and the user "
+                                    "has no second factor",
+                      user);
+        hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
+        {
+            hsc_page_conf_t c = page_conf(d);
+            return send_page(r, HTTP_FORBIDDEN,
+                             hsc_page_no_factor(r->pool, &c,
+                                                login_again_url(r, target)));
+        }
+    case HSC_FACTOR_FAULT:
+        hsc_wipe(xn, HSC_XN_LEN);
+        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
+        return hsc_userdb_unavailable(r);
+    }
+    st = mint_login(r, sc, &vp, u, iat, exp,
+                    (rem ? HSC_AMR_REM : 0) | (pending ? HSC_AMR_PENDING : 0),
+                    xn, value, sizeof(value), &len);
     hsc_wipe(xn, HSC_XN_LEN);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
@@ -371,6 +444,16 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     lid = apr_table_get(r->notes, HSC_NOTE_LOGIN_ID);
+    if (pending) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(199) "user \"%s\": password accepted, second "
+                                    "factor due, login id %s",
+                      user, lid ? lid : "");
+        hsc_ops_login(r, f, HSC_LOGIN_FACTOR_DUE, NULL);
+        /* This page again, which now asks for the code. */
+        apr_table_set(r->headers_out, "Location", login_again_url(r, target));
+        return HTTP_SEE_OTHER;
+    }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(034) "user \"%s\" logged in%s%s", user,
                   lid ? ", login id " : "", lid ? lid : "");
@@ -469,6 +552,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     a.user_len = f->username.len;
     a.password = f->password.value;
     a.password_len = f->password.len;
+    a.factor_follows = d->second_factor != HSC_SECOND_FACTOR_OFF;
     attempt = hsc_login_attempt(r, sc, store, &a);
     hsc_userdb_note_recovery(r, sc, store);
     switch (attempt) {
@@ -514,6 +598,91 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         return http;
     }
     return login_failed(r, d, target, f);
+}
+
+/*
+ * The second-factor step: a code for the request's pending cookie. A right
+ * one re-issues the cookie as hsc-v2.md says: the same iat, gen, lid and
+ * x_n, the method's bit instead of pending, mfa_at = now, and the expiry
+ * of a login from iat.
+ */
+static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
+                     const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    const char *target = safe_return(f), *user;
+    char value[HSC_COOKIE_VALUE_MAX], *lid;
+    hsc_verify_params_t vp;
+    apr_int64_t retry = 0;
+    hsc_store_t *store = NULL;
+    hsc_claims_t cl;
+    hsc_cookie_t c;
+    hsc_status_t st;
+    unsigned amr = 0;
+    size_t len;
+    int rem;
+
+    st = pending_login(r, sc, d, &store, &c, &user);
+    if (st != HSC_OK) {
+        if (hsc_status_class(st) == HSC_CLASS_FAULT) {
+            return hsc_userdb_unavailable(r);
+        }
+        /* Expired, already finished, or never begun: from the start. */
+        return login_page(r, d, target, HTTP_UNAUTHORIZED, NULL,
+                          "Your sign-in expired. Log in again.");
+    }
+    /* The login's id, for the audit lines of this step. */
+    lid = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
+    lid[hsc_b64url_encode(c.lid, sizeof(c.lid), lid)] = '\0';
+    apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, lid);
+    switch (hsc_factor_check(r, sc, store, user, f->code.value, f->code.len,
+                             &amr, &retry)) {
+    case HSC_FACTOR_CHECK_OK: break;
+    case HSC_FACTOR_CHECK_REFUSED:
+        hsc_wipe(&c, sizeof(c));
+        return code_page(r, d, target, HTTP_UNAUTHORIZED, user,
+                         "That code is not right, or was used already.");
+    case HSC_FACTOR_CHECK_THROTTLED:
+        hsc_wipe(&c, sizeof(c));
+        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, retry);
+    case HSC_FACTOR_CHECK_FAULT:
+        hsc_wipe(&c, sizeof(c));
+        return hsc_userdb_unavailable(r);
+    }
+    hsc_session_params(r, sc, d, &vp);
+    rem = (c.amr & HSC_AMR_REM) != 0;
+    memset(&cl, 0, sizeof(cl));
+    cl.user = c.user;
+    cl.user_len = c.user_len;
+    cl.iat = c.iat;
+    cl.exp = hsc_cookie_expiry(c.iat, vp.now, rem ? d->remember : d->idle,
+                               rem ? d->remember : d->max_age);
+    cl.gen = c.gen;
+    cl.lid = c.lid;
+    cl.amr = (c.amr & ~HSC_AMR_PENDING) | amr;
+    cl.mfa_at = vp.now < c.iat ? c.iat : vp.now;
+    cl.xn = c.auth;
+    if (cl.exp <= vp.now) {
+        cl.exp = vp.now + 1;
+    }
+    st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp.scope,
+                          vp.address, value, sizeof(value), &len);
+    hsc_wipe(&c, sizeof(c));
+    if (st == HSC_OK) {
+        st = hsc_set_cookie(r, d, value, cl.exp - vp.now);
+    }
+    hsc_wipe(value, sizeof(value));
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(200) "cannot mint a cookie for user \"%s\": %s",
+                      ap_escape_logitem(r->pool, user), hsc_strerror(st));
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    ap_log_rerror(
+        APLOG_MARK, APLOG_INFO, 0, r,
+        HSCLOGNO(201) "user \"%s\" logged in with a second factor, login id %s",
+        ap_escape_logitem(r->pool, user), lid);
+    apr_table_set(r->headers_out, "Location", target ? target : d->success_url);
+    return HTTP_SEE_OTHER;
 }
 
 /* 1 when the request's cookie has a good MAC and times (*c filled: wipe
@@ -694,9 +863,10 @@ static int login_handler(request_rec *r)
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
     if ((rv = form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
-        return get ? login_get(r, d) : rv;
+        return get ? login_get(r, sc, d) : rv;
     }
-    rv = login_post(r, sc, d, &f);
+    rv = f.code.present && !f.password.present ? code_post(r, sc, d, &f)
+                                               : login_post(r, sc, d, &f);
     /* The body held the password: wipe it before the pool is reused. */
     hsc_wipe(body, len);
     return rv;

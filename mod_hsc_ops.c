@@ -95,7 +95,9 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
         hsc_metrics_key_use(kid);
     }
     request_fields(r, &e, "login",
-                   o == HSC_LOGIN_SUCCESS ? "success" : "failure");
+                   o == HSC_LOGIN_SUCCESS      ? "success"
+                   : o == HSC_LOGIN_FACTOR_DUE ? "pending"
+                                               : "failure");
     if (o != HSC_LOGIN_SUCCESS) {
         e.reason = hsc_login_outcome_name(o);
     }
@@ -104,6 +106,24 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
         e.user = f->username.value;
         e.user_len = f->username.len;
     }
+    e.kid = o == HSC_LOGIN_SUCCESS ? kid : NULL;
+    hsc_audit_write(r, &e);
+}
+
+void hsc_ops_code(request_rec *r, const char *user, size_t len,
+                  hsc_login_outcome_t o, const char *method, const char *kid)
+{
+    hsc_audit_event_t e;
+
+    hsc_metrics_login(o);
+    request_fields(r, &e, "login",
+                   o == HSC_LOGIN_SUCCESS ? "success" : "failure");
+    if (o != HSC_LOGIN_SUCCESS) {
+        e.reason = hsc_login_outcome_name(o);
+    }
+    e.user = user;
+    e.user_len = len;
+    e.method = method;
     e.kid = o == HSC_LOGIN_SUCCESS ? kid : NULL;
     hsc_audit_write(r, &e);
 }

@@ -41,6 +41,11 @@ void hsc_audit_write(request_rec *r, const hsc_audit_event_t *e);
 void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
                    hsc_login_outcome_t o, const char *kid);
 
+/* The second-factor step of user: its outcome and method ("otp", "rc",
+ * or NULL when no code was taken), the metrics and the audit line. */
+void hsc_ops_code(request_rec *r, const char *user, size_t len,
+                  hsc_login_outcome_t o, const char *method, const char *kid);
+
 /* A login refused by the throttle: by_user 0 for the address's counter,
  * 1 for the username's; until: Unix seconds when it frees. */
 void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,

@@ -120,9 +120,11 @@ void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
     vp->pending_timeout = 0;
 }
 
-hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
-                                const hsc_dir_conf_t *d, hsc_store_t *store,
-                                hsc_cookie_t *c, hsc_user_t *u)
+/* hsc_session_verify; pending 1: only a pending cookie (a second factor
+ * due) passes, for the second-factor step (hsc_session_verify_pending). */
+static hsc_status_t verify_cookie(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_dir_conf_t *d, hsc_store_t *store,
+                                  hsc_cookie_t *c, hsc_user_t *u, int pending)
 {
     const char *val;
     size_t vallen;
@@ -149,7 +151,13 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
         return HSC_EMALFORMED;
     }
     hsc_session_params(r, sc, d, &vp);
+    vp.allow_pending = pending;
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
+    if (pending && st == HSC_OK && !(c->amr & HSC_AMR_PENDING)) {
+        hsc_wipe(c, sizeof(*c));
+        st = HSC_EINVAL; /* a full login: no step to finish */
+        return st;
+    }
     hsc_userdb_note_recovery(r, sc, store);
     hsc_ops_cookie(r, &vp, val, vallen, st, c);
     if (st != HSC_OK) {
@@ -168,6 +176,22 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
         }
     }
     return st;
+}
+
+hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
+                                const hsc_dir_conf_t *d, hsc_store_t *store,
+                                hsc_cookie_t *c, hsc_user_t *u)
+{
+    return verify_cookie(r, sc, d, store, c, u, 0);
+}
+
+hsc_status_t hsc_session_verify_pending(request_rec *r,
+                                        const hsc_srv_conf_t *sc,
+                                        const hsc_dir_conf_t *d,
+                                        hsc_store_t *store, hsc_cookie_t *c,
+                                        hsc_user_t *u)
+{
+    return verify_cookie(r, sc, d, store, c, u, 1);
 }
 
 /* Tell the rest of httpd: r->user, the auth type, the environment. */

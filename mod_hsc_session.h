@@ -40,6 +40,15 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, hsc_store_t *store,
                                 hsc_cookie_t *c, hsc_user_t *u);
 
+/* The same at the second-factor step: only a pending cookie (amr
+ * pending: the password done, a second factor due) is HSC_OK; a full
+ * login's cookie is HSC_EINVAL, as no cookie is. */
+hsc_status_t hsc_session_verify_pending(request_rec *r,
+                                        const hsc_srv_conf_t *sc,
+                                        const hsc_dir_conf_t *d,
+                                        hsc_store_t *store, hsc_cookie_t *c,
+                                        hsc_user_t *u);
+
 /*
  * The one place a Set-Cookie is built: name=value with the location's
  * attributes, HttpOnly always, lifetime seconds (0: expire it now). Added

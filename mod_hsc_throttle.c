@@ -757,7 +757,12 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     /* Settle: a fault says nothing about the password: not an attempt. */
     switch (hsc_status_class(a->st)) {
     case HSC_CLASS_OK:
-        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_SUCCEEDED);
+        /* With a second factor to come, only its success clears the
+         * username's failures: else a thief of the password could clear
+         * them between guesses of the code. */
+        hsc_throttle_end(r, tc, &th,
+                         a->factor_follows ? HSC_THROTTLE_UNDO
+                                           : HSC_THROTTLE_SUCCEEDED);
         break;
     case HSC_CLASS_FAULT:
         hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
@@ -766,6 +771,33 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     }
     /* Counted; now as long as an unknown name takes, outside the cap. */
     hsc_floor_pad(r, sc, a->st, t0);
+    return HSC_ATTEMPT_CHECKED;
+}
+
+hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                               hsc_store_t *store, hsc_code_attempt_t *a)
+{
+    const hsc_throttle_conf_t *tc = &sc->throttle;
+    hsc_throttle_t th;
+
+    a->st = HSC_EAUTH;
+    a->retry_after = hsc_throttle_begin(r, tc,
+                                        hsc_userdb_throttle_ns(r, sc->userdb,
+                                                               store),
+                                        a->user, a->user_len, &th);
+    if (a->retry_after > 0) {
+        return HSC_ATTEMPT_THROTTLED;
+    }
+    if (a->retry_after < 0) {
+        a->retry_after = 1;
+        return HSC_ATTEMPT_UNAVAILABLE;
+    }
+    a->st = a->check(r, a->baton);
+    hsc_throttle_end(r, tc, &th,
+                     a->st == HSC_OK ? HSC_THROTTLE_SUCCEEDED
+                     : hsc_status_class(a->st) == HSC_CLASS_FAULT
+                         ? HSC_THROTTLE_UNDO
+                         : HSC_THROTTLE_FAILED);
     return HSC_ATTEMPT_CHECKED;
 }
 

@@ -39,6 +39,9 @@ typedef struct {
     size_t user_len;
     const char *password;
     size_t password_len;
+    int factor_follows; /* in: a second factor may follow (HSCSecondFactor
+                         * not off): a right password alone does not clear
+                         * the username's failures; the code step does */
     unsigned char xn[HSC_XN_LEN]; /* out: x_n when st is HSC_OK (wipe it) */
     hsc_user_t u;                 /* out: the user's record when HSC_OK */
     hsc_status_t st;              /* out: the check's verdict */
@@ -54,5 +57,24 @@ typedef struct {
  */
 hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                                 hsc_store_t *store, hsc_login_t *a);
+
+/* A second-factor attempt: the code's check, and what it found. */
+typedef hsc_status_t hsc_code_check_fn(request_rec *r, void *baton);
+typedef struct {
+    const char *user; /* in: the pending cookie's user */
+    size_t user_len;
+    hsc_code_check_fn *check; /* in: checks the code (and uses it up) */
+    void *baton;
+    hsc_status_t st;         /* out: check's verdict */
+    apr_int64_t retry_after; /* out: seconds, for a 429 or a 503 */
+} hsc_code_attempt_t;
+
+/*
+ * A code at the second-factor step, counted under the same keys as a
+ * password (docs/throttling.md): throttle, check, settle. No KDF slot: a
+ * code costs a few HMACs. HSC_ATTEMPT_CHECKED, THROTTLED or UNAVAILABLE.
+ */
+hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                               hsc_store_t *store, hsc_code_attempt_t *a);
 
 #endif /* MOD_HSC_THROTTLE_H */

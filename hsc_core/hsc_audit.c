@@ -205,6 +205,7 @@ size_t hsc_audit_format(const hsc_audit_event_t *e, char *buf, size_t cap)
     put_cstr(&l, "request_id", e->request_id);
     put_cstr(&l, "kid", e->kid);
     put_cstr(&l, "login_id", e->login_id);
+    put_cstr(&l, "method", e->method);
     put_cstr(&l, "counter", e->counter);
     if (e->until > 0 && e->until < (int64_t)253402300800) { /* < 10000 */
         hsc_rfc3339_ms(e->until * 1000000, tmp);

@@ -34,6 +34,7 @@ typedef struct {
     const char *request_id; /* UNIQUE_ID (mod_unique_id) */
     const char *kid;        /* key id that signed or verified a cookie */
     const char *login_id;   /* format 2: the login's id (base64url) */
+    const char *method;     /* second-factor step: "otp" or "rc" */
     const char *counter;    /* throttled logins: "address" or "user" */
     int64_t until;          /* throttled logins: Unix seconds; 0: none */
     int everywhere;         /* logout: 0 or 1; -1: left out */

@@ -37,6 +37,10 @@
 /* HSCRememberMe: no "keep me signed in" unless asked for. */
 #define HSC_DEFAULT_REMEMBER 0
 #define HSC_DEFAULT_REMEMBER_TEXT "Off"
+/* HSCSecondFactor: off until a site asks; enabling it asks every user
+ * who has a factor for it. */
+#define HSC_DEFAULT_SECOND_FACTOR 0
+#define HSC_DEFAULT_SECOND_FACTOR_TEXT "off"
 #define HSC_DEFAULT_BIND_ADDRESS 0
 #define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
 #define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"

@@ -13,6 +13,8 @@
 #define HSC_FORM_PASSWORD_MAX HSC_PASSWORD_MAX
 #define HSC_FORM_RETURN_MAX 2048
 #define HSC_FORM_EVERYWHERE_MAX 16
+/* A TOTP code or a recovery code, with room for spaces and dashes. */
+#define HSC_FORM_CODE_MAX 64
 
 /* RFC 6265 allows only SP and HTAB as optional white space. */
 static int is_ows(char c)
@@ -183,6 +185,10 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
         else if (nlen == 8 && memcmp(pair, "remember", 8) == 0) {
             f = &form->remember;
             limit = HSC_FORM_EVERYWHERE_MAX;
+        }
+        else if (nlen == 4 && memcmp(pair, "code", 4) == 0) {
+            f = &form->code;
+            limit = HSC_FORM_CODE_MAX;
         }
 
         if (eq == NULL) {

@@ -7,8 +7,8 @@
 #include "hsc_outcome.h"
 
 static const char *const login_reasons[HSC_LOGIN_OUTCOMES] =
-    {"success", "bad_credentials", "disabled", "throttled",
-     "kdf_cap", "store_fault",     "error"};
+    {"success",     "bad_credentials", "disabled",   "throttled", "kdf_cap",
+     "store_fault", "error",           "factor_due", "bad_code",  "no_factor"};
 
 static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
     {"ok",          "malformed", "duplicate", "unknown_kid", "bad_mac",

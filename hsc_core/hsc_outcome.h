@@ -23,6 +23,10 @@ typedef enum {
     HSC_LOGIN_KDF_CAP,     /* 503: HSCMaxLoginKDF checks running */
     HSC_LOGIN_STORE_FAULT, /* 503: the user database cannot answer */
     HSC_LOGIN_ERROR,       /* 500: OpenSSL or a cookie rule failed */
+    HSC_LOGIN_FACTOR_DUE,  /* the password was right; a second factor is
+                            * due (a pending cookie, 303 to its step) */
+    HSC_LOGIN_BAD_CODE,    /* a wrong, used or replayed second-factor code */
+    HSC_LOGIN_NO_FACTOR,   /* HSCSecondFactor required; the user has none */
     HSC_LOGIN_OUTCOMES
 } hsc_login_outcome_t;
 

@@ -293,6 +293,59 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
             NULL));
 }
 
+const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
+                          const char *ret, const char *user, const char *error)
+{
+    const char *err = "", *aria = "";
+    const char
+        *hidden = apr_pstrcat(p,
+                              "<input type=\"hidden\" name=\"return\" value=\"",
+                              hsc_page_escape(p, ret), "\">\n", NULL);
+
+    if (error != NULL) {
+        err = apr_pstrcat(p,
+                          "<p id=\"hsc-error\" class=\"hsc-error\" "
+                          "role=\"alert\">",
+                          hsc_page_escape(p, error), "</p>\n", NULL);
+        aria = " aria-invalid=\"true\" aria-describedby=\"hsc-error\"";
+    }
+    return page(
+        p, c, "Second factor",
+        apr_pstrcat(
+            p, "<p class=\"hsc-note\">Signing in as <strong>",
+            hsc_page_escape(p, user), "</strong>.</p>\n", err,
+            "<form method=\"post\">\n", hidden,
+            "<label for=\"hsc-code\">Code from your authenticator app"
+            "</label>\n"
+            "<input id=\"hsc-code\" name=\"code\" type=\"text\" "
+            "autocomplete=\"one-time-code\" inputmode=\"numeric\" "
+            "maxlength=\"12\" spellcheck=\"false\" required autofocus",
+            aria,
+            ">\n<button type=\"submit\">Continue</button>\n</form>\n"
+            "<form method=\"post\">\n",
+            hidden,
+            "<label for=\"hsc-recovery\">Or a recovery code</label>\n"
+            "<input id=\"hsc-recovery\" name=\"code\" type=\"text\" "
+            "autocomplete=\"off\" autocapitalize=\"none\" "
+            "spellcheck=\"false\" maxlength=\"20\" required>\n"
+            "<button type=\"submit\">Use recovery code</button>\n</form>\n",
+            NULL));
+}
+
+const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
+                               const char *back)
+{
+    return page(p, c, "Second factor required",
+                apr_pstrcat(p,
+                            "<p class=\"hsc-error\" role=\"alert\">This "
+                            "site requires a second factor, and your account "
+                            "has none yet. Ask an administrator for an "
+                            "enrolment link.</p>\n"
+                            "<p><a class=\"hsc-link\" href=\"",
+                            hsc_page_escape(p, back),
+                            "\">Back to the login page</a></p>\n", NULL));
+}
+
 const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
                             const char *user, const char *cancel,
                             const char *login_url)

@@ -79,6 +79,19 @@ const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
 const char *hsc_page_throttled(apr_pool_t *p, const hsc_page_conf_t *c,
                                int64_t retry_after, const char *back);
 
+/*
+ * The second-factor step: who is signing in, a form for the code of an
+ * authenticator app (one-time-code, numeric keyboard) and one for a
+ * recovery code, each carrying ret; error (or NULL) as on the login page.
+ */
+const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
+                          const char *ret, const char *user, const char *error);
+
+/* A login this site cannot finish: a second factor is required and the
+ * user has none (HSCSecondFactor required). A link back. */
+const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
+                               const char *back);
+
 /* 503 of the KDF cap: try again in a moment, a link back. */
 const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *back);

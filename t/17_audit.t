@@ -278,7 +278,7 @@ is($nkdf, $n055, "each KDF-cap refusal (HSC055, $n055 of them) is an audit line"
     my $dir = tempdir(CLEANUP => 1);
     my @mine = lines_since($start);
     my @fail = grep { $_->{j}{event} eq 'login' && $_->{j}{outcome} eq 'failure'
-                      && $_->{j}{reason} =~ /^(bad_credentials|disabled|throttled)$/ } @mine;
+                      && $_->{j}{reason} =~ /^(bad_credentials|disabled|throttled|bad_code)$/ } @mine;
     my @ok = grep { $_->{j}{outcome} eq 'success' } @mine;
     ok(@fail >= 7 && @ok >= 5, scalar(@fail) . ' failed logins and '
        . scalar(@ok) . ' successes written');

@@ -1,0 +1,170 @@
+# Issue 19: the second-factor step. Where HSCSecondFactor is on, a user
+# with a factor gets a pending cookie after the password (valid nowhere
+# but the step), then a TOTP code or a recovery code finishes the login
+# with the same iat and login id. Codes are used once: the same code twice,
+# an older step after a newer one and a used recovery code are refused.
+# TOTP codes are computed here, in Perl (RFC 6238), not by the module.
+use strict;
+use warnings FATAL => 'all';
+
+use FindBin ();
+use lib "$FindBin::Bin/lib";
+use Apache::Test qw(-withtestmore);
+use Apache::TestRequest ();
+use Digest::SHA qw(hmac_sha1);
+use HSCTest;
+
+plan tests => 48;
+
+ua_plain();
+my $db = var_dir() . '/users.db';
+my $keys = var_dir() . '/keys';
+
+# RFC 4648 base32, then RFC 6238 with SHA-1, 6 digits, 30 s.
+sub base32_decode
+{
+    my ($s) = @_;
+    my $bits = join '', map {
+        sprintf '%05b', index('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', $_)
+    } split //, uc $s;
+    $bits = substr($bits, 0, length($bits) - length($bits) % 8);
+    return pack 'B*', $bits;
+}
+
+sub totp
+{
+    my ($key, $t) = @_;
+    my $step = int($t / 30);
+    my $h = hmac_sha1(pack('NN', int($step / 2**32), $step % 2**32), $key);
+    my $o = ord(substr $h, -1) & 0x0f;
+    my $n = unpack('N', substr $h, $o, 4) & 0x7fffffff;
+    return sprintf '%06d', $n % 1_000_000;
+}
+
+# Enrolment by the administrator: the URI on standard output.
+my ($rc, $out) = admin('totp', 'enrol', $db, 'kim', '--keys', $keys,
+                       '--issuer', 'Test Site');
+is($rc, 0, 'hsc-admin totp enrol');
+my ($b32) = $out =~ m{^otpauth://totp/Test%20Site:kim\?secret=([A-Z2-7]+)&}m;
+ok($b32, 'it printed the otpauth URI') or diag $out;
+my $key = base32_decode($b32 // '');
+($rc, $out) = admin('recovery-codes', $db, 'kim', '--count', '3');
+is($rc, 0, 'hsc-admin recovery-codes');
+my @codes = $out =~ /^([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})$/mg;
+is(scalar @codes, 3, 'three codes, one a line');
+($rc, $out) = admin('show', $db, 'kim');
+like($out, qr/^totp: yes \(SHA1, 6 digits, 30 s\)/m, 'show: TOTP on');
+like($out, qr/^recovery codes left: 3$/m, 'show: 3 codes left');
+
+# The password: a pending cookie and a 303 back to the step.
+sub password_step
+{
+    my ($path, $user) = @_;
+    return post_form($path // '/2fa-login',
+                     form_encode(username => $user // 'kim',
+                                 password => $PW{$user // 'kim'},
+                                 return => '/private/page.html'));
+}
+
+sub code_step
+{
+    my ($pending, $code) = @_;
+    return post_form('/2fa-login',
+                     form_encode(code => $code, return => '/private/page.html'),
+                     Cookie => "hsc=$pending");
+}
+
+# Not in the last seconds of a step: the codes below are of known steps.
+sleep(31 - time % 30) if time % 30 > 24;
+
+my $res = password_step();
+is($res->code, 303, 'the right password: 303');
+is($res->header('Location'), '/2fa-login?return=%2fprivate%2fpage.html',
+   'back to the login page, which asks for the code');
+my $pending = cookie_from($res) // '';
+my @p = cookie_fields($pending);
+is($p[7], 65, 'a pending cookie: amr pwd|pending');
+is($p[4] - $p[3], 300, 'valid five minutes');
+isnt(get_with('/private/page.html', 'hsc', $pending)->code, 200,
+     'it opens no protected page');
+
+$res = get_with('/2fa-login', 'hsc', $pending);
+is($res->code, 200, 'the login page with it: the code form');
+my $page = $res->content;
+like($page, qr/Signing in as <strong>kim<\/strong>/, 'naming the user');
+like($page, qr/autocomplete="one-time-code" inputmode="numeric"/,
+     'one-time-code and a numeric keyboard');
+like($page, qr/Or a recovery code/, 'and the recovery code form');
+like(get_with('/2fa-login')->content, qr/name="password"/,
+     'without the cookie: the password form');
+
+$res = code_step($pending, '000000' eq totp($key, time) ? '111111' : '000000');
+is($res->code, 401, 'a wrong code: 401');
+like($res->content, qr/not right/, 'saying so, on the code form');
+is(cookie_from($res), undef, 'and no cookie');
+
+my $now = time;
+$res = code_step($pending, totp($key, $now));
+is($res->code, 303, 'the right code: 303');
+is($res->header('Location'), '/private/page.html', 'to the return target');
+my @f = cookie_fields(cookie_from($res) // '');
+is($f[0], 2, 'a format 2 cookie');
+is($f[7], 3, 'amr pwd|otp');
+is("$f[3] $f[5] $f[6]", "$p[3] $p[5] $p[6]", 'the same iat, gen and login id');
+ok($f[8] >= $f[3] && $f[8] <= time, 'mfa_at: now');
+is($f[4] - $f[3], 1800, 'and the expiry of a login');
+$res = get_with('/private/page.html', 'hsc', join('.', @f));
+is($res->code, 200, 'it opens a protected page');
+is($res->header('X-HSC-AMR'), 'pwd otp mfa', 'HSC_AMR: pwd otp mfa (RFC 8176)');
+
+# Once only, on every server: the state is in the database.
+$pending = cookie_from(password_step()) // '';
+is(code_step($pending, totp($key, $now))->code, 401,
+   'the same code twice: refused');
+is(code_step($pending, totp($key, $now - 30))->code, 401,
+   'the step before, after a newer one: refused');
+$res = code_step($pending, totp($key, $now + 30));
+is($res->code, 303, 'the next step (one step of skew): accepted');
+is(code_step($pending, totp($key, $now + 60))->code, 401,
+   'two steps ahead: refused');
+
+# Recovery codes, in the same field, each once.
+$pending = cookie_from(password_step()) // '';
+$res = code_step($pending, $codes[0]);
+is($res->code, 303, 'a recovery code');
+is((cookie_fields(cookie_from($res) // ''))[7], 17, 'amr pwd|rc');
+is(code_step($pending, $codes[0])->code, 401, 'the same code again: refused');
+is(code_step($pending, uc($codes[1]) =~ s/-/ /gr)->code, 303,
+   'another, typed in capitals with spaces');
+like((admin('show', $db, 'kim'))[1], qr/^recovery codes left: 1$/m,
+     'one left');
+
+# A full login's cookie is no pending one; neither is none.
+like(code_step(join('.', @f), totp($key, time + 30))->content,
+     qr/sign-in expired/, 'a finished login cannot take a code');
+is(code_step('', '123456')->code, 401, 'nor can no cookie');
+
+# A user without a factor: optional lets them in, required does not.
+$res = password_step(undef, 'leo');
+is((cookie_fields(cookie_from($res) // ''))[7], 1,
+   'optional, no factor: an ordinary login');
+$res = password_step('/2fa-required-login', 'leo');
+is($res->code, 403, 'required, no factor: 403');
+like($res->content, qr/enrolment link/, 'the page says what to ask for');
+is(cookie_from($res), undef, 'no cookie');
+$res = password_step('/2fa-required-login', 'kim');
+is((cookie_fields(cookie_from($res) // ''))[7], 65,
+   'required, with a factor: the code step');
+
+# Removing the factor ends the user's cookies (gen).
+$res = code_step(cookie_from(password_step()) // '', $codes[2]);
+my $full = cookie_from($res) // '';
+is(get_with('/private/page.html', 'hsc', $full)->code, 200,
+   'a finished login');
+($rc, $out) = admin('totp', 'remove', $db, 'kim');
+is($rc, 0, 'hsc-admin totp remove');
+isnt(get_with('/private/page.html', 'hsc', $full)->code, 200,
+     'its cookie is refused');
+$res = password_step();
+is((cookie_fields(cookie_from($res) // ''))[7], 1,
+   'no factor left: the password alone logs in again');
