@@ -26,6 +26,7 @@
 #include "mod_hsc_cachectl.h"
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
+#include "mod_hsc_factor.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_login_floor.h"
 #include "mod_hsc_ops.h"
@@ -120,6 +121,7 @@ static int hsc_check_authn(request_rec *r)
     hsc_cookie_t c;
     hsc_user_t u;
     hsc_status_t st;
+    int rv;
 
     if (type == NULL || strcasecmp(type, HSC_AUTH_TYPE) != 0) {
         return DECLINED;
@@ -152,6 +154,11 @@ static int hsc_check_authn(request_rec *r)
         }
     }
 
+    /* HSCMaxAuthAge: a valid login, but its password is too old here. */
+    if ((rv = hsc_factor_auth_too_old(r, d, c.iat)) != OK) {
+        hsc_wipe(&c, sizeof(c));
+        return rv;
+    }
     hsc_session_admit(r, sc, d, &c, &u);
     hsc_wipe(&c, sizeof(c));
     return OK;
@@ -235,6 +242,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_throttle_register_hooks(p); /* login counters, KDF cap */
     hsc_floor_register_hooks(p);    /* failed logins take the dummy's time */
     hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
+    hsc_factor_register_hooks(p);   /* Require hsc-factor, its 401/303 */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

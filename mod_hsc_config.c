@@ -163,6 +163,8 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, cookie_format1);
     HSC_MERGE(d, base, add, remember);
     HSC_MERGE(d, base, add, second_factor);
+    HSC_MERGE(d, base, add, factor_max_age);
+    HSC_MERGE(d, base, add, max_auth_age);
     return d;
 }
 
@@ -560,6 +562,30 @@ static const char *set_remember(cmd_parms *cmd, void *dv, const char *arg)
         return NULL;
     }
     return duration(cmd, arg, 0, &d->remember);
+}
+
+static const char *set_factor_max_age(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->factor_max_age_set = 1;
+    if (strcasecmp(arg, "off") == 0) {
+        d->factor_max_age = 0;
+        return NULL;
+    }
+    return duration(cmd, arg, 0, &d->factor_max_age);
+}
+
+static const char *set_max_auth_age(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->max_auth_age_set = 1;
+    if (strcasecmp(arg, "off") == 0) {
+        d->max_auth_age = 0;
+        return NULL;
+    }
+    return duration(cmd, arg, 0, &d->max_auth_age);
 }
 
 static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
@@ -1058,6 +1084,13 @@ const command_rec hsc_cmds[] = {
                   "off|optional|required: after the password, ask a user "
                   "who has a second factor for it (optional), or every user "
                   "(required) (default " HSC_DEFAULT_SECOND_FACTOR_TEXT ")"),
+    HSC_DIR_TAKE1("HSCSecondFactorMaxAge", set_factor_max_age,
+                  "DURATION|Off: Require hsc-factor also wants the second "
+                  "factor done within DURATION (default Off)"),
+    HSC_DIR_TAKE1("HSCMaxAuthAge", set_max_auth_age,
+                  "DURATION|Off: the password must have been entered within "
+                  "DURATION here; an older login is asked for it again "
+                  "(default Off)"),
     HSC_DIR_TAKE1("HSCUnauthenticated", set_unauth,
                   "auto|redirect|401: answer to a request without a cookie "
                   "(default " HSC_DEFAULT_UNAUTHENTICATED_TEXT ")"),

@@ -111,6 +111,8 @@ typedef struct {
     int health_details;                /* HSCHealthDetails */
     int cookie_format1;                /* HSCCookieFormat1 */
     hsc_second_factor_t second_factor; /* HSCSecondFactor */
+    apr_int64_t factor_max_age;        /* HSCSecondFactorMaxAge; 0: none */
+    apr_int64_t max_auth_age;          /* HSCMaxAuthAge; 0: none */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -118,7 +120,8 @@ typedef struct {
         bind_address_set : 1, login_url_set : 1, unauth_set : 1,
         success_url_set : 1, logout_url_set : 1, site_name_set : 1,
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
-        cookie_format1_set : 1, remember_set : 1, second_factor_set : 1;
+        cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
+        factor_max_age_set : 1, max_auth_age_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

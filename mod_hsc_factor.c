@@ -18,8 +18,12 @@
 #include "apr_strings.h"
 
 #include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
 #include "http_log.h"
 #include "http_protocol.h"
+#include "http_request.h"
+#include "mod_auth.h"
 
 #include "mod_hsc_factor.h"
 #include "mod_hsc_log.h"
@@ -28,6 +32,7 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
+#include "hsc_http.h"
 #include "hsc_recovery.h"
 #include "hsc_seal.h"
 #include "hsc_totp.h"
@@ -84,6 +89,25 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     }
     return d->second_factor == HSC_SECOND_FACTOR_REQUIRED ? HSC_FACTOR_MISSING
                                                           : HSC_FACTOR_NOT_DUE;
+}
+
+int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user)
+{
+    hsc_factor_info_t fi;
+    hsc_factors_t *f;
+
+    if ((f = factors_open(r, sc)) == NULL) {
+        return -1;
+    }
+    if (hsc_factors_get(f, user, &fi) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(205) "cannot read the second factors of user "
+                                    "\"%s\": %s",
+                      ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
+        return -1;
+    }
+    hsc_wipe(fi.sealed, sizeof(fi.sealed));
+    return hsc_factors_any(&fi);
 }
 
 /* What a code check needs (hsc_code_check_fn's baton). */
@@ -245,4 +269,177 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
                   who, k.why ? k.why : hsc_strerror(a.st));
     hsc_ops_code(r, user, a.user_len, HSC_LOGIN_BAD_CODE, k.method, NULL);
     return HSC_FACTOR_CHECK_REFUSED;
+}
+
+/* --- step-up: Require hsc-factor, HSCSecondFactorMaxAge, HSCMaxAuthAge --- */
+
+/* r->notes: why this request's login falls short ("factor" or "password"),
+ * for the answer (hsc_factor_note_failure). */
+#define HSC_NOTE_SHORT "hsc-insufficient"
+
+/* What a Require hsc-factor line asks for: any of these amr bits. */
+static const char *factor_parse(cmd_parms *cmd, const char *line,
+                                const void **parsed)
+{
+    const char *w = ap_getword_conf(cmd->pool, &line);
+    unsigned *need = apr_palloc(cmd->pool, sizeof(*need));
+
+    if (!strcmp(w, "2")) {
+        *need = HSC_AMR_OTP | HSC_AMR_HWK | HSC_AMR_RC;
+    }
+    else if (!strcmp(w, "phishing-resistant")) {
+        *need = HSC_AMR_HWK;
+    }
+    else if (!strcmp(w, "sealed")) {
+        *need = HSC_AMR_SEAL;
+    }
+    else {
+        return apr_pstrcat(cmd->pool,
+                           "Require hsc-factor: 2, phishing-resistant or "
+                           "sealed, not '",
+                           w, "'", NULL);
+    }
+    if (*ap_getword_conf(cmd->pool, &line) != '\0') {
+        return "Require hsc-factor: one word (2, phishing-resistant or sealed)";
+    }
+    *parsed = need;
+    return NULL;
+}
+
+/* Granted when the verified login has one of the methods, done within
+ * HSCSecondFactorMaxAge when that is set. */
+static authz_status factor_check(request_rec *r, const char *line,
+                                 const void *parsed)
+{
+    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
+                                                   &hsc_module);
+    int64_t iat, mfa_at, now = (int64_t)apr_time_sec(r->request_time);
+    unsigned amr;
+
+    (void)line;
+    if (r->user == NULL) {
+        return AUTHZ_DENIED_NO_USER;
+    }
+    if (!hsc_session_auth(r, &amr, &iat, &mfa_at)) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(202) "Require hsc-factor needs AuthType HSC");
+        return AUTHZ_DENIED;
+    }
+    if ((amr & *(const unsigned *)parsed) != 0
+        && (d->factor_max_age <= 0 || now - mfa_at <= d->factor_max_age)) {
+        return AUTHZ_GRANTED;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(203) "user %s: %s second factor for this location",
+                  r->user,
+                  (amr & *(const unsigned *)parsed) ? "no recent enough"
+                                                    : "no required");
+    apr_table_setn(r->notes, HSC_NOTE_SHORT, "factor");
+    return AUTHZ_DENIED;
+}
+
+static const authz_provider factor_provider = {&factor_check, &factor_parse};
+
+/* A browser's navigation: GET that accepts HTML (as HSCUnauthenticated
+ * auto decides). */
+static int browser(request_rec *r)
+{
+    const char *accept = apr_table_get(r->headers_in, "Accept");
+
+    return r->method_number == M_GET && accept != NULL
+           && ap_strcasestr(accept, "text/html") != NULL;
+}
+
+/* HSCLoginURL?return=<this request>[&factor=1], or NULL without one. */
+static const char *stepup_url(request_rec *r, const hsc_dir_conf_t *d,
+                              int factor)
+{
+    char *ret;
+
+    if (d->login_url == NULL || r->unparsed_uri == NULL
+        || r->unparsed_uri[0] != '/') {
+        return NULL;
+    }
+    ret = apr_palloc(r->pool, 3 * strlen(r->unparsed_uri) + 1);
+    hsc_query_escape(r->unparsed_uri, ret);
+    return apr_pstrcat(r->pool, d->login_url,
+                       strchr(d->login_url, '?') ? "&" : "?", "return=", ret,
+                       factor ? "&factor=1" : "", NULL);
+}
+
+int hsc_factor_auth_too_old(request_rec *r, const hsc_dir_conf_t *d,
+                            int64_t iat)
+{
+    const char *url;
+    int64_t now = (int64_t)apr_time_sec(r->request_time);
+
+    if (d->max_auth_age <= 0 || now - iat <= d->max_auth_age) {
+        return OK;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(204) "the password was entered %" APR_INT64_T_FMT
+                                " s ago, more than HSCMaxAuthAge here",
+                  (apr_int64_t)(now - iat));
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    if (browser(r) && (url = stepup_url(r, d, 0)) != NULL) {
+        apr_table_setn(r->headers_out, "Location", url);
+        return HTTP_SEE_OTHER;
+    }
+    apr_table_setn(r->err_headers_out, "WWW-Authenticate",
+                   HSC_AUTH_TYPE " error=\"insufficient_authentication\"");
+    return HTTP_UNAUTHORIZED;
+}
+
+/*
+ * mod_authz_core's 401 after a denial of a verified user: say why
+ * (WWW-Authenticate), and send a browser that lacks a second factor to
+ * the login page's code step. The page is reached through httpd's error
+ * document path (ap_custom_response): an internal GET of HSCLoginURL,
+ * whose handler answers 303 to itself (hsc_factor_stepup_redirect), or a
+ * 302 when HSCLoginURL is an absolute URL.
+ */
+static int note_auth_failure(request_rec *r, const char *type)
+{
+    const hsc_dir_conf_t *d;
+    const char *url;
+    int short_factor;
+
+    if (type == NULL || strcasecmp(type, HSC_AUTH_TYPE) != 0) {
+        return DECLINED;
+    }
+    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    short_factor = apr_table_get(r->notes, HSC_NOTE_SHORT) != NULL;
+    apr_table_setn(r->err_headers_out, "WWW-Authenticate",
+                   short_factor ? HSC_AUTH_TYPE
+                       " error=\"insufficient_authentication\""
+                                : HSC_AUTH_TYPE);
+    if (short_factor && browser(r) && (url = stepup_url(r, d, 1)) != NULL) {
+        ap_custom_response(r, HTTP_UNAUTHORIZED, url);
+    }
+    return OK;
+}
+
+int hsc_factor_stepup_redirect(request_rec *r)
+{
+    /* Only the error document path above: an internal redirect from a
+     * 401, never a request from outside. */
+    if (r->prev == NULL || r->prev->status != HTTP_UNAUTHORIZED
+        || apr_table_get(r->prev->notes, HSC_NOTE_SHORT) == NULL) {
+        return DECLINED;
+    }
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, r->uri, "?", r->args, NULL));
+    /* An error document's request starts with the error's status (401),
+     * and httpd answers a second status as a recursive error with the
+     * first: this request has its own answer. */
+    r->status = HTTP_OK;
+    return HTTP_SEE_OTHER;
+}
+
+void hsc_factor_register_hooks(apr_pool_t *p)
+{
+    ap_hook_note_auth_failure(note_auth_failure, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-factor",
+                              AUTHZ_PROVIDER_VERSION, &factor_provider,
+                              AP_AUTH_INTERNAL_PER_CONF);
 }

@@ -22,6 +22,10 @@ typedef enum {
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u);
 
+/* 1 when user has a second factor to use (step-up), 0 when none, -1 when
+ * the factors cannot be read (logged). */
+int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user);
+
 typedef enum {
     HSC_FACTOR_CHECK_OK,        /* *amr: the method's bit */
     HSC_FACTOR_CHECK_REFUSED,   /* wrong, used or replayed: 401 */
@@ -35,5 +39,19 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
                                      hsc_store_t *store, const char *user,
                                      const char *code, size_t code_len,
                                      unsigned *amr, apr_int64_t *retry_after);
+
+/* Registers Require hsc-factor and the answer to a denial it causes. */
+void hsc_factor_register_hooks(apr_pool_t *p);
+
+/* HSCMaxAuthAge, at check_authn: OK, or the answer to a login whose
+ * password is older (303 to HSCLoginURL for a browser, else 401 with
+ * WWW-Authenticate: HSC error="insufficient_authentication"). */
+int hsc_factor_auth_too_old(request_rec *r, const hsc_dir_conf_t *d,
+                            int64_t iat);
+
+/* At the login page: a GET that httpd's error path made for a second
+ * factor that falls short answers 303 to itself (so the browser's
+ * address is the login page's); DECLINED for any other request. */
+int hsc_factor_stepup_redirect(request_rec *r);
 
 #endif /* MOD_HSC_FACTOR_H */

@@ -206,32 +206,38 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
 }
 
 /*
- * The user of the request's pending cookie (the password done, a second
- * factor due) into *user, with *c filled (wipe it); else the status: no
- * such cookie or a refused one (HSC_EINVAL and the refusals), or a fault.
- * Only where HSCSecondFactor is on: elsewhere no pending cookie is made.
+ * The login the code step is for, into *c (wipe it) and *user: a pending
+ * cookie (the password done, a second factor due), or a full login's
+ * (step-up: a location wants a second factor it has not done, or not
+ * lately). Else the status: no cookie or a refused one (HSC_EINVAL and the
+ * refusals), or a fault.
  */
-static hsc_status_t pending_login(request_rec *r, const hsc_srv_conf_t *sc,
-                                  const hsc_dir_conf_t *d, hsc_store_t **store,
-                                  hsc_cookie_t *c, const char **user)
+static hsc_status_t code_login(request_rec *r, const hsc_srv_conf_t *sc,
+                               const hsc_dir_conf_t *d, hsc_store_t **store,
+                               hsc_cookie_t *c, const char **user)
 {
     hsc_status_t st;
     hsc_user_t u;
 
     *user = NULL;
-    if (d->second_factor == HSC_SECOND_FACTOR_OFF || sc->keys == NULL) {
+    if (sc->keys == NULL) {
         return HSC_EINVAL;
     }
     if ((*store = hsc_userdb_acquire(r, sc)) == NULL) {
         return HSC_ESTORE;
     }
-    st = hsc_session_verify_pending(r, sc, d, *store, c, &u);
+    st = hsc_session_verify_step(r, sc, d, *store, c, &u);
     if (st == HSC_OK) {
         *user = apr_pstrmemdup(r->pool, c->user, c->user_len);
     }
     return st;
 }
 
+/*
+ * GET: the code form for a pending cookie (where HSCSecondFactor is on)
+ * or, with ?factor=1 (a location sent the browser here for a second
+ * factor), for a full login whose user has one; else the login form.
+ */
 static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d)
 {
@@ -240,18 +246,40 @@ static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_store_t *store;
     hsc_cookie_t c;
     char *args;
+    int step_up = 0, rv;
 
+    if ((rv = hsc_factor_stepup_redirect(r)) != DECLINED) {
+        return rv;
+    }
     if (r->args != NULL) {
         args = apr_pstrdup(r->pool, r->args);
         if (hsc_form_parse(args, strlen(args), &f) == HSC_OK) {
             ret = safe_return(&f);
+            step_up = f.factor.present;
         }
     }
-    if (pending_login(r, sc, d, &store, &c, &user) == HSC_OK) {
-        hsc_wipe(&c, sizeof(c));
+    if ((d->second_factor == HSC_SECOND_FACTOR_OFF && !step_up)
+        || code_login(r, sc, d, &store, &c, &user) != HSC_OK) {
+        return login_page(r, d, ret, HTTP_OK, NULL, NULL);
+    }
+    rv = (c.amr & HSC_AMR_PENDING) != 0;
+    hsc_wipe(&c, sizeof(c));
+    if (rv) {
         return code_page(r, d, ret, HTTP_OK, user, NULL);
     }
-    return login_page(r, d, ret, HTTP_OK, NULL, NULL);
+    if (!step_up) {
+        return login_page(r, d, ret, HTTP_OK, NULL, NULL);
+    }
+    switch (hsc_factor_has(r, sc, user)) {
+    case 1: return code_page(r, d, ret, HTTP_OK, user, NULL);
+    case 0: {
+        hsc_page_conf_t pc = page_conf(d);
+        return send_page(r, HTTP_FORBIDDEN,
+                         hsc_page_no_factor(r->pool, &pc,
+                                            ret ? ret : d->success_url));
+    }
+    default: return hsc_userdb_unavailable(r);
+    }
 }
 
 /*
@@ -601,10 +629,10 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
 }
 
 /*
- * The second-factor step: a code for the request's pending cookie. A right
- * one re-issues the cookie as hsc-v2.md says: the same iat, gen, lid and
- * x_n, the method's bit instead of pending, mfa_at = now, and the expiry
- * of a login from iat.
+ * The second-factor step: a code for the request's pending cookie, or a
+ * full login's (step-up). A right one re-issues the cookie as hsc-v2.md
+ * says: the same iat, gen, lid and x_n, the method's bit instead of
+ * pending, mfa_at = now, and the expiry of a login from iat.
  */
 static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
@@ -621,7 +649,7 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
     size_t len;
     int rem;
 
-    st = pending_login(r, sc, d, &store, &c, &user);
+    st = code_login(r, sc, d, &store, &c, &user);
     if (st != HSC_OK) {
         if (hsc_status_class(st) == HSC_CLASS_FAULT) {
             return hsc_userdb_unavailable(r);

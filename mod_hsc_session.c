@@ -32,6 +32,8 @@ typedef struct {
     char mfa_at[24];             /* the latest second factor, or "0" */
     char amr[HSC_AMR_NAMES_MAX]; /* "pwd otp mfa" */
     char lid[HSC_LOGIN_ID_SIZE]; /* base64url; "" for format 1 */
+    unsigned amr_bits;           /* for Require hsc-factor */
+    int64_t iat_n, mfa_at_n;
 } hsc_req_t;
 
 /* --- the one status mapping ---------------------------------------------- */
@@ -120,8 +122,8 @@ void hsc_session_params(request_rec *r, const hsc_srv_conf_t *sc,
     vp->pending_timeout = 0;
 }
 
-/* hsc_session_verify; pending 1: only a pending cookie (a second factor
- * due) passes, for the second-factor step (hsc_session_verify_pending). */
+/* hsc_session_verify; pending 1: a pending cookie (a second factor due)
+ * passes too, for the second-factor step (hsc_session_verify_step). */
 static hsc_status_t verify_cookie(request_rec *r, const hsc_srv_conf_t *sc,
                                   const hsc_dir_conf_t *d, hsc_store_t *store,
                                   hsc_cookie_t *c, hsc_user_t *u, int pending)
@@ -153,11 +155,6 @@ static hsc_status_t verify_cookie(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_session_params(r, sc, d, &vp);
     vp.allow_pending = pending;
     st = hsc_cookie_verify(&vp, store, val, vallen, c, u);
-    if (pending && st == HSC_OK && !(c->amr & HSC_AMR_PENDING)) {
-        hsc_wipe(c, sizeof(*c));
-        st = HSC_EINVAL; /* a full login: no step to finish */
-        return st;
-    }
     hsc_userdb_note_recovery(r, sc, store);
     hsc_ops_cookie(r, &vp, val, vallen, st, c);
     if (st != HSC_OK) {
@@ -185,11 +182,10 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
     return verify_cookie(r, sc, d, store, c, u, 0);
 }
 
-hsc_status_t hsc_session_verify_pending(request_rec *r,
-                                        const hsc_srv_conf_t *sc,
-                                        const hsc_dir_conf_t *d,
-                                        hsc_store_t *store, hsc_cookie_t *c,
-                                        hsc_user_t *u)
+hsc_status_t hsc_session_verify_step(request_rec *r, const hsc_srv_conf_t *sc,
+                                     const hsc_dir_conf_t *d,
+                                     hsc_store_t *store, hsc_cookie_t *c,
+                                     hsc_user_t *u)
 {
     return verify_cookie(r, sc, d, store, c, u, 1);
 }
@@ -229,6 +225,9 @@ static void set_verdict(request_rec *r, const hsc_cookie_t *c,
     hsc_format_time(exp, rq->exp);
     hsc_format_time(c->mfa_at, rq->mfa_at);
     hsc_amr_names(c->amr, rq->amr);
+    rq->amr_bits = c->amr;
+    rq->iat_n = c->iat;
+    rq->mfa_at_n = c->mfa_at;
     hsc_login_id_text(c, rq->lid);
     ap_set_module_config(r->request_config, &hsc_module, rq);
 
@@ -428,6 +427,23 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
     set_verdict(r, c, u, slide_expiry(r, sc, d, c));
     /* Private to this user; no-store when slide_expiry set the cookie. */
     hsc_cachectl_mark(r, 0);
+}
+
+int hsc_session_auth(const request_rec *r, unsigned *amr, int64_t *iat,
+                     int64_t *mfa_at)
+{
+    const hsc_req_t *rq = ap_get_module_config(r->request_config, &hsc_module);
+
+    if (rq == NULL) {
+        rq = inherited_verdict(r);
+    }
+    if (rq == NULL) {
+        return 0;
+    }
+    *amr = rq->amr_bits;
+    *iat = rq->iat_n;
+    *mfa_at = rq->mfa_at_n;
+    return 1;
 }
 
 const char *hsc_session_groups(const request_rec *r)

@@ -40,14 +40,13 @@ hsc_status_t hsc_session_verify(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, hsc_store_t *store,
                                 hsc_cookie_t *c, hsc_user_t *u);
 
-/* The same at the second-factor step: only a pending cookie (amr
- * pending: the password done, a second factor due) is HSC_OK; a full
- * login's cookie is HSC_EINVAL, as no cookie is. */
-hsc_status_t hsc_session_verify_pending(request_rec *r,
-                                        const hsc_srv_conf_t *sc,
-                                        const hsc_dir_conf_t *d,
-                                        hsc_store_t *store, hsc_cookie_t *c,
-                                        hsc_user_t *u);
+/* The same at the second-factor step, where a pending cookie (amr
+ * pending: the password done, a second factor due) is HSC_OK too: the
+ * caller tells it from a full login's by c->amr. */
+hsc_status_t hsc_session_verify_step(request_rec *r, const hsc_srv_conf_t *sc,
+                                     const hsc_dir_conf_t *d,
+                                     hsc_store_t *store, hsc_cookie_t *c,
+                                     hsc_user_t *u);
 
 /*
  * The one place a Set-Cookie is built: name=value with the location's
@@ -78,5 +77,10 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
 /* The groups of r's verdict ("g1,g2" or ""), or NULL when this module
  * did not verify r (nor a request it inherits from). */
 const char *hsc_session_groups(const request_rec *r);
+
+/* How r's verified user logged in (amr bits, iat, mfa_at): 1, or 0 when
+ * this module did not verify r. For Require hsc-factor. */
+int hsc_session_auth(const request_rec *r, unsigned *amr, int64_t *iat,
+                     int64_t *mfa_at);
 
 #endif /* MOD_HSC_SESSION_H */

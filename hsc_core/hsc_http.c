@@ -186,6 +186,10 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
             f = &form->remember;
             limit = HSC_FORM_EVERYWHERE_MAX;
         }
+        else if (nlen == 6 && memcmp(pair, "factor", 6) == 0) {
+            f = &form->factor;
+            limit = HSC_FORM_EVERYWHERE_MAX;
+        }
         else if (nlen == 4 && memcmp(pair, "code", 4) == 0) {
             f = &form->code;
             limit = HSC_FORM_CODE_MAX;

@@ -35,6 +35,7 @@ typedef struct {
 typedef struct {
     hsc_form_field_t username, password, ret, everywhere, remember;
     hsc_form_field_t code; /* the second-factor step's TOTP or recovery code */
+    hsc_form_field_t factor; /* "1": a location wants a second factor */
 } hsc_login_form_t;
 
 /**

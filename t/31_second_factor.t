@@ -14,7 +14,7 @@ use Apache::TestRequest ();
 use Digest::SHA qw(hmac_sha1);
 use HSCTest;
 
-plan tests => 48;
+plan tests => 55;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -139,10 +139,12 @@ is(code_step($pending, uc($codes[1]) =~ s/-/ /gr)->code, 303,
 like((admin('show', $db, 'kim'))[1], qr/^recovery codes left: 1$/m,
      'one left');
 
-# A full login's cookie is no pending one; neither is none.
-like(code_step(join('.', @f), totp($key, time + 30))->content,
-     qr/sign-in expired/, 'a finished login cannot take a code');
-is(code_step('', '123456')->code, 401, 'nor can no cookie');
+# A finished login may take a code too (a step-up, t/32), but not a used
+# one; no cookie takes none.
+like(code_step(join('.', @f), totp($key, $now + 30))->content,
+     qr/not right, or was used/, 'a finished login: the used code refused');
+like(code_step('', '123456')->content, qr/sign-in expired/,
+     'no cookie: back to the password');
 
 # A user without a factor: optional lets them in, required does not.
 $res = password_step(undef, 'leo');
@@ -168,3 +170,37 @@ isnt(get_with('/private/page.html', 'hsc', $full)->code, 200,
 $res = password_step();
 is((cookie_fields(cookie_from($res) // ''))[7], 1,
    'no factor left: the password alone logs in again');
+
+# Failed codes count in the login throttle, under the user's counter
+# (throttle-user.test: HSCThrottleUser 3 in 6 s; t/16's host, this file's
+# own user), and a right password alone does not empty it.
+admin_ok("thr-f1-pw\n", 'add', $db, 'thr-f1', '--kdf', 'sha256-chain:1000',
+         '--password-stdin');
+($rc, $out) = admin('totp', 'enrol', $db, 'thr-f1', '--keys', $keys);
+my ($b32t) = $out =~ /secret=([A-Z2-7]+)&/;
+my $keyt = base32_decode($b32t // '');
+my @host = (Host => 'throttle-user.test');
+sub host_step
+{
+    my ($body, $cookie) = @_;
+    return post_form('/2fa-login', form_encode(@$body),
+                     ($cookie ? (Cookie => "hsc=$cookie") : ()), @host);
+}
+sleep(31 - time % 30) if time % 30 > 24;
+$pending = cookie_from(host_step([username => 'thr-f1',
+                                  password => 'thr-f1-pw'])) // '';
+my $wrong = totp($keyt, time) eq '000000' ? '111111' : '000000';
+my @codes3 = map { host_step([code => $wrong], $pending)->code } 1 .. 3;
+is("@codes3", '401 401 401', 'three wrong codes: 401 each');
+$res = host_step([code => totp($keyt, time)], $pending);
+is($res->code, 429, 'the fourth, even a right one: 429');
+ok(($res->header('Retry-After') // 0) > 0, 'with Retry-After');
+$res = host_step([username => 'thr-f1', password => 'thr-f1-pw']);
+is($res->code, 429, 'and the right password does not clear the count');
+sleep 7;
+$pending = cookie_from(host_step([username => 'thr-f1',
+                                  password => 'thr-f1-pw'])) // '';
+ok($pending, 'after the window, the password again');
+$res = host_step([code => totp($keyt, time)], $pending);
+is($res->code, 303, 'and a right code finishes the login');
+is((cookie_fields(cookie_from($res) // ''))[7], 3, 'amr pwd|otp');

@@ -27,7 +27,7 @@ our @EXPORT = qw(
 # Every test user, its password and groups. Each test file uses its own
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
-    qw(alice bob carol dave erin frank grace heidi ivan judy kim leo);
+    qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff');
 
 sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
