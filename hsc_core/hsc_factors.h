@@ -114,6 +114,22 @@ hsc_status_t hsc_factors_recovery_use(
     hsc_factors_t *f, const char *user,
     const unsigned char hash[HSC_RECOVERY_HASH_LEN]) HSC_MUST_CHECK;
 
+/**
+ * Reseal every TOTP secret (after a key rotation): fn gets each user's
+ * sealed bytes and writes the new ones into out (cap bytes, *outlen);
+ * HSC_OK stores them, HSC_EAUTH leaves that user as is (counted in
+ * *unopened: its key is gone), anything else stops and rolls back. One
+ * transaction. *resealed counts the rows rewritten.
+ */
+typedef hsc_status_t hsc_factors_reseal_fn(void *baton, const char *user,
+                                           const unsigned char *sealed,
+                                           size_t len, unsigned char *out,
+                                           size_t cap, size_t *outlen);
+hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
+                                     hsc_factors_reseal_fn *fn, void *baton,
+                                     int *resealed,
+                                     int *unopened) HSC_MUST_CHECK;
+
 /** The last failure's message (SQLite's and ours; never a bound value). */
 const char *hsc_factors_errmsg(const hsc_factors_t *f);
 

@@ -480,3 +480,122 @@ hsc_factors_recovery_use(hsc_factors_t *f, const char *user,
     s = run_write(f, f->db, st, "using a recovery code", &changes);
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_EAUTH;
 }
+
+/* One enrolment read for a reseal. */
+typedef struct {
+    char user[HSC_USER_MAX + 1];
+    unsigned char sealed[HSC_TOTP_SEALED_MAX];
+    size_t len;
+} reseal_row_t;
+
+/* Every enrolment into *rows (malloc'd; *n of them), read before any is
+ * rewritten: SQLite does not promise what a scan sees of rows changed
+ * under it. */
+static hsc_status_t read_enrolments(hsc_factors_t *f, reseal_row_t **rows,
+                                    size_t *n)
+{
+    sqlite3_stmt *sel = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *rows = NULL;
+    *n = 0;
+    rc = sqlite3_prepare_v2(f->db, "SELECT username, sealed FROM hsc_totp", -1,
+                            &sel, NULL);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(sel)) == SQLITE_ROW) {
+        const void *user = sqlite3_column_text(sel, 0);
+        const void *blob = sqlite3_column_blob(sel, 1);
+        int ulen = sqlite3_column_bytes(sel, 0);
+        int len = sqlite3_column_bytes(sel, 1);
+        reseal_row_t *row;
+
+        if (user == NULL || blob == NULL || ulen <= 0 || ulen > HSC_USER_MAX
+            || len <= 0 || len > HSC_TOTP_SEALED_MAX) {
+            sqlite3_finalize(sel);
+            msgf(f, "a TOTP enrolment is malformed");
+            return HSC_ESTORE;
+        }
+        if (*n == cap) {
+            reseal_row_t *more;
+            cap = cap ? 2 * cap : 16;
+            if ((more = realloc(*rows, cap * sizeof(**rows))) == NULL) {
+                sqlite3_finalize(sel);
+                return HSC_ENOMEM;
+            }
+            *rows = more;
+        }
+        row = &(*rows)[(*n)++];
+        memcpy(row->user, user, (size_t)ulen);
+        row->user[ulen] = '\0';
+        memcpy(row->sealed, blob, (size_t)len);
+        row->len = (size_t)len;
+        rc = SQLITE_OK;
+    }
+    sqlite3_finalize(sel);
+    return rc == SQLITE_DONE ? HSC_OK : fail(f, f->db, "resealing", rc);
+}
+
+hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
+                                     hsc_factors_reseal_fn *fn, void *baton,
+                                     int *resealed, int *unopened)
+{
+    sqlite3_stmt *upd = NULL;
+    unsigned char out[HSC_TOTP_SEALED_MAX];
+    reseal_row_t *rows = NULL;
+    hsc_status_t st;
+    size_t i, n = 0, outlen;
+    int rc;
+
+    *resealed = *unopened = 0;
+    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        return fail(f, f->db, "resealing", rc);
+    }
+    st = read_enrolments(f, &rows, &n);
+    if (st == HSC_OK
+        && (rc = sqlite3_prepare_v2(f->db,
+                                    "UPDATE hsc_totp SET sealed = ?2 "
+                                    "WHERE username = ?1",
+                                    -1, &upd, NULL))
+               != SQLITE_OK) {
+        st = fail(f, f->db, "resealing", rc);
+    }
+    for (i = 0; st == HSC_OK && i < n; i++) {
+        st = fn(baton, rows[i].user, rows[i].sealed, rows[i].len, out,
+                sizeof(out), &outlen);
+        if (st == HSC_EAUTH) {
+            ++*unopened;
+            st = HSC_OK;
+            continue;
+        }
+        if (st != HSC_OK) {
+            msgf(f, "cannot reseal the secret of %s: %s", rows[i].user,
+                 hsc_strerror(st));
+            break;
+        }
+        sqlite3_reset(upd);
+        sqlite3_bind_text(upd, 1, rows[i].user, -1, SQLITE_STATIC);
+        sqlite3_bind_blob(upd, 2, out, (int)outlen, SQLITE_STATIC);
+        if ((rc = sqlite3_step(upd)) != SQLITE_DONE) {
+            st = fail(f, f->db, "resealing", rc);
+            break;
+        }
+        ++*resealed;
+    }
+    sqlite3_finalize(upd);
+    hsc_wipe(out, sizeof(out));
+    if (rows != NULL) {
+        hsc_wipe(rows, n * sizeof(*rows));
+        free(rows);
+    }
+    if (st == HSC_OK
+        && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
+               != SQLITE_OK) {
+        st = fail(f, f->db, "resealing", rc);
+    }
+    if (st != HSC_OK) {
+        sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
+        *resealed = 0;
+    }
+    return st;
+}

@@ -570,6 +570,21 @@ check "ten codes, one a line" \
     test "$(grep -c '^[0-9a-hjkmnp-tv-z]\{4\}-[0-9a-hjkmnp-tv-z]\{4\}-[0-9a-hjkmnp-tv-z]\{4\}$' "$T/out")" = 10
 check "ten hashes stored, no code" \
     test "$(sqlite3 "$DB" "SELECT count(*) FROM hsc_recovery WHERE length(code_hash) = 32")" = 10
+# Key rotation: reseal under the new signing key; a key file that lacks
+# the sealing key opens nothing and says whose secret it left.
+expect 2 "totp reseal without --keys" "$ADMIN" totp reseal "$DB"
+"$ADMIN" keygen "$KEYS" --kid t9 >/dev/null
+expect 0 "totp reseal after a rotation" "$ADMIN" totp reseal "$DB" \
+    --keys "$KEYS"
+check "one secret, under the new key" \
+    out_has "^1 TOTP secrets sealed under key t9$"
+check "its bytes name the new key" test "$(sqlite3 "$DB" \
+    "SELECT hex(substr(sealed, 1, 3)) FROM hsc_totp")" = 027439
+expect 1 "reseal with a key file that cannot open it" \
+    "$ADMIN" totp reseal "$DB" --keys "$T/other.keys"
+check "names the user" err_has "alice: the TOTP secret does not open"
+check "and leaves it" test "$(sqlite3 "$DB" \
+    "SELECT hex(substr(sealed, 1, 3)) FROM hsc_totp")" = 027439
 expect 0 "totp remove" "$ADMIN" totp remove "$DB" alice
 expect 3 "totp remove again" "$ADMIN" totp remove "$DB" alice
 check "says there is none" err_has "no TOTP enrolled"

@@ -131,6 +131,71 @@ static void totp_enrolment_and_replay_guard(void)
     hsc_factors_close(b);
 }
 
+/* A reseal callback: "x" + the bytes, except for bob (no key opens his). */
+static hsc_status_t prefix_x(void *baton, const char *user,
+                             const unsigned char *sealed, size_t len,
+                             unsigned char *out, size_t cap, size_t *outlen)
+{
+    (void)baton;
+    if (strcmp(user, "bob") == 0) {
+        return HSC_EAUTH;
+    }
+    if (len + 1 > cap) {
+        return HSC_ETOOLONG;
+    }
+    out[0] = 'x';
+    memcpy(out + 1, sealed, len);
+    *outlen = len + 1;
+    return HSC_OK;
+}
+
+static hsc_status_t refuse_all(void *baton, const char *user,
+                               const unsigned char *sealed, size_t len,
+                               unsigned char *out, size_t cap, size_t *outlen)
+{
+    (void)baton, (void)user, (void)sealed, (void)len, (void)out, (void)cap;
+    *outlen = 0;
+    return HSC_ECRYPTO;
+}
+
+static void reseal_rewrites_every_secret_or_none(void)
+{
+    char path[300];
+    hsc_totp_params_t p;
+    hsc_factor_info_t fi;
+    hsc_factors_t *f;
+    int done = -1, left = -1;
+
+    snprintf(path, sizeof(path), "%s/reseal.db", tmpdir);
+    CHECK(make_db(path), "a user database");
+    if ((f = open_f(path, 0)) == NULL) {
+        CHECK(0, "opened");
+        return;
+    }
+    hsc_totp_defaults(&p);
+    CHECK(hsc_factors_totp_enrol(f, "alice", (const unsigned char *)"aa", 2, &p,
+                                 1, 1)
+                  == HSC_OK
+              && hsc_factors_totp_enrol(f, "bob", (const unsigned char *)"bb",
+                                        2, &p, 1, 1)
+                     == HSC_OK,
+          "two enrolments");
+    CHECK_EQ(hsc_factors_totp_reseal(f, refuse_all, NULL, &done, &left),
+             HSC_ECRYPTO, "a failure stops the reseal");
+    CHECK(hsc_factors_get(f, "alice", &fi) == HSC_OK && fi.sealed_len == 2,
+          "and rolls it back");
+    CHECK_EQ(hsc_factors_totp_reseal(f, prefix_x, NULL, &done, &left), HSC_OK,
+             "resealed");
+    CHECK(done == 1 && left == 1, "one rewritten, one its key cannot open");
+    CHECK(hsc_factors_get(f, "alice", &fi) == HSC_OK && fi.sealed_len == 3
+              && !memcmp(fi.sealed, "xaa", 3),
+          "alice's new bytes stored");
+    CHECK(hsc_factors_get(f, "bob", &fi) == HSC_OK && fi.sealed_len == 2
+              && !memcmp(fi.sealed, "bb", 2),
+          "bob's left as they were");
+    hsc_factors_close(f);
+}
+
 static void recovery_codes_once_each(void)
 {
     char path[300];
@@ -225,6 +290,7 @@ int main(void)
     }
     RUN(totp_enrolment_and_replay_guard);
     RUN(recovery_codes_once_each);
+    RUN(reseal_rewrites_every_secret_or_none);
     RUN(refusals);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) {

@@ -146,9 +146,73 @@ static int totp_remove(const args_t *a)
     return EX_OK;
 }
 
+/* hsc_factors_reseal_fn: open with any key of the ring, seal under its
+ * signer; HSC_EAUTH when no key of the ring opens it. */
+static hsc_status_t reseal_one(void *baton, const char *user,
+                               const unsigned char *sealed, size_t len,
+                               unsigned char *out, size_t cap, size_t *outlen)
+{
+    const hsc_keyring_t *kr = baton;
+    unsigned char secret[HSC_TOTP_SECRET_MAX];
+    const hsc_key_t *used = NULL;
+    size_t n = 0;
+    hsc_status_t st;
+
+    st = hsc_unseal(kr, "totp", user, sealed, len, secret, sizeof(secret), &n,
+                    &used);
+    if (st != HSC_OK) {
+        fprintf(stderr,
+                "hsc-admin: %s: the TOTP secret does not open with any key of "
+                "this file (left as it is: enrol again)\n",
+                user);
+        return HSC_EAUTH;
+    }
+    st = hsc_seal(hsc_keyring_signer(kr), "totp", user, secret, n, out, cap,
+                  outlen);
+    hsc_wipe(secret, sizeof(secret));
+    return st;
+}
+
+/* totp reseal DB --keys KEYFILE: every secret under the signing key. */
+static int totp_reseal(apr_pool_t *pool, const args_t *a)
+{
+    hsc_keyring_t *kr = NULL;
+    hsc_factors_t *f = NULL;
+    int rc, resealed = 0, unopened = 0;
+    hsc_status_t st;
+
+    if (!(a->given & OPT_KEYS)) {
+        return usage_error("totp reseal needs --keys KEYFILE");
+    }
+    if (load_keys(pool, opt(a, OPT_KEYS), &kr) != HSC_OK) {
+        return EX_FILE;
+    }
+    if ((rc = open_factors(a->pos[1], 0, &f)) != EX_OK) {
+        return rc;
+    }
+    st = hsc_factors_totp_reseal(f, reseal_one, kr, &resealed, &unopened);
+    if (st != HSC_OK) {
+        rc = fail(store_exit(st), "%s", hsc_factors_errmsg(f));
+    }
+    else {
+        printf("%d TOTP secrets sealed under key %s", resealed,
+               hsc_key_id(hsc_keyring_signer(kr)));
+        printf(unopened ? "; %d could not be opened\n" : "\n", unopened);
+        rc = unopened ? EX_REFUSED : EX_OK;
+    }
+    hsc_factors_close(f);
+    return rc;
+}
+
 int cmd_totp(apr_pool_t *pool, const char *name, const args_t *a)
 {
     (void)name;
+    if (strcmp(a->pos[0], "reseal") == 0) {
+        if (a->npos != 2 || (a->given & OPT_ISSUER)) {
+            return usage_error("totp reseal DB --keys KEYFILE");
+        }
+        return totp_reseal(pool, a);
+    }
     if (a->npos != 3) {
         return usage_error("totp: wrong number of arguments");
     }
@@ -161,7 +225,7 @@ int cmd_totp(apr_pool_t *pool, const char *name, const args_t *a)
         }
         return totp_remove(a);
     }
-    return usage_error("totp: enrol or remove, not \"%s\"", a->pos[0]);
+    return usage_error("totp: enrol, remove or reseal, not \"%s\"", a->pos[0]);
 }
 
 /* recovery-codes DB USER [--count N]: a new set, printed once. */

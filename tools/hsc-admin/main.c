@@ -240,10 +240,11 @@ static const struct {
     {"list", cmd_list, 1, 1, 0, "DB", "list the users"},
     {"show", cmd_show, 2, 2, 0, "DB USER",
      "print a user's record and second factors"},
-    {"totp", cmd_totp, 3, 3, OPT_KEYS | OPT_ISSUER | OPT_AUDIT,
-     "enrol DB USER --keys KEYFILE [--issuer NAME] | remove DB USER",
-     "enrol a TOTP secret (prints its otpauth:// URI), or remove it (the "
-     "user's cookies end)"},
+    {"totp", cmd_totp, 2, 3, OPT_KEYS | OPT_ISSUER | OPT_AUDIT,
+     "enrol DB USER --keys KEYFILE [--issuer NAME] | remove DB USER\n"
+     "                    | reseal DB --keys KEYFILE",
+     "enrol a TOTP secret (prints its otpauth:// URI), remove it (the "
+     "user's cookies end), or seal every secret under the signing key"},
     {"recovery-codes", cmd_recovery_codes, 2, 2, OPT_COUNT | OPT_AUDIT,
      "DB USER [--count N]",
      "print a new set of recovery codes (the old set stops working)"},
@@ -341,7 +342,7 @@ static int audit_change(int fd, int use_syslog, const char *action,
 static int run(apr_pool_t *pool, int argc, char **argv)
 {
     int fd = -1, arc;
-    const char *cmd;
+    const char *cmd, *action, *who;
     args_t a;
     size_t c;
     int i, rc;
@@ -399,12 +400,15 @@ static int run(apr_pool_t *pool, int argc, char **argv)
         }
     }
     rc = commands[c].run(pool, commands[c].name, &a);
-    /* The user is the argument after DB ("totp enrol DB USER": one more). */
-    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0,
-                       strcmp(cmd, "totp") == 0
-                           ? apr_pstrcat(pool, "totp-", a.pos[0], NULL)
-                           : cmd,
-                       a.pos[strcmp(cmd, "totp") == 0 ? 2 : 1], rc);
+    /* The user is the argument after DB; "totp enrol DB USER" has one
+     * more word, and "totp reseal DB" no user. */
+    action = cmd;
+    who = a.pos[1];
+    if (strcmp(cmd, "totp") == 0) {
+        action = apr_pstrcat(pool, "totp-", a.pos[0], NULL);
+        who = a.npos > 2 ? a.pos[2] : "";
+    }
+    arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, action, who, rc);
     if (fd >= 0 && close(fd) != 0 && arc == EX_OK) {
         arc = fail(EX_FILE, "cannot write the audit log: %s", strerror(errno));
     }
