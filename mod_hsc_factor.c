@@ -117,9 +117,9 @@ typedef struct {
     const char *user;
     const char *code; /* as typed */
     size_t code_len;
-    unsigned amr;       /* out: HSC_AMR_OTP or HSC_AMR_RC */
-    const char *method; /* out: "otp" or "rc" */
-    const char *why;    /* out: a refusal's reason, for the log */
+    unsigned amr;     /* out: HSC_AMR_OTP or HSC_AMR_RC */
+    hsc_method_t how; /* out: what the code was read as */
+    const char *why;  /* out: a refusal's reason, for the log */
 } code_check_t;
 
 /* A TOTP code: the window around now, then the replay guard. */
@@ -132,6 +132,7 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
     int64_t step = 0, now = (int64_t)apr_time_sec(r->request_time);
     hsc_status_t st;
 
+    k->how = HSC_METHOD_OTP;
     if (hsc_totp_code_parse(&fi->params, k->code, k->code_len, digits)
         != HSC_OK) {
         k->why = "not a code of this enrolment's length";
@@ -146,7 +147,6 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
                  "(hsc-admin totp reseal, or a new enrolment)";
         return HSC_EAUTH;
     }
-    k->method = "otp";
     st = hsc_totp_check(&fi->params, secret, n, digits, now, 1, -1, &step);
     hsc_wipe(secret, sizeof(secret));
     hsc_wipe(digits, sizeof(digits));
@@ -170,7 +170,7 @@ static hsc_status_t check_recovery(code_check_t *k)
     unsigned char h[HSC_RECOVERY_HASH_LEN];
     hsc_status_t st;
 
-    k->method = "rc";
+    k->how = HSC_METHOD_RC;
     if (hsc_recovery_normalize(k->code, k->code_len, canon) != HSC_OK) {
         k->why = "neither a TOTP code nor a recovery code";
         return HSC_EAUTH;
@@ -187,28 +187,30 @@ static hsc_status_t check_recovery(code_check_t *k)
     return st;
 }
 
-/* hsc_code_check_fn: TOTP when the user has it and the field is all
- * digits (and spaces); else a recovery code. */
+/* hsc_code_check_fn: a TOTP code when the user has TOTP and the field is
+ * one (its number of digits, spaces allowed); anything else is tried as a
+ * recovery code (which may be all digits too). */
 static hsc_status_t check_code(request_rec *r, void *baton)
 {
     code_check_t *k = baton;
     hsc_factor_info_t fi;
     hsc_status_t st;
-    size_t digits;
+    char digits[16];
 
     st = hsc_factors_get(k->f, k->user, &fi);
     if (st != HSC_OK) {
         k->why = hsc_factors_errmsg(k->f);
         return st;
     }
-    digits = strspn(k->code, "0123456789 ");
-    if (fi.totp == HSC_TOTP_ACTIVE && digits == k->code_len
-        && strspn(k->code, " ") < digits) {
+    if (fi.totp == HSC_TOTP_ACTIVE
+        && hsc_totp_code_parse(&fi.params, k->code, k->code_len, digits)
+               == HSC_OK) {
         st = check_totp(r, k, &fi);
     }
     else {
         st = check_recovery(k);
     }
+    hsc_wipe(digits, sizeof(digits));
     hsc_wipe(fi.sealed, sizeof(fi.sealed));
     return st;
 }
@@ -223,9 +225,12 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     const char *who = ap_escape_logitem(r->pool, user);
 
     memset(&k, 0, sizeof(k));
+    k.how = HSC_METHOD_NONE;
     *amr = 0;
     *retry_after = 0;
     if ((k.f = factors_open(r, sc)) == NULL) {
+        hsc_ops_code(r, user, strlen(user), HSC_LOGIN_STORE_FAULT,
+                     HSC_METHOD_NONE, NULL);
         return HSC_FACTOR_CHECK_FAULT;
     }
     k.sc = sc;
@@ -237,6 +242,7 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     a.user_len = strlen(user);
     a.check = check_code;
     a.baton = &k;
+    apr_table_setn(r->notes, HSC_NOTE_CODE_STEP, "1");
     switch (hsc_code_attempt(r, sc, store, &a)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
@@ -248,8 +254,8 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     if (a.st == HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(195) "user \"%s\" passed the second factor (%s)",
-                      who, k.method);
-        hsc_ops_code(r, user, a.user_len, HSC_LOGIN_SUCCESS, k.method,
+                      who, hsc_method_name(k.how));
+        hsc_ops_code(r, user, a.user_len, HSC_LOGIN_SUCCESS, k.how,
                      hsc_key_id(hsc_keyring_signer(sc->keys)));
         *amr = k.amr;
         return HSC_FACTOR_CHECK_OK;
@@ -260,14 +266,13 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
                                     "checked: %s: %s",
                       who, hsc_strerror(a.st),
                       k.why ? k.why : hsc_factors_errmsg(k.f));
-        hsc_ops_code(r, user, a.user_len, HSC_LOGIN_STORE_FAULT, k.method,
-                     NULL);
+        hsc_ops_code(r, user, a.user_len, HSC_LOGIN_STORE_FAULT, k.how, NULL);
         return HSC_FACTOR_CHECK_FAULT;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(197) "second factor refused for user \"%s\": %s",
                   who, k.why ? k.why : hsc_strerror(a.st));
-    hsc_ops_code(r, user, a.user_len, HSC_LOGIN_BAD_CODE, k.method, NULL);
+    hsc_ops_code(r, user, a.user_len, HSC_LOGIN_BAD_CODE, k.how, NULL);
     return HSC_FACTOR_CHECK_REFUSED;
 }
 

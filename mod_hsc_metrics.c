@@ -41,7 +41,7 @@ static const char *const kdf_le[] = {"0.005", "0.01", "0.025", "0.05",
 
 typedef struct {
     apr_uint64_t cookie[HSC_COOKIE_OUTCOMES];
-    apr_uint64_t login[HSC_LOGIN_OUTCOMES];
+    apr_uint64_t login[HSC_METHODS][HSC_LOGIN_OUTCOMES];
     apr_uint64_t logout[2];                   /* everywhere false, true */
     apr_uint64_t lockout[2];                  /* address, user */
     apr_uint64_t kdf_bucket[KDF_BUCKETS + 1]; /* last: over every bound */
@@ -62,9 +62,9 @@ static int nkids;
             apr_atomic_inc64(&m->field);                                       \
     } while (0)
 
-void hsc_metrics_login(hsc_login_outcome_t o)
+void hsc_metrics_login(hsc_method_t how, hsc_login_outcome_t o)
 {
-    BUMP(login[o]);
+    BUMP(login[how][o]);
 }
 
 void hsc_metrics_cookie(hsc_cookie_outcome_t o)
@@ -190,7 +190,7 @@ static void help(request_rec *r, const char *name, const char *type,
 /* The build, and the counters by outcome. */
 static void write_outcomes(request_rec *r)
 {
-    size_t i;
+    size_t i, h;
 
     help(r, "hsc_build_info", "gauge",
          "The mod_hsc version serving; always 1.");
@@ -205,13 +205,24 @@ static void write_outcomes(request_rec *r)
                    RD(cookie[i]));
     }
     help(r, "hsc_login_attempts_total", "counter",
-         "Login attempts, by outcome.");
-    for (i = 0; i < HSC_LOGIN_OUTCOMES; ++i) {
-        ap_rprintf(r,
-                   "hsc_login_attempts_total{outcome=\"%s\"} %" APR_UINT64_T_FMT
-                   "\n",
-                   hsc_login_outcome_name((hsc_login_outcome_t)i),
-                   RD(login[i]));
+         "Login attempts, by step (password, second_factor), method and "
+         "outcome.");
+    for (h = 0; h < HSC_METHODS; ++h) {
+        for (i = 0; i < HSC_LOGIN_OUTCOMES; ++i) {
+            /* Only the pairs that can happen: a code step has no
+             * bad_credentials, a password step no bad_code. */
+            if (!hsc_method_outcome_possible((hsc_method_t)h,
+                                             (hsc_login_outcome_t)i)) {
+                continue;
+            }
+            ap_rprintf(r,
+                       "hsc_login_attempts_total{step=\"%s\",method=\"%s\","
+                       "outcome=\"%s\"} %" APR_UINT64_T_FMT "\n",
+                       h == HSC_METHOD_PWD ? "password" : "second_factor",
+                       hsc_method_name((hsc_method_t)h),
+                       hsc_login_outcome_name((hsc_login_outcome_t)i),
+                       RD(login[h][i]));
+        }
     }
     help(r, "hsc_logouts_total", "counter",
          "Logouts; everywhere=\"true\" when the user's other cookies were "

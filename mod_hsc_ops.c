@@ -90,7 +90,7 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
 {
     hsc_audit_event_t e;
 
-    hsc_metrics_login(o);
+    hsc_metrics_login(HSC_METHOD_PWD, o);
     if (o == HSC_LOGIN_SUCCESS && kid != NULL) {
         hsc_metrics_key_use(kid);
     }
@@ -111,11 +111,14 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
 }
 
 void hsc_ops_code(request_rec *r, const char *user, size_t len,
-                  hsc_login_outcome_t o, const char *method, const char *kid)
+                  hsc_login_outcome_t o, hsc_method_t how, const char *kid)
 {
     hsc_audit_event_t e;
 
-    hsc_metrics_login(o);
+    hsc_metrics_login(how, o);
+    if (o == HSC_LOGIN_SUCCESS && kid != NULL) {
+        hsc_metrics_key_use(kid);
+    }
     request_fields(r, &e, "login",
                    o == HSC_LOGIN_SUCCESS ? "success" : "failure");
     if (o != HSC_LOGIN_SUCCESS) {
@@ -123,7 +126,7 @@ void hsc_ops_code(request_rec *r, const char *user, size_t len,
     }
     e.user = user;
     e.user_len = len;
-    e.method = method;
+    e.method = how == HSC_METHOD_NONE ? NULL : hsc_method_name(how);
     e.kid = o == HSC_LOGIN_SUCCESS ? kid : NULL;
     hsc_audit_write(r, &e);
 }
@@ -133,7 +136,10 @@ void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
 {
     hsc_audit_event_t e;
 
-    hsc_metrics_login(HSC_LOGIN_THROTTLED);
+    hsc_metrics_login(apr_table_get(r->notes, HSC_NOTE_CODE_STEP)
+                          ? HSC_METHOD_NONE
+                          : HSC_METHOD_PWD,
+                      HSC_LOGIN_THROTTLED);
     hsc_metrics_lockout(by_user);
     request_fields(r, &e, "login", "failure");
     e.reason = hsc_login_outcome_name(HSC_LOGIN_THROTTLED);

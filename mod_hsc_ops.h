@@ -41,10 +41,14 @@ void hsc_audit_write(request_rec *r, const hsc_audit_event_t *e);
 void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
                    hsc_login_outcome_t o, const char *kid);
 
-/* The second-factor step of user: its outcome and method ("otp", "rc",
- * or NULL when no code was taken), the metrics and the audit line. */
+/* The second-factor step of user: its outcome and method (HSC_METHOD_NONE
+ * when no code was read), the metrics and the audit line. */
 void hsc_ops_code(request_rec *r, const char *user, size_t len,
-                  hsc_login_outcome_t o, const char *method, const char *kid);
+                  hsc_login_outcome_t o, hsc_method_t how, const char *kid);
+
+/* r->notes: set while a code is counted, so that a lockout there is
+ * counted for the second-factor step. */
+#define HSC_NOTE_CODE_STEP "hsc-code-step"
 
 /* A login refused by the throttle: by_user 0 for the address's counter,
  * 1 for the username's; until: Unix seconds when it frees. */
@@ -69,7 +73,7 @@ void hsc_ops_store_error(request_rec *r);
 
 /* --- mod_hsc_metrics.c ---------------------------------------------------- */
 
-void hsc_metrics_login(hsc_login_outcome_t o);
+void hsc_metrics_login(hsc_method_t how, hsc_login_outcome_t o);
 void hsc_metrics_cookie(hsc_cookie_outcome_t o);
 void hsc_metrics_logout(int everywhere);
 void hsc_metrics_lockout(int by_user);

@@ -16,6 +16,28 @@ static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
      "disabled",    "revoked",   "bad_auth",  "store_fault", "error",
      "pending",     "old_format"};
 
+static const char *const method_names[HSC_METHODS] = {"pwd", "otp", "rc",
+                                                      "none"};
+
+const char *hsc_method_name(hsc_method_t m)
+{
+    return (unsigned)m < HSC_METHODS ? method_names[m] : "none";
+}
+
+int hsc_method_outcome_possible(hsc_method_t m, hsc_login_outcome_t o)
+{
+    switch (m) {
+    case HSC_METHOD_PWD: return o != HSC_LOGIN_BAD_CODE;
+    case HSC_METHOD_OTP:
+    case HSC_METHOD_RC:
+        return o == HSC_LOGIN_SUCCESS || o == HSC_LOGIN_BAD_CODE
+               || o == HSC_LOGIN_STORE_FAULT;
+    case HSC_METHOD_NONE:
+        return o == HSC_LOGIN_THROTTLED || o == HSC_LOGIN_STORE_FAULT;
+    default: return 0;
+    }
+}
+
 const char *hsc_login_outcome_name(hsc_login_outcome_t o)
 {
     return (unsigned)o < HSC_LOGIN_OUTCOMES ? login_reasons[o] : "error";

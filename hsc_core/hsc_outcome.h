@@ -30,6 +30,24 @@ typedef enum {
     HSC_LOGIN_OUTCOMES
 } hsc_login_outcome_t;
 
+/* How a login step was tried (labels step and method of
+ * hsc_login_attempts_total; method of the audit line). */
+typedef enum {
+    HSC_METHOD_PWD,  /* the password step */
+    HSC_METHOD_OTP,  /* a TOTP code at the second-factor step */
+    HSC_METHOD_RC,   /* a recovery code there */
+    HSC_METHOD_NONE, /* the second-factor step, refused before a code was
+                      * read (throttled, or the factors cannot be read) */
+    HSC_METHODS
+} hsc_method_t;
+
+/* "pwd", "otp", "rc", "none". */
+const char *hsc_method_name(hsc_method_t m);
+
+/* 1 when outcome o can happen at a step tried as m (the metrics list only
+ * those pairs). */
+int hsc_method_outcome_possible(hsc_method_t m, hsc_login_outcome_t o);
+
 /* Refused cookies, by class (label "outcome" of hsc_cookie_checks_total,
  * "reason" in the audit log); HSC_COOKIE_OK is a verified cookie. */
 typedef enum {

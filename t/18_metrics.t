@@ -104,12 +104,12 @@ is(post_form('/logout', form_encode(everywhere => 1),
 my $after = scrape();
 
 my %want = (
-    'hsc_login_attempts_total{outcome="success"}' => 3,
-    'hsc_login_attempts_total{outcome="bad_credentials"}' => 3 + 2 + 3,
-    'hsc_login_attempts_total{outcome="disabled"}' => 1,
-    'hsc_login_attempts_total{outcome="throttled"}' => 2,
-    'hsc_login_attempts_total{outcome="kdf_cap"}' => 0,
-    'hsc_login_attempts_total{outcome="store_fault"}' => 0,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="success"}' => 3,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="bad_credentials"}' => 3 + 2 + 3,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="disabled"}' => 1,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="throttled"}' => 2,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="kdf_cap"}' => 0,
+    'hsc_login_attempts_total{step="password",method="pwd",outcome="store_fault"}' => 0,
     'hsc_throttle_lockouts_total{counter="address"}' => 1,
     'hsc_throttle_lockouts_total{counter="user"}' => 1,
     'hsc_cookie_checks_total{outcome="ok"}' => 1 + 3 + 1,
@@ -195,9 +195,19 @@ is(join(' ', map { "$_=" . ($type{$_} // '-') } sort keys %types),
    join(' ', map { "$_=$types{$_}" } sort keys %types),
    'every family with its type (HELP and TYPE read)');
 is(scalar(@out), scalar(keys %$last), 'it reads every sample we wrote');
+# The parser lists labels sorted by name; we write them in our order.
+sub sorted_labels
+{
+    my ($k) = @_;
+    return $k unless $k =~ /^([^{]+)\{(.*)\}$/;
+    my ($name, $labels) = ($1, $2);
+    return "$name\{" . join(',', sort split /,(?=[a-z_]+=")/, $labels) . '}';
+}
 my %pyval = map { my @w = split / /; ($w[2] => $w[3]) } @out;
-my @diff = grep { !defined $pyval{$_} || $pyval{$_} != $last->{$_} }
-    keys %$last;
+my @diff = grep {
+    my $p = $pyval{ sorted_labels($_) };
+    !defined $p || $p != $last->{$_}
+} keys %$last;
 is("@diff", '', 'with the same names, labels and values');
 
 is(Apache::TestRequest::POST('/hsc-metrics', content => 'x')->code, 405,

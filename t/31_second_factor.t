@@ -14,9 +14,11 @@ use Apache::TestRequest ();
 use Digest::SHA qw(hmac_sha1);
 use HSCTest;
 
-plan tests => 55;
+plan tests => 61;
 
-ua_plain();
+# No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
+# which LWP would send on a connection the server has closed.
+ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
 my $keys = var_dir() . '/keys';
 
@@ -204,3 +206,17 @@ ok($pending, 'after the window, the password again');
 $res = host_step([code => totp($keyt, time)], $pending);
 is($res->code, 303, 'and a right code finishes the login');
 is((cookie_fields(cookie_from($res) // ''))[7], 3, 'amr pwd|otp');
+
+# The metrics count each step by method (GET /hsc-metrics, as t/18 does).
+my %m = map { /^(\S+) (\S+)$/ ? ($1 => $2) : () }
+    grep { !/^#/ } split /\n/, Apache::TestRequest::GET('/hsc-metrics')->content;
+my $la = 'hsc_login_attempts_total';
+for (['password', 'pwd', 'factor_due', 7], ['password', 'pwd', 'no_factor', 1],
+     ['second_factor', 'otp', 'success', 3],
+     ['second_factor', 'otp', 'bad_code', 7],
+     ['second_factor', 'rc', 'success', 3],
+     ['second_factor', 'none', 'throttled', 1]) {
+    my ($step, $how, $out, $least) = @$_;
+    my $k = "$la\{step=\"$step\",method=\"$how\",outcome=\"$out\"\}";
+    ok(($m{$k} // -1) >= $least, "$k >= $least") or diag $m{$k} // 'none';
+}

@@ -115,6 +115,32 @@ static void statuses_map_to_the_documented_login_classes(void)
 #define SECRET "ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8"
 #define T0 1800000000
 
+static void every_method_has_a_name_and_its_outcomes(void)
+{
+    int m, o, listed;
+
+    CHECK_STR(hsc_method_name(HSC_METHOD_PWD), "pwd", "the password: pwd");
+    CHECK_STR(hsc_method_name(HSC_METHOD_OTP), "otp", "TOTP: otp (RFC 8176)");
+    CHECK_STR(hsc_method_name(HSC_METHOD_RC), "rc", "a recovery code: rc");
+    CHECK_STR(hsc_method_name(HSC_METHODS), "none", "out of range: none");
+    for (m = 0; m < HSC_METHODS; m++) {
+        listed = 0;
+        for (o = 0; o < HSC_LOGIN_OUTCOMES; o++) {
+            listed += hsc_method_outcome_possible((hsc_method_t)m,
+                                                  (hsc_login_outcome_t)o);
+        }
+        CHECK(listed > 0, hsc_method_name((hsc_method_t)m));
+    }
+    CHECK(!hsc_method_outcome_possible(HSC_METHOD_PWD, HSC_LOGIN_BAD_CODE),
+          "no bad_code at the password step");
+    CHECK(!hsc_method_outcome_possible(HSC_METHOD_OTP,
+                                       HSC_LOGIN_BAD_CREDENTIALS),
+          "no bad_credentials at the code step");
+    CHECK(hsc_method_outcome_possible(HSC_METHOD_RC, HSC_LOGIN_BAD_CODE)
+              && hsc_method_outcome_possible(HSC_METHOD_OTP, HSC_LOGIN_SUCCESS),
+          "a code succeeds or is refused");
+}
+
 static void cookie_classes_tell_scopes_and_ages_apart(void)
 {
     hsc_keyring_t *kr = NULL;
@@ -175,6 +201,7 @@ int main(void)
     RUN(labels_are_distinct_and_documented);
     RUN(statuses_map_to_the_documented_login_classes);
     RUN(cookie_classes_tell_scopes_and_ages_apart);
+    RUN(every_method_has_a_name_and_its_outcomes);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();
