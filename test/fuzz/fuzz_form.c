@@ -7,7 +7,8 @@
  *   - on a refusal no field is reported present;
  *   - on HSC_OK every present field's value and its terminating NUL lie
  *     inside the len bytes of the body, and the value is within its limit
- *     (username 255, password 1024, return 2048 bytes); an absent field has
+ *     (username 255, password 1024, return 2048, code 64, the flags 16
+ *     bytes); an absent field has
  *     no value and length 0;
  *   - the decoded fields, percent-encoded again into a fresh body, parse to
  *     the same values (decoding is exact, including %00 and '+').
@@ -21,6 +22,8 @@
 #define LIM_USERNAME 255
 #define LIM_PASSWORD 1024
 #define LIM_RETURN 2048
+#define LIM_FLAG 16
+#define LIM_CODE 64
 
 /* Bounds the work per input; longer inputs are cut. */
 #define FUZZ_FORM_MAX 16384
@@ -83,7 +86,9 @@ static void same_field(const hsc_form_field_t *a, const hsc_form_field_t *b)
 static void assert_none_present(const hsc_login_form_t *f)
 {
     HSC_FUZZ_ASSERT(!f->username.present && !f->password.present
-                    && !f->ret.present && !f->everywhere.present);
+                    && !f->ret.present && !f->everywhere.present
+                    && !f->remember.present && !f->code.present
+                    && !f->factor.present);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -115,10 +120,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_field(&form.username, body, size, LIM_USERNAME);
     check_field(&form.password, body, size, LIM_PASSWORD);
     check_field(&form.ret, body, size, LIM_RETURN);
-    check_field(&form.everywhere, body, size, size);
+    check_field(&form.everywhere, body, size, LIM_FLAG);
+    check_field(&form.remember, body, size, LIM_FLAG);
+    check_field(&form.code, body, size, LIM_CODE);
+    check_field(&form.factor, body, size, LIM_FLAG);
 
     /* Re-encode what was decoded (3 bytes per byte at most) and parse it. */
-    again = malloc(3 * size + 64);
+    again = malloc(3 * size + 96);
     if (again == NULL) {
         goto cleanup;
     }
@@ -126,6 +134,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     encode_field(again, &n, "password", &form.password);
     encode_field(again, &n, "return", &form.ret);
     encode_field(again, &n, "everywhere", &form.everywhere);
+    encode_field(again, &n, "remember", &form.remember);
+    encode_field(again, &n, "code", &form.code);
+    encode_field(again, &n, "factor", &form.factor);
     if (n > 0) {
         n--; /* the last '&' */
     }
@@ -136,6 +147,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     same_field(&form.password, &form2.password);
     same_field(&form.ret, &form2.ret);
     same_field(&form.everywhere, &form2.everywhere);
+    same_field(&form.remember, &form2.remember);
+    same_field(&form.code, &form2.code);
+    same_field(&form.factor, &form2.factor);
 
 cleanup:
     free(again);
