@@ -7,9 +7,12 @@ test/browser/screenshots/ (CI keeps that folder as an artifact).
 Run by test/browser/browser-test.sh (make check) with Debian's
 /usr/bin/python3, chromium, chromium-driver and python3-selenium.
 """
+import base64
+import hmac
 import os
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -78,11 +81,20 @@ class Server:
         subprocess.run([admin, "keygen", run + "/hsc.keys"], check=True,
                        stdout=subprocess.DEVNULL)
         subprocess.run([admin, "init", self.db], check=True)
-        self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1"}
+        self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
+                   "carol": "carol-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin"],
                            input=pw + "\n", text=True, check=True)
+        # carol has TOTP and two recovery codes (docs/second-factors.md).
+        uri = subprocess.run([admin, "totp", "enrol", self.db, "carol",
+                              "--keys", run + "/hsc.keys"], check=True,
+                             capture_output=True, text=True).stdout
+        self.totp_secret = uri.split("secret=")[1].split("&")[0]
+        self.recovery = subprocess.run(
+            [admin, "recovery-codes", self.db, "carol", "--count", "2"],
+            check=True, capture_output=True, text=True).stdout.split()
         user = ""
         if os.getuid() == 0:
             # Children run as nobody; SQLite writes beside the database.
@@ -135,6 +147,10 @@ HSCThrottleAddress 100
 <Location "/logout">
     SetHandler hsc-logout
 </Location>
+<Location "/2fa-login">
+    SetHandler hsc-login
+    HSCSecondFactor optional
+</Location>
 <Location "/styled-login">
     SetHandler hsc-login
     HSCLoginStylesheet /static/site.css
@@ -181,6 +197,15 @@ HSCThrottleAddress 100
                 break
             time.sleep(0.1)
         shutil.rmtree(self.run, ignore_errors=True)
+
+
+def totp(secret, t):
+    """RFC 6238 with SHA-1, 6 digits, 30 s: computed here, not by mod_hsc."""
+    key = base64.b32decode(secret + "=" * (-len(secret) % 8))
+    mac = hmac.new(key, struct.pack(">Q", int(t) // 30), "sha1").digest()
+    o = mac[-1] & 15
+    return "%06d" % ((struct.unpack(">I", mac[o:o + 4])[0] & 0x7FFFFFFF)
+                     % 1000000)
 
 
 def status_with_cookie(url, cookie):
@@ -432,6 +457,46 @@ def run(srv, b):
     ok(width == "384px", "and the built-in stylesheet still does", width)
     b.shot("login-site-stylesheet")
 
+    # The second-factor step: after carol's password, the code form; a
+    # wrong code says so; the right one goes on to the page asked for.
+    d.delete_all_cookies()
+    d.get(base + "/2fa-login?return=/private/")
+    b.login("carol", srv.pw["carol"])
+    ok(d.current_url.startswith(base + "/2fa-login?return="),
+       "the password: back to the login page, for the code", d.current_url)
+    ok("Signing in as carol." in b.text(), "which names the user")
+    field = d.find_element(By.ID, "hsc-code")
+    ok(field.get_attribute("autocomplete") == "one-time-code"
+       and field.get_attribute("inputmode") == "numeric",
+       "the code field: one-time-code, numeric keyboard")
+    ok(d.switch_to.active_element.get_attribute("id") == "hsc-code",
+       "the focus is on the code")
+    ok(status_with_cookie(base + "/private/",
+                          "hsc=" + b.cookie()["value"]) == 401,
+       "the pending cookie opens no page")
+    b.shot("second-factor")
+    if time.time() % 30 > 25:
+        time.sleep(31 - time.time() % 30)
+    now = time.time()
+    wrong = "000000" if totp(srv.totp_secret, now) != "000000" else "111111"
+    field.send_keys(wrong)
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok("That code is not right" in b.text(), "a wrong code: the message")
+    b.shot("second-factor-failed")
+    d.find_element(By.ID, "hsc-code").send_keys(totp(srv.totp_secret, now))
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok(d.current_url == base + "/private/",
+       "the right code: the page first asked for", d.current_url)
+    ok("Private page" in b.text(), "signed in")
+    # A recovery code, in the second form, in capitals.
+    d.delete_all_cookies()
+    d.get(base + "/2fa-login?return=/private/")
+    b.login("carol", srv.pw["carol"])
+    d.find_element(By.ID, "hsc-recovery").send_keys(srv.recovery[0].upper())
+    b.go(d.find_elements(By.CSS_SELECTOR, "button[type=submit]")[1])
+    ok(d.current_url == base + "/private/",
+       "a recovery code signs in too", d.current_url)
+
     # Not signed in: the logout page says so.
     d.delete_all_cookies()
     d.get(base + "/logout")
@@ -439,7 +504,7 @@ def run(srv, b):
        "logout without a session says not signed in")
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
-    ok(len(shots) == 16, "a screenshot of each page at both widths", shots)
+    ok(len(shots) == 20, "a screenshot of each page at both widths", shots)
 
 
 if __name__ == "__main__":
