@@ -3,10 +3,10 @@
  * startup, before they show up as a failed login or a 500.
  *
  * - check_config: the cookie rules on the merged configuration of every
- *   section; AuthType HSC only where a key file and a user database are
- *   set; the server's User must be able to read the user database and its
- *   -wal/-shm files (or create those), or every request gets 503 (one it
- *   can read but not write is a warning).
+ *   section (and HSCSecondFactor only with an SQLite user database); AuthType
+ * HSC only where a key file and a user database are set; the server's User must
+ * be able to read the user database and its -wal/-shm files (or create those),
+ * or every request gets 503 (one it can read but not write is a warning).
  * - test_config and post_config: the key file's warnings (HSC003).
  */
 #include <errno.h>
@@ -246,7 +246,14 @@ static int check_section(apr_pool_t *p, server_rec *s,
         d = hsc_merge_dir_conf(p, (void *)base, (void *)d);
     }
     attrs = hsc_cookie_attrs(d);
-    if ((problem = hsc_cookie_attrs_conflict(&attrs)) == NULL) {
+    problem = hsc_cookie_attrs_conflict(&attrs);
+    if (problem == NULL && d->second_factor != HSC_SECOND_FACTOR_OFF
+        && hsc_store_spec_conninfo(hsc_srv_conf(s)->userdb) != NULL) {
+        /* Refused at startup rather than answered 503 at every login. */
+        problem = "HSCSecondFactor needs an SQLite HSCUserDB in this "
+                  "release, not a pgsql: one (docs/second-factors.md)";
+    }
+    if (problem == NULL) {
         return 0;
     }
     if (s->is_virtual) {

@@ -552,16 +552,23 @@ static const char *set_max_age(cmd_parms *cmd, void *dv, const char *arg)
     return duration(cmd, arg, 0, &d->max_age);
 }
 
+/* DURATION|Off: 0 for Off. */
+static const char *duration_or_off(cmd_parms *cmd, const char *arg,
+                                   apr_int64_t *out)
+{
+    if (strcasecmp(arg, "off") == 0) {
+        *out = 0;
+        return NULL;
+    }
+    return duration(cmd, arg, 0, out);
+}
+
 static const char *set_remember(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
 
     d->remember_set = 1;
-    if (strcasecmp(arg, "off") == 0) {
-        d->remember = 0;
-        return NULL;
-    }
-    return duration(cmd, arg, 0, &d->remember);
+    return duration_or_off(cmd, arg, &d->remember);
 }
 
 static const char *set_factor_max_age(cmd_parms *cmd, void *dv, const char *arg)
@@ -569,11 +576,7 @@ static const char *set_factor_max_age(cmd_parms *cmd, void *dv, const char *arg)
     hsc_dir_conf_t *d = dv;
 
     d->factor_max_age_set = 1;
-    if (strcasecmp(arg, "off") == 0) {
-        d->factor_max_age = 0;
-        return NULL;
-    }
-    return duration(cmd, arg, 0, &d->factor_max_age);
+    return duration_or_off(cmd, arg, &d->factor_max_age);
 }
 
 static const char *set_max_auth_age(cmd_parms *cmd, void *dv, const char *arg)
@@ -581,11 +584,7 @@ static const char *set_max_auth_age(cmd_parms *cmd, void *dv, const char *arg)
     hsc_dir_conf_t *d = dv;
 
     d->max_auth_age_set = 1;
-    if (strcasecmp(arg, "off") == 0) {
-        d->max_auth_age = 0;
-        return NULL;
-    }
-    return duration(cmd, arg, 0, &d->max_auth_age);
+    return duration_or_off(cmd, arg, &d->max_auth_age);
 }
 
 static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)

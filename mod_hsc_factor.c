@@ -248,7 +248,10 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     case HSC_ATTEMPT_BUSY:
         *retry_after = a.retry_after;
         return HSC_FACTOR_CHECK_THROTTLED;
-    case HSC_ATTEMPT_UNAVAILABLE: return HSC_FACTOR_CHECK_FAULT;
+    case HSC_ATTEMPT_UNAVAILABLE: /* logged by the throttle */
+        hsc_ops_code(r, user, a.user_len, HSC_LOGIN_STORE_FAULT,
+                     HSC_METHOD_NONE, NULL);
+        return HSC_FACTOR_CHECK_FAULT;
     case HSC_ATTEMPT_CHECKED: break;
     }
     if (a.st == HSC_OK) {

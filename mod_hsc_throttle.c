@@ -716,27 +716,45 @@ static hsc_status_t check_password(request_rec *r, const hsc_srv_conf_t *sc,
     return st;
 }
 
+/*
+ * Count an attempt of user (a password or a code) before it is checked,
+ * before any KDF work: 0 when it may go on (*th to settle), else 1 with
+ * *refused and the wait. The username counter is scoped by the database
+ * (its store id, so every node and spelling of it shares counts).
+ */
+static int count_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+                         hsc_store_t *store, const char *user, size_t len,
+                         hsc_throttle_t *th, apr_int64_t *retry_after,
+                         hsc_attempt_t *refused)
+{
+    *retry_after = hsc_throttle_begin(r, &sc->throttle,
+                                      hsc_userdb_throttle_ns(r, sc->userdb,
+                                                             store),
+                                      user, len, th);
+    if (*retry_after > 0) {
+        *refused = HSC_ATTEMPT_THROTTLED;
+        return 1;
+    }
+    if (*retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
+        *retry_after = 1;
+        *refused = HSC_ATTEMPT_UNAVAILABLE;
+        return 1;
+    }
+    return 0;
+}
+
 hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                                 hsc_store_t *store, hsc_login_t *a)
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
+    hsc_attempt_t refused;
     hsc_throttle_t th;
     apr_time_t t0;
 
     a->st = HSC_EAUTH;
-    /* The throttle: the failed-login counts, before any KDF work. */
-    /* The username counter is scoped by the database (its store id, so
-     * every node and spelling of it shares counts). */
-    a->retry_after = hsc_throttle_begin(r, tc,
-                                        hsc_userdb_throttle_ns(r, sc->userdb,
-                                                               store),
-                                        a->user, a->user_len, &th);
-    if (a->retry_after > 0) {
-        return HSC_ATTEMPT_THROTTLED;
-    }
-    if (a->retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
-        a->retry_after = 1;
-        return HSC_ATTEMPT_UNAVAILABLE;
+    if (count_attempt(r, sc, store, a->user, a->user_len, &th, &a->retry_after,
+                      &refused)) {
+        return refused;
     }
     /* The cap: a login it refuses (503) still counts for its address, so
      * that one address cannot hold every slot for free. */
@@ -778,17 +796,27 @@ hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                                hsc_store_t *store, hsc_code_attempt_t *a)
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
+    hsc_attempt_t refused;
     hsc_throttle_t th;
 
     a->st = HSC_EAUTH;
-    a->retry_after = hsc_throttle_begin(r, tc,
-                                        hsc_userdb_throttle_ns(r, sc->userdb,
-                                                               store),
-                                        a->user, a->user_len, &th);
-    if (a->retry_after > 0) {
-        return HSC_ATTEMPT_THROTTLED;
+    if (count_attempt(r, sc, store, a->user, a->user_len, &th, &a->retry_after,
+                      &refused)) {
+        return refused;
     }
-    if (a->retry_after < 0) {
+    if (th.ukey[0] == '\0') {
+        /* Not counted for the user: HSCThrottleUser 0, no throttling
+         * cache, or the cache failed. A password costs a KDF run; a code
+         * costs nothing, and six digits fall to an unlimited guesser in
+         * minutes: no check without the count (fail closed). */
+        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(206) "second-factor code of user \"%s\" "
+                                    "refused (503): its attempts cannot be "
+                                    "counted for the user (HSCThrottleUser "
+                                    "0, no throttling cache, or the cache "
+                                    "failed)",
+                      ap_escape_logitem(r->pool, a->user));
         a->retry_after = 1;
         return HSC_ATTEMPT_UNAVAILABLE;
     }

@@ -251,21 +251,28 @@ static const char *page(apr_pool_t *p, const hsc_page_conf_t *c,
                        "</main>\n</body>\n</html>\n", NULL);
 }
 
+/* A form's error message (or ""): an alert its fields point to with
+ * ERROR_ARIA. */
+#define ERROR_ARIA " aria-invalid=\"true\" aria-describedby=\"hsc-error\""
+static const char *error_block(apr_pool_t *p, const char *error)
+{
+    if (error == NULL) {
+        return "";
+    }
+    return apr_pstrcat(p,
+                       "<p id=\"hsc-error\" class=\"hsc-error\" "
+                       "role=\"alert\">",
+                       hsc_page_escape(p, error), "</p>\n", NULL);
+}
+
 const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
                            const char *ret, const char *username,
                            const char *error)
 {
-    const char *err = "", *aria = "";
+    const char *err = error_block(p, error), *aria = error ? ERROR_ARIA : "";
     /* Focus where the user types next: the password once a name is kept. */
     int keep = username != NULL && *username != '\0';
 
-    if (error != NULL) {
-        err = apr_pstrcat(p,
-                          "<p id=\"hsc-error\" class=\"hsc-error\" "
-                          "role=\"alert\">",
-                          hsc_page_escape(p, error), "</p>\n", NULL);
-        aria = " aria-invalid=\"true\" aria-describedby=\"hsc-error\"";
-    }
     return page(
         p, c, "Log in",
         apr_pstrcat(
@@ -296,19 +303,12 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
 const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *ret, const char *user, const char *error)
 {
-    const char *err = "", *aria = "";
+    const char *err = error_block(p, error), *aria = error ? ERROR_ARIA : "";
     const char
         *hidden = apr_pstrcat(p,
                               "<input type=\"hidden\" name=\"return\" value=\"",
                               hsc_page_escape(p, ret), "\">\n", NULL);
 
-    if (error != NULL) {
-        err = apr_pstrcat(p,
-                          "<p id=\"hsc-error\" class=\"hsc-error\" "
-                          "role=\"alert\">",
-                          hsc_page_escape(p, error), "</p>\n", NULL);
-        aria = " aria-invalid=\"true\" aria-describedby=\"hsc-error\"";
-    }
     return page(
         p, c, "Second factor",
         apr_pstrcat(

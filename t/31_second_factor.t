@@ -14,7 +14,7 @@ use Apache::TestRequest ();
 use Digest::SHA qw(hmac_sha1);
 use HSCTest;
 
-plan tests => 61;
+plan tests => 62;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -206,6 +206,17 @@ ok($pending, 'after the window, the password again');
 $res = host_step([code => totp($keyt, time)], $pending);
 is($res->code, 303, 'and a right code finishes the login');
 is((cookie_fields(cookie_from($res) // ''))[7], 3, 'amr pwd|otp');
+
+# Where the user's attempts cannot be counted (throttle-addr.test has
+# HSCThrottleUser 0), no code is checked at all: 503 (HSC206).
+my @ah = (Host => 'throttle-addr.test');
+$pending = cookie_from(post_form('/2fa-login',
+                                 form_encode(username => 'thr-f1',
+                                             password => 'thr-f1-pw'),
+                                 @ah)) // '';
+is(post_form('/2fa-login', form_encode(code => totp($keyt, time + 30)),
+             Cookie => "hsc=$pending", @ah)->code,
+   503, 'HSCThrottleUser 0: no code is checked (503)');
 
 # The metrics count each step by method (GET /hsc-metrics, as t/18 does).
 my %m = map { /^(\S+) (\S+)$/ ? ($1 => $2) : () }
