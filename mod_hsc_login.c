@@ -263,6 +263,7 @@ static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
         return login_page(r, d, ret, HTTP_OK, NULL, NULL);
     }
     rv = (c.amr & HSC_AMR_PENDING) != 0;
+    step_up = step_up && c.format == 2; /* format 1: a new login instead */
     hsc_wipe(&c, sizeof(c));
     if (rv) {
         return code_page(r, d, ret, HTTP_OK, user, NULL);
@@ -428,7 +429,9 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
         exp = iat + 1;
     }
     /* A second factor due: a pending cookie, valid at its step only. */
-    switch (u->gen >= 0 ? hsc_factor_due(r, sc, d, u) : HSC_FACTOR_NOT_DUE) {
+    /* Asked of every user, a file older than the factors too: there it
+     * cannot be read (HSC193, 503), never skipped. */
+    switch (hsc_factor_due(r, sc, d, u)) {
     case HSC_FACTOR_NOT_DUE: break;
     case HSC_FACTOR_DUE:
         pending = 1;
@@ -650,6 +653,12 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
     int rem;
 
     st = code_login(r, sc, d, &store, &c, &user);
+    if (st == HSC_OK && c.format != 2) {
+        /* A format 1 login (before second factors) has no lid or amr to
+         * carry one: it logs in again. */
+        hsc_wipe(&c, sizeof(c));
+        st = HSC_EINVAL;
+    }
     if (st != HSC_OK) {
         if (hsc_status_class(st) == HSC_CLASS_FAULT) {
             return hsc_userdb_unavailable(r);

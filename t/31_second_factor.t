@@ -14,7 +14,7 @@ use Apache::TestRequest ();
 use Digest::SHA qw(hmac_sha1);
 use HSCTest;
 
-plan tests => 62;
+plan tests => 68;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -217,6 +217,27 @@ $pending = cookie_from(post_form('/2fa-login',
 is(post_form('/2fa-login', form_encode(code => totp($keyt, time + 30)),
              Cookie => "hsc=$pending", @ah)->code,
    503, 'HSCThrottleUser 0: no code is checked (503)');
+
+# A user database older than the factor tables (schema-v2.test): where a
+# second factor may be asked, no login gets past the password unchecked.
+my @v2 = (Host => 'schema-v2.test');
+my $v2login = sub {
+    my ($path) = @_;
+    return post_form($path, form_encode(username => 'sid-user',
+                                        password => 'sid-pw'), @v2);
+};
+is($v2login->('/2fa-required-login')->code, 503,
+   'schema 2, HSCSecondFactor required: 503, not a login');
+is($v2login->('/2fa-login')->code, 503, 'optional: 503 too');
+$res = $v2login->('/login');
+is($res->code, 303, 'where it is off: a login');
+my $f1 = cookie_from($res) // '';
+is((cookie_fields($f1))[0], 1, 'with a format 1 cookie (no gen there)');
+like(get_with('/login?factor=1', 'hsc', $f1, @v2)->content,
+     qr/name="password"/, 'a format 1 login is asked for the password');
+like(post_form('/login', form_encode(code => '123456'), Cookie => "hsc=$f1",
+               @v2)->content,
+     qr/sign-in expired/, 'and cannot take a code');
 
 # The metrics count each step by method (GET /hsc-metrics, as t/18 does).
 my %m = map { /^(\S+) (\S+)$/ ? ($1 => $2) : () }

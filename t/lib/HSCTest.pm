@@ -143,7 +143,7 @@ sub make_storeid_fixtures
 {
     my ($var) = @_;
     my ($uid, $gid) = child_ids();
-    for my $d (qw(storeid storeid-other storeid-v1)) {
+    for my $d (qw(storeid storeid-other storeid-v1 schema-v2)) {
         make_path("$var/$d");
         chmod 0755, "$var/$d";
         my $db = storeid_db($d);
@@ -159,6 +159,13 @@ sub make_storeid_fixtures
            . 'ALTER TABLE hsc_users DROP COLUMN gen; DROP TABLE hsc_meta; '
            . 'PRAGMA user_version = 1') == 0
         or die "sqlite3: $?\n";
+    # t/31: a file of version 2 (no gen, no factor tables), left so.
+    system('sqlite3', storeid_db('schema-v2'),
+           'DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; '
+           . 'DROP TABLE hsc_recovery; DROP TABLE hsc_links; '
+           . 'ALTER TABLE hsc_users DROP COLUMN gen; '
+           . 'PRAGMA user_version = 2') == 0
+        or die "sqlite3: $?\n";
     storeid_fix_owner();
 }
 
@@ -168,7 +175,7 @@ sub storeid_fix_owner
 {
     my ($uid, $gid) = child_ids();
     my $var = var_dir();
-    for my $d (qw(storeid storeid-other storeid-v1)) {
+    for my $d (qw(storeid storeid-other storeid-v1 schema-v2)) {
         chown $uid, $gid, "$var/$d",
             grep { -e } map { storeid_db($d) . $_ }
             ('', '-wal', '-shm', '-state', '-state-wal', '-state-shm');
