@@ -63,24 +63,11 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
     switch (d->unauth) {
     case HSC_UNAUTHENTICATED_REDIRECT: redirect = 1; break;
     case HSC_UNAUTHENTICATED_401: redirect = 0; break;
-    default: {
-        /* A browser navigation: GET or HEAD that accepts HTML. */
-        const char *accept = apr_table_get(r->headers_in, "Accept");
-        redirect = r->method_number == M_GET && accept != NULL
-                   && ap_strcasestr(accept, "text/html") != NULL;
-        break;
-    }
+    default: redirect = hsc_browser_navigation(r); break;
     }
     if (redirect && d->login_url != NULL) {
-        const char *loc = d->login_url;
-        /* Only origin-form targets can come back: never "http://x/..." */
-        if (r->unparsed_uri != NULL && r->unparsed_uri[0] == '/') {
-            char *ret = apr_palloc(r->pool, 3 * strlen(r->unparsed_uri) + 1);
-            hsc_query_escape(r->unparsed_uri, ret);
-            loc = apr_pstrcat(r->pool, loc, strchr(loc, '?') ? "&" : "?",
-                              "return=", ret, NULL);
-        }
-        apr_table_setn(r->headers_out, "Location", loc);
+        apr_table_setn(r->headers_out, "Location",
+                       hsc_login_url_back(r, d, ""));
         return HTTP_MOVED_TEMPORARILY;
     }
     apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);

@@ -32,7 +32,6 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
-#include "hsc_http.h"
 #include "hsc_recovery.h"
 #include "hsc_seal.h"
 #include "hsc_totp.h"
@@ -122,22 +121,17 @@ typedef struct {
     const char *why;  /* out: a refusal's reason, for the log */
 } code_check_t;
 
-/* A TOTP code: the window around now, then the replay guard. */
+/* A TOTP code (digits, as hsc_totp_code_parse gave them): the window
+ * around now, then the replay guard. */
 static hsc_status_t check_totp(request_rec *r, code_check_t *k,
-                               const hsc_factor_info_t *fi)
+                               const hsc_factor_info_t *fi, const char *digits)
 {
     unsigned char secret[HSC_TOTP_SECRET_MAX];
-    char digits[16];
     size_t n = 0;
     int64_t step = 0, now = (int64_t)apr_time_sec(r->request_time);
     hsc_status_t st;
 
     k->how = HSC_METHOD_OTP;
-    if (hsc_totp_code_parse(&fi->params, k->code, k->code_len, digits)
-        != HSC_OK) {
-        k->why = "not a code of this enrolment's length";
-        return HSC_EAUTH;
-    }
     st = hsc_unseal(k->sc->keys, "totp", k->user, fi->sealed, fi->sealed_len,
                     secret, sizeof(secret), &n, NULL);
     if (st != HSC_OK) {
@@ -149,7 +143,6 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
     }
     st = hsc_totp_check(&fi->params, secret, n, digits, now, 1, -1, &step);
     hsc_wipe(secret, sizeof(secret));
-    hsc_wipe(digits, sizeof(digits));
     if (st != HSC_OK) {
         k->why = "wrong TOTP code";
         return st;
@@ -205,7 +198,7 @@ static hsc_status_t check_code(request_rec *r, void *baton)
     if (fi.totp == HSC_TOTP_ACTIVE
         && hsc_totp_code_parse(&fi.params, k->code, k->code_len, digits)
                == HSC_OK) {
-        st = check_totp(r, k, &fi);
+        st = check_totp(r, k, &fi, digits);
     }
     else {
         st = check_recovery(k);
@@ -348,31 +341,16 @@ static authz_status factor_check(request_rec *r, const char *line,
 
 static const authz_provider factor_provider = {&factor_check, &factor_parse};
 
-/* A browser's navigation: GET that accepts HTML (as HSCUnauthenticated
- * auto decides). */
-static int browser(request_rec *r)
-{
-    const char *accept = apr_table_get(r->headers_in, "Accept");
-
-    return r->method_number == M_GET && accept != NULL
-           && ap_strcasestr(accept, "text/html") != NULL;
-}
-
-/* HSCLoginURL?return=<this request>[&factor=1], or NULL without one. */
+/* HSCLoginURL?return=<this request>[&factor=1], or NULL without one or
+ * for a target that could not come back. */
 static const char *stepup_url(request_rec *r, const hsc_dir_conf_t *d,
                               int factor)
 {
-    char *ret;
-
     if (d->login_url == NULL || r->unparsed_uri == NULL
         || r->unparsed_uri[0] != '/') {
         return NULL;
     }
-    ret = apr_palloc(r->pool, 3 * strlen(r->unparsed_uri) + 1);
-    hsc_query_escape(r->unparsed_uri, ret);
-    return apr_pstrcat(r->pool, d->login_url,
-                       strchr(d->login_url, '?') ? "&" : "?", "return=", ret,
-                       factor ? "&factor=1" : "", NULL);
+    return hsc_login_url_back(r, d, factor ? "&factor=1" : "");
 }
 
 int hsc_factor_auth_too_old(request_rec *r, const hsc_dir_conf_t *d,
@@ -389,7 +367,7 @@ int hsc_factor_auth_too_old(request_rec *r, const hsc_dir_conf_t *d,
                                 " s ago, more than HSCMaxAuthAge here",
                   (apr_int64_t)(now - iat));
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
-    if (browser(r) && (url = stepup_url(r, d, 0)) != NULL) {
+    if (hsc_browser_navigation(r) && (url = stepup_url(r, d, 0)) != NULL) {
         apr_table_setn(r->headers_out, "Location", url);
         return HTTP_SEE_OTHER;
     }
@@ -421,7 +399,8 @@ static int note_auth_failure(request_rec *r, const char *type)
                    short_factor ? HSC_AUTH_TYPE
                        " error=\"insufficient_authentication\""
                                 : HSC_AUTH_TYPE);
-    if (short_factor && browser(r) && (url = stepup_url(r, d, 1)) != NULL) {
+    if (short_factor && hsc_browser_navigation(r)
+        && (url = stepup_url(r, d, 1)) != NULL) {
         ap_custom_response(r, HTTP_UNAUTHORIZED, url);
     }
     return OK;

@@ -356,6 +356,17 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
                          : hsc_page_busy(r->pool, &c, back));
 }
 
+/* The login id as HSC_LOGIN_ID and the audit log show it; its text. */
+static const char *note_login_id(request_rec *r,
+                                 const unsigned char lid[HSC_LID_LEN])
+{
+    char *text = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
+
+    text[hsc_b64url_encode(lid, HSC_LID_LEN, text)] = '\0';
+    apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, text);
+    return text;
+}
+
 /*
  * The new login's cookie: format 2 with a fresh login id (noted for the
  * audit log) and amr = pwd; format 1 for a user database older than gen
@@ -370,7 +381,6 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     unsigned char lid[HSC_LID_LEN];
     hsc_claims_t cl;
     hsc_status_t st;
-    char *text;
 
     if (u->gen < 0) {
         return hsc_cookie_mint(hsc_keyring_signer(sc->keys), u->name,
@@ -393,10 +403,7 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp->scope,
                           vp->address, out, cap, len);
     if (st == HSC_OK) {
-        /* The login id as HSC_LOGIN_ID and the audit log show it. */
-        text = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
-        text[hsc_b64url_encode(lid, sizeof(lid), text)] = '\0';
-        apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, text);
+        note_login_id(r, lid);
     }
     return st;
 }
@@ -641,7 +648,8 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
 {
     const char *target = safe_return(f), *user;
-    char value[HSC_COOKIE_VALUE_MAX], *lid;
+    char value[HSC_COOKIE_VALUE_MAX];
+    const char *lid;
     hsc_verify_params_t vp;
     apr_int64_t retry = 0;
     hsc_store_t *store = NULL;
@@ -668,9 +676,7 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
                           "Your sign-in expired. Log in again.");
     }
     /* The login's id, for the audit lines of this step. */
-    lid = apr_palloc(r->pool, HSC_LOGIN_ID_SIZE);
-    lid[hsc_b64url_encode(c.lid, sizeof(c.lid), lid)] = '\0';
-    apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, lid);
+    lid = note_login_id(r, c.lid);
     switch (hsc_factor_check(r, sc, store, user, f->code.value, f->code.len,
                              &amr, &retry)) {
     case HSC_FACTOR_CHECK_OK: break;

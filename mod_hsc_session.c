@@ -429,6 +429,31 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_cachectl_mark(r, 0);
 }
 
+int hsc_browser_navigation(const request_rec *r)
+{
+    /* GET (HEAD included: its method number is M_GET) accepting HTML. */
+    const char *accept = apr_table_get(r->headers_in, "Accept");
+
+    return r->method_number == M_GET && accept != NULL
+           && ap_strcasestr(accept, "text/html") != NULL;
+}
+
+const char *hsc_login_url_back(request_rec *r, const hsc_dir_conf_t *d,
+                               const char *extra)
+{
+    char *ret;
+
+    /* Only origin-form targets can come back: never "http://x/..." */
+    if (r->unparsed_uri == NULL || r->unparsed_uri[0] != '/') {
+        return d->login_url;
+    }
+    ret = apr_palloc(r->pool, 3 * strlen(r->unparsed_uri) + 1);
+    hsc_query_escape(r->unparsed_uri, ret);
+    return apr_pstrcat(r->pool, d->login_url,
+                       strchr(d->login_url, '?') ? "&" : "?", "return=", ret,
+                       extra, NULL);
+}
+
 int hsc_session_auth(const request_rec *r, unsigned *amr, int64_t *iat,
                      int64_t *mfa_at)
 {

@@ -78,6 +78,16 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
  * did not verify r (nor a request it inherits from). */
 const char *hsc_session_groups(const request_rec *r);
 
+/* 1 for a browser's navigation: GET that accepts HTML (what
+ * HSCUnauthenticated auto redirects, and step-up sends to the code step). */
+int hsc_browser_navigation(const request_rec *r);
+
+/* HSCLoginURL (d->login_url, not NULL) with ?return=<this request> and
+ * extra ("" or "&name=value") when the request's target is origin-form;
+ * HSCLoginURL alone otherwise. */
+const char *hsc_login_url_back(request_rec *r, const hsc_dir_conf_t *d,
+                               const char *extra);
+
 /* How r's verified user logged in (amr bits, iat, mfa_at): 1, or 0 when
  * this module did not verify r. For Require hsc-factor. */
 int hsc_session_auth(const request_rec *r, unsigned *amr, int64_t *iat,

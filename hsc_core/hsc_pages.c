@@ -300,6 +300,14 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
             NULL));
 }
 
+/* The link back to the login page under a refusal. */
+static const char *back_link(apr_pool_t *p, const char *back)
+{
+    return apr_pstrcat(p, "<p><a class=\"hsc-link\" href=\"",
+                       hsc_page_escape(p, back),
+                       "\">Back to the login page</a></p>\n", NULL);
+}
+
 const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *ret, const char *user, const char *error)
 {
@@ -340,10 +348,8 @@ const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
                             "<p class=\"hsc-error\" role=\"alert\">This "
                             "site requires a second factor, and your account "
                             "has none yet. Ask an administrator for an "
-                            "enrolment link.</p>\n"
-                            "<p><a class=\"hsc-link\" href=\"",
-                            hsc_page_escape(p, back),
-                            "\">Back to the login page</a></p>\n", NULL));
+                            "enrolment link.</p>\n",
+                            back_link(p, back), NULL));
 }
 
 const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
@@ -422,10 +428,8 @@ const char *hsc_page_throttled(apr_pool_t *p, const hsc_page_conf_t *c,
                 apr_pstrcat(p,
                             "<p class=\"hsc-error\" role=\"alert\">Too many "
                             "failed logins. Try again in ",
-                            hsc_page_wait_words(p, retry_after),
-                            ".</p>\n<p><a class=\"hsc-link\" href=\"",
-                            hsc_page_escape(p, back),
-                            "\">Back to the login page</a></p>\n", NULL));
+                            hsc_page_wait_words(p, retry_after), ".</p>\n",
+                            back_link(p, back), NULL));
 }
 
 const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
@@ -435,8 +439,6 @@ const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                 apr_pstrcat(p,
                             "<p class=\"hsc-error\" role=\"alert\">The "
                             "server is busy checking other logins. Try "
-                            "again in a moment.</p>\n"
-                            "<p><a class=\"hsc-link\" href=\"",
-                            hsc_page_escape(p, back),
-                            "\">Back to the login page</a></p>\n", NULL));
+                            "again in a moment.</p>\n",
+                            back_link(p, back), NULL));
 }
