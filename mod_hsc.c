@@ -23,6 +23,7 @@
 #include "mod_auth.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_account.h"
 #include "mod_hsc_cachectl.h"
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
@@ -222,6 +223,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
     hsc_login_register_hooks(p);    /* hsc-login, hsc-logout */
+    hsc_account_register_hooks(p);  /* hsc-account, its blocklist */
     hsc_audit_register_hooks(p);    /* HSCAuditLog */
     hsc_ops_register_hooks(p);      /* the events: audit lines, counters */
     hsc_metrics_register_hooks(p);  /* counters, hsc-metrics */

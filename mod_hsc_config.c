@@ -27,6 +27,7 @@
 #include "mod_hsc_ops.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
+#include "hsc_policy.h"
 #include "hsc_store.h"
 #include "hsc_store_sqlite.h"
 #include "hsc_cache.h"
@@ -165,6 +166,8 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, second_factor);
     HSC_MERGE(d, base, add, factor_max_age);
     HSC_MERGE(d, base, add, max_auth_age);
+    HSC_MERGE(d, base, add, password_min);
+    HSC_MERGE(d, base, add, blocklist);
     return d;
 }
 
@@ -660,6 +663,44 @@ static const char *set_second_factor(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+static const char *set_password_min(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    int n = 0;
+
+    if (hsc_parse_count(arg, 256, &n) != HSC_OK
+        || n < HSC_POLICY_MIN_WITH_FACTOR) {
+        return apr_psprintf(cmd->pool,
+                            "%s: must be a number of characters from %d "
+                            "to 256",
+                            cmd->cmd->name, HSC_POLICY_MIN_WITH_FACTOR);
+    }
+    d->password_min = n;
+    d->password_min_set = 1;
+    return NULL;
+}
+
+/* Loaded here, so that a missing or unreadable file stops the start. */
+static const char *set_blocklist(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    hsc_blocklist_t *b = NULL;
+    char err[512];
+
+    d->blocklist_set = 1;
+    d->blocklist = NULL;
+    if (!strcasecmp(arg, "none")) {
+        return NULL;
+    }
+    if (hsc_blocklist_load(cmd->pool, ap_server_root_relative(cmd->pool, arg),
+                           &b, err, sizeof(err))
+        != HSC_OK) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name, ": ", err, NULL);
+    }
+    d->blocklist = b;
+    return NULL;
+}
+
 static const char *set_success_url(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
@@ -1090,6 +1131,12 @@ const command_rec hsc_cmds[] = {
                   "DURATION|Off: the password must have been entered within "
                   "DURATION here; an older login is asked for it again "
                   "(default Off)"),
+    HSC_DIR_TAKE1("HSCPasswordMinLength", set_password_min,
+                  "Characters a new password needs at least, 8 to 256 "
+                  "(default 15, or 8 for a user with a second factor)"),
+    HSC_DIR_TAKE1("HSCPasswordBlocklist", set_blocklist,
+                  "FILE|none: new passwords on this list (one a line) are "
+                  "refused (default: the built-in list)"),
     HSC_DIR_TAKE1("HSCUnauthenticated", set_unauth,
                   "auto|redirect|401: answer to a request without a cookie "
                   "(default " HSC_DEFAULT_UNAUTHENTICATED_TEXT ")"),

@@ -58,6 +58,9 @@ typedef struct {
     const char *throttle_cache_args;
     ap_socache_instance_t *throttle_inst;
     apr_array_header_t *throttle_exact; /* hsc_exact_server_t, or NULL */
+    /* The built-in password blocklist (hsc_blocklist_builtin), for
+     * locations without HSCPasswordBlocklist: made at post_config. */
+    const struct hsc_blocklist *default_blocklist;
 } hsc_global_conf_t;
 
 /* Per server (RSRC_CONF): the secrets, the user store, throttling. */
@@ -113,6 +116,11 @@ typedef struct {
     hsc_second_factor_t second_factor; /* HSCSecondFactor */
     apr_int64_t factor_max_age;        /* HSCSecondFactorMaxAge; 0: none */
     apr_int64_t max_auth_age;          /* HSCMaxAuthAge; 0: none */
+    int password_min; /* HSCPasswordMinLength; 0: 15 alone, 8 beside a
+                       * second factor (hsc_policy.h) */
+    const struct hsc_blocklist *blocklist; /* HSCPasswordBlocklist, loaded;
+                                            * NULL when set to none; unset:
+                                            * sc->global's default */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -121,7 +129,8 @@ typedef struct {
         success_url_set : 1, logout_url_set : 1, site_name_set : 1,
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
-        factor_max_age_set : 1, max_auth_age_set : 1;
+        factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
+        blocklist_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

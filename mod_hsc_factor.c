@@ -44,13 +44,15 @@ static apr_status_t close_factors(void *f)
 
 /* This request's factor handle, closed with its pool; NULL (logged) when
  * the factors cannot be read: the caller fails closed. */
-static hsc_factors_t *factors_open(request_rec *r, const hsc_srv_conf_t *sc)
+static hsc_factors_t *factors_open(request_rec *r, const hsc_srv_conf_t *sc,
+                                   int readonly)
 {
     hsc_factors_t *f = NULL;
     char err[512];
 
     if (sc->userdb == NULL
-        || hsc_factors_open(sc->userdb, 0, &f, err, sizeof(err)) != HSC_OK) {
+        || hsc_factors_open(sc->userdb, readonly, &f, err, sizeof(err))
+               != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(193) "second factors cannot be read: %s",
                       sc->userdb == NULL ? "no HSCUserDB" : err);
@@ -70,7 +72,7 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     if (d->second_factor == HSC_SECOND_FACTOR_OFF) {
         return HSC_FACTOR_NOT_DUE;
     }
-    if ((f = factors_open(r, sc)) == NULL) {
+    if ((f = factors_open(r, sc, 0)) == NULL) {
         return HSC_FACTOR_FAULT;
     }
     st = hsc_factors_get(f, u->name, &fi);
@@ -90,22 +92,33 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                                           : HSC_FACTOR_NOT_DUE;
 }
 
-int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user)
+int hsc_factor_info(request_rec *r, const hsc_srv_conf_t *sc, const char *user,
+                    hsc_factor_info_t *fi)
 {
-    hsc_factor_info_t fi;
     hsc_factors_t *f;
 
-    if ((f = factors_open(r, sc)) == NULL) {
+    memset(fi, 0, sizeof(*fi));
+    if ((f = factors_open(r, sc, 1)) == NULL) {
         return -1;
     }
-    if (hsc_factors_get(f, user, &fi) != HSC_OK) {
+    if (hsc_factors_get(f, user, fi) != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(205) "cannot read the second factors of user "
                                     "\"%s\": %s",
                       ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
         return -1;
     }
-    hsc_wipe(fi.sealed, sizeof(fi.sealed));
+    hsc_wipe(fi->sealed, sizeof(fi->sealed));
+    return 0;
+}
+
+int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user)
+{
+    hsc_factor_info_t fi;
+
+    if (hsc_factor_info(r, sc, user, &fi) != 0) {
+        return -1;
+    }
     return hsc_factors_any(&fi);
 }
 
@@ -221,7 +234,7 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     k.how = HSC_METHOD_NONE;
     *amr = 0;
     *retry_after = 0;
-    if ((k.f = factors_open(r, sc)) == NULL) {
+    if ((k.f = factors_open(r, sc, 0)) == NULL) {
         hsc_ops_code(r, user, strlen(user), HSC_LOGIN_STORE_FAULT,
                      HSC_METHOD_NONE, NULL);
         return HSC_FACTOR_CHECK_FAULT;

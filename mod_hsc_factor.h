@@ -7,6 +7,7 @@
 
 #include "httpd.h"
 
+#include "hsc_factors.h"
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 
@@ -21,6 +22,11 @@ typedef enum {
 /* After user u's right password at a location of d. */
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u);
+
+/* What user has enrolled, without the sealed secret (wiped): 0, or -1
+ * (logged) when the factors cannot be read. */
+int hsc_factor_info(request_rec *r, const hsc_srv_conf_t *sc, const char *user,
+                    hsc_factor_info_t *fi);
 
 /* 1 when user has a second factor to use (step-up), 0 when none, -1 when
  * the factors cannot be read (logged). */

@@ -5,8 +5,8 @@
  *   SetHandler hsc-logout   GET: a confirmation form; POST: log out
  *
  * Every response carries Cache-Control: no-store. A POST from another site
- * is refused before its body is read; bodies over HSC_FORM_BODY_MAX are a
- * 413. A redirect target from the client is used only when
+ * is refused before its body is read, a large body is a 413
+ * (mod_hsc_form.c). A redirect target from the client is used only when
  * hsc_return_url_safe() accepts it. The pages' HTML and CSP come from
  * hsc_core/hsc_pages.c; this file only decides which page and sends it.
  */
@@ -24,6 +24,7 @@
 #include "util_script.h"
 
 #include "mod_hsc_factor.h"
+#include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_ops.h"
@@ -35,45 +36,8 @@
 #include "hsc_password.h"
 #include "hsc_pages.h"
 
-/* Largest login or logout form body read; anything bigger is a 413. */
-#define HSC_FORM_BODY_MAX 8192
-
 /* The one message a failed login shows, whatever the reason. */
 #define HSC_LOGIN_FAILED "Login failed: wrong username or password."
-
-/* Headers every response of both handlers carries; the CSP allows the
- * built-in stylesheet by its hash (and HSCLoginStylesheet, if set). */
-static void page_headers(request_rec *r, const hsc_dir_conf_t *d)
-{
-    apr_table_t *h = r->err_headers_out;
-    const char *const targets[] = {d->success_url, d->logout_url,
-                                   d->failure_url, NULL};
-
-    apr_table_setn(h, "Cache-Control", "no-store");
-    apr_table_setn(h, "X-Frame-Options", "DENY");
-    apr_table_setn(h, "Content-Security-Policy",
-                   hsc_page_csp(r->pool, d->stylesheet, targets));
-    apr_table_setn(h, "Referrer-Policy", "same-origin");
-}
-
-/* Send a page made by hsc_core/hsc_pages.c. */
-static int send_page(request_rec *r, int status, const char *html)
-{
-    r->status = status;
-    ap_set_content_type(r, "text/html; charset=utf-8");
-    ap_rputs(html, r);
-    return OK;
-}
-
-static hsc_page_conf_t page_conf(const hsc_dir_conf_t *d)
-{
-    hsc_page_conf_t c;
-
-    c.site_name = d->site_name;
-    c.stylesheet = d->stylesheet;
-    c.remember = d->remember > 0;
-    return c;
-}
 
 /* This login page's own URL, with the (safe) return target. */
 static const char *login_again_url(request_rec *r, const char *ret)
@@ -90,101 +54,10 @@ static const char *login_again_url(request_rec *r, const char *ret)
 static int login_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                       int status, const char *username, const char *message)
 {
-    hsc_page_conf_t c = page_conf(d);
+    hsc_page_conf_t c = hsc_form_page_conf(d);
 
-    return send_page(r, status,
-                     hsc_page_login(r->pool, &c, ret, username, message));
-}
-
-/*
- * The scheme the client used: https when mod_ssl serves the connection or
- * ServerName says https:// (ap_http_scheme), else http; behind a proxy,
- * its X-Forwarded-Proto, but only when mod_remoteip has replaced the
- * client address, that is when a proxy it trusts sent the request
- * (docs/login-page.md).
- */
-static const char *request_scheme(request_rec *r)
-{
-    const char *xfp = hsc_forwarded_proto(
-        apr_table_get(r->headers_in, "X-Forwarded-Proto"));
-
-    if (xfp != NULL && r->useragent_ip != NULL
-        && r->connection->client_ip != NULL
-        && strcmp(r->useragent_ip, r->connection->client_ip) != 0) {
-        return xfp;
-    }
-    return ap_http_scheme(r);
-}
-
-/*
- * 1 when a POST comes from another site: Sec-Fetch-Site says cross-site,
- * or Origin names another scheme, host or port than the request's own
- * (an opaque "null" Origin counts as another: hsc_same_origin). Requests
- * without either header (old browsers, curl) pass; SameSite on the cookie
- * is the other half of the defence.
- */
-static int cross_site(request_rec *r)
-{
-    const char *sfs = apr_table_get(r->headers_in, "Sec-Fetch-Site");
-    const char *origin = apr_table_get(r->headers_in, "Origin");
-    const char *host;
-
-    if (sfs != NULL && !strcasecmp(sfs, "cross-site")) {
-        return 1;
-    }
-    if (origin == NULL) {
-        return 0;
-    }
-    host = apr_table_get(r->headers_in, "Host");
-    if (host == NULL) {
-        host = r->hostname;
-    }
-    return !hsc_same_origin(origin, request_scheme(r), host);
-}
-
-/*
- * Read an application/x-www-form-urlencoded body of at most
- * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
- */
-static int read_form(request_rec *r, char **body, apr_size_t *len)
-{
-    apr_size_t n = 0;
-    char *buf;
-    int rv;
-
-    *body = NULL;
-    *len = 0;
-    if (!hsc_content_type_is_form(
-            apr_table_get(r->headers_in, "Content-Type"))) {
-        return HTTP_UNSUPPORTED_MEDIA_TYPE;
-    }
-    if ((rv = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK) {
-        return rv;
-    }
-    if (r->remaining > HSC_FORM_BODY_MAX) {
-        return HTTP_REQUEST_ENTITY_TOO_LARGE;
-    }
-    buf = apr_palloc(r->pool, HSC_FORM_BODY_MAX + 1);
-    if (ap_should_client_block(r)) {
-        long got;
-        while (
-            (got = ap_get_client_block(r, buf + n, HSC_FORM_BODY_MAX + 1 - n))
-            > 0) {
-            n += (apr_size_t)got;
-            if (n > HSC_FORM_BODY_MAX) {
-                hsc_wipe(buf, n);
-                return HTTP_REQUEST_ENTITY_TOO_LARGE;
-            }
-        }
-        if (got < 0) {
-            hsc_wipe(buf, n);
-            return HTTP_BAD_REQUEST;
-        }
-    }
-    buf[n] = '\0';
-    *body = buf;
-    *len = n;
-    return OK;
+    return hsc_form_send(r, status,
+                         hsc_page_login(r->pool, &c, ret, username, message));
 }
 
 /* The return target of a form or query, when it is safe; else NULL. */
@@ -200,9 +73,10 @@ static const char *safe_return(const hsc_login_form_t *f)
 static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                      int status, const char *user, const char *message)
 {
-    hsc_page_conf_t c = page_conf(d);
+    hsc_page_conf_t c = hsc_form_page_conf(d);
 
-    return send_page(r, status, hsc_page_code(r->pool, &c, ret, user, message));
+    return hsc_form_send(r, status,
+                         hsc_page_code(r->pool, &c, ret, user, message));
 }
 
 /*
@@ -274,10 +148,10 @@ static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
     switch (hsc_factor_has(r, sc, user)) {
     case 1: return code_page(r, d, ret, HTTP_OK, user, NULL);
     case 0: {
-        hsc_page_conf_t pc = page_conf(d);
-        return send_page(r, HTTP_FORBIDDEN,
-                         hsc_page_no_factor(r->pool, &pc,
-                                            ret ? ret : d->success_url));
+        hsc_page_conf_t pc = hsc_form_page_conf(d);
+        return hsc_form_send(r, HTTP_FORBIDDEN,
+                             hsc_page_no_factor(r->pool, &pc,
+                                                ret ? ret : d->success_url));
     }
     default: return hsc_userdb_unavailable(r);
     }
@@ -337,7 +211,7 @@ static int login_failed(request_rec *r, const hsc_dir_conf_t *d,
 static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
                      const char *target, int status, apr_int64_t retry_after)
 {
-    hsc_page_conf_t c = page_conf(d);
+    hsc_page_conf_t c = hsc_form_page_conf(d);
     const char *back = login_again_url(r, target);
     int rv;
 
@@ -350,10 +224,11 @@ static int busy_page(request_rec *r, const hsc_dir_conf_t *d,
     if (rv != 0) {
         return rv;
     }
-    return send_page(r, status,
-                     status == HTTP_TOO_MANY_REQUESTS
-                         ? hsc_page_throttled(r->pool, &c, retry_after, back)
-                         : hsc_page_busy(r->pool, &c, back));
+    return hsc_form_send(r, status,
+                         status == HTTP_TOO_MANY_REQUESTS
+                             ? hsc_page_throttled(r->pool, &c, retry_after,
+                                                  back)
+                             : hsc_page_busy(r->pool, &c, back));
 }
 
 /* The login id as HSC_LOGIN_ID and the audit log show it; its text. */
@@ -455,10 +330,11 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                       user);
         hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
         {
-            hsc_page_conf_t c = page_conf(d);
-            return send_page(r, HTTP_FORBIDDEN,
-                             hsc_page_no_factor(r->pool, &c,
-                                                login_again_url(r, target)));
+            hsc_page_conf_t c = hsc_form_page_conf(d);
+            return hsc_form_send(r, HTTP_FORBIDDEN,
+                                 hsc_page_no_factor(r->pool, &c,
+                                                    login_again_url(r,
+                                                                    target)));
         }
     case HSC_FACTOR_FAULT:
         hsc_wipe(xn, HSC_XN_LEN);
@@ -528,7 +404,7 @@ static const char *cancel_url(request_rec *r, const hsc_dir_conf_t *d,
 static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d)
 {
-    hsc_page_conf_t pc = page_conf(d);
+    hsc_page_conf_t pc = hsc_form_page_conf(d);
     hsc_login_form_t q, *qp = NULL;
     const char *user = NULL;
     hsc_store_t *store;
@@ -538,9 +414,10 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
 
     if (r->args != NULL
         && (!strcmp(r->args, "done") || !strcmp(r->args, "done=everywhere"))) {
-        return send_page(r, HTTP_OK,
-                         hsc_page_logged_out(r->pool, &pc, r->args[4] == '=',
-                                             NULL, d->login_url));
+        return hsc_form_send(r, HTTP_OK,
+                             hsc_page_logged_out(r->pool, &pc,
+                                                 r->args[4] == '=', NULL,
+                                                 d->login_url));
     }
     if (r->args != NULL) {
         args = apr_pstrdup(r->pool, r->args);
@@ -553,9 +430,9 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
         user = apr_pstrmemdup(r->pool, c.user, c.user_len);
         hsc_wipe(&c, sizeof(c));
     }
-    return send_page(r, HTTP_OK,
-                     hsc_page_logout(r->pool, &pc, user, cancel_url(r, d, qp),
-                                     d->login_url));
+    return hsc_form_send(r, HTTP_OK,
+                         hsc_page_logout(r->pool, &pc, user,
+                                         cancel_url(r, d, qp), d->login_url));
 }
 
 /* Log in: the attempt (hsc_login_attempt), then its answer. */
@@ -831,10 +708,10 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
         return HTTP_INTERNAL_SERVER_ERROR;
     }
     if (message != NULL) {
-        hsc_page_conf_t pc = page_conf(d);
-        return send_page(r, HTTP_OK,
-                         hsc_page_logged_out(r->pool, &pc, 0, message,
-                                             d->login_url));
+        hsc_page_conf_t pc = hsc_form_page_conf(d);
+        return hsc_form_send(r, HTTP_OK,
+                             hsc_page_logged_out(r->pool, &pc, 0, message,
+                                                 d->login_url));
     }
     /* Without HSCLogoutURL: GET this page's logged-out message. */
     apr_table_setn(r->headers_out, "Location",
@@ -844,50 +721,6 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                                      revoked ? "?done=everywhere" : "?done",
                                      NULL));
     return HTTP_SEE_OTHER;
-}
-
-/*
- * What both handlers do before their POST work: the common headers, GET
- * and POST only, same-site, a small form body, parsed. DECLINED with
- * *get set for a GET (the caller shows its page), OK with the parsed form
- * (wipe *body after use), or the HTTP status to answer.
- */
-static int form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
-                     int *get, hsc_login_form_t *f, char **body,
-                     apr_size_t *len)
-{
-    int rv;
-
-    *get = 0;
-    *body = NULL;
-    *len = 0;
-    page_headers(r, d);
-    r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
-    ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);
-    if (r->method_number == M_GET) {
-        *get = 1;
-        return DECLINED;
-    }
-    if (r->method_number != M_POST) {
-        return HTTP_METHOD_NOT_ALLOWED;
-    }
-    if (cross_site(r)) {
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(020) "cross-site %s POST refused", what);
-        return HTTP_FORBIDDEN;
-    }
-    if ((rv = read_form(r, body, len)) != OK) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
-        return rv;
-    }
-    if (hsc_form_parse(*body, *len, f) != HSC_OK) {
-        hsc_wipe(*body, *len);
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(022) "%s form refused: malformed body", what);
-        return HTTP_BAD_REQUEST;
-    }
-    return OK;
 }
 
 /* SetHandler hsc-login: GET the page, POST a login. */
@@ -905,7 +738,7 @@ static int login_handler(request_rec *r)
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
-    if ((rv = form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
+    if ((rv = hsc_form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
         return get ? login_get(r, sc, d) : rv;
     }
     rv = f.code.present && !f.password.present ? code_post(r, sc, d, &f)
@@ -931,7 +764,7 @@ static int logout_handler(request_rec *r)
     }
     sc = ap_get_module_config(r->server->module_config, &hsc_module);
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
-    if ((rv = form_post(r, d, "logout", &get, &f, &body, &len)) != OK) {
+    if ((rv = hsc_form_post(r, d, "logout", &get, &f, &body, &len)) != OK) {
         return get ? logout_get(r, sc, d) : rv;
     }
     rv = logout_post(r, sc, d, &f);

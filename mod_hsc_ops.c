@@ -173,6 +173,19 @@ void hsc_ops_logout(request_rec *r, const char *user, size_t user_len,
     hsc_audit_write(r, &e);
 }
 
+void hsc_ops_account(request_rec *r, const char *user, const char *action,
+                     const char *reason)
+{
+    hsc_audit_event_t e;
+
+    request_fields(r, &e, "account", reason ? "failure" : "success");
+    e.action = action;
+    e.reason = reason;
+    e.user = user;
+    e.user_len = strlen(user);
+    hsc_audit_write(r, &e);
+}
+
 void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
                     const char *val, size_t len, hsc_status_t st,
                     const hsc_cookie_t *c)

@@ -62,6 +62,11 @@ void hsc_ops_lockout(request_rec *r, const char *user, size_t len, int by_user,
 void hsc_ops_logout(request_rec *r, const char *user, size_t user_len,
                     const char *kid, int everywhere, hsc_status_t st);
 
+/* The account page's action ("password", "signout") by user: reason
+ * NULL for a success, else why it was refused (docs/audit-log.md). */
+void hsc_ops_account(request_rec *r, const char *user, const char *action,
+                     const char *reason);
+
 /* A cookie was verified (st HSC_OK, c its fields) or refused (st, the
  * value val of len bytes); vp NULL: refused for being sent twice. */
 void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,

@@ -24,7 +24,7 @@
 /** One security event. NULL strings and unset numbers are left out. */
 typedef struct {
     int64_t time_us;     /* Unix microseconds (time: RFC 3339, ms, UTC) */
-    const char *event;   /* login, logout, cookie, admin */
+    const char *event;   /* login, logout, cookie, account, admin */
     const char *outcome; /* success, failure */
     const char *reason;  /* failures: a class (docs/audit-log.md) */
     const char *user;    /* user_len bytes, any bytes (escaped here) */
@@ -38,7 +38,7 @@ typedef struct {
     const char *counter;    /* throttled logins: "address" or "user" */
     int64_t until;          /* throttled logins: Unix seconds; 0: none */
     int everywhere;         /* logout: 0 or 1; -1: left out */
-    const char *action;     /* admin: add, passwd, disable, ... */
+    const char *action;     /* admin: add, passwd, ...; account: password */
     const char *actor;      /* admin: the Unix user who ran hsc-admin */
 } hsc_audit_event_t;
 

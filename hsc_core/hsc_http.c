@@ -3,6 +3,7 @@
  * form, return URL), parsed without httpd so they can be unit-tested and
  * fuzzed. Nothing here allocates: all work is done in the caller's buffers.
  */
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
 
@@ -135,6 +136,43 @@ static size_t form_decode(char *dst, const char *src, size_t len)
     return o;
 }
 
+/* The fields the handlers read, each with its limit on the decoded value. */
+static const struct {
+    const char *name;
+    size_t offset;
+    size_t limit;
+} form_fields[] = {
+    {"username", offsetof(hsc_login_form_t, username), HSC_FORM_USERNAME_MAX},
+    {"password", offsetof(hsc_login_form_t, password), HSC_FORM_PASSWORD_MAX},
+    {"return", offsetof(hsc_login_form_t, ret), HSC_FORM_RETURN_MAX},
+    {"everywhere", offsetof(hsc_login_form_t, everywhere),
+     HSC_FORM_EVERYWHERE_MAX},
+    {"remember", offsetof(hsc_login_form_t, remember), HSC_FORM_EVERYWHERE_MAX},
+    {"factor", offsetof(hsc_login_form_t, factor), HSC_FORM_EVERYWHERE_MAX},
+    {"code", offsetof(hsc_login_form_t, code), HSC_FORM_CODE_MAX},
+    {"action", offsetof(hsc_login_form_t, action), HSC_FORM_EVERYWHERE_MAX},
+    {"new_password", offsetof(hsc_login_form_t, new_password),
+     HSC_FORM_PASSWORD_MAX},
+    {"new_password2", offsetof(hsc_login_form_t, new_password2),
+     HSC_FORM_PASSWORD_MAX},
+};
+
+/* The field of form called name (nlen bytes) and its limit, or NULL. */
+static hsc_form_field_t *form_field(hsc_login_form_t *form, const char *name,
+                                    size_t nlen, size_t *limit)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(form_fields) / sizeof(form_fields[0]); i++) {
+        if (strlen(form_fields[i].name) == nlen
+            && memcmp(form_fields[i].name, name, nlen) == 0) {
+            *limit = form_fields[i].limit;
+            return (hsc_form_field_t *)((char *)form + form_fields[i].offset);
+        }
+    }
+    return NULL;
+}
+
 hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
 {
     size_t pos = 0;
@@ -166,34 +204,7 @@ hsc_status_t hsc_form_parse(char *body, size_t len, hsc_login_form_t *form)
             st = HSC_EMALFORMED;
             goto cleanup;
         }
-        if (nlen == 8 && memcmp(pair, "username", 8) == 0) {
-            f = &form->username;
-            limit = HSC_FORM_USERNAME_MAX;
-        }
-        else if (nlen == 8 && memcmp(pair, "password", 8) == 0) {
-            f = &form->password;
-            limit = HSC_FORM_PASSWORD_MAX;
-        }
-        else if (nlen == 6 && memcmp(pair, "return", 6) == 0) {
-            f = &form->ret;
-            limit = HSC_FORM_RETURN_MAX;
-        }
-        else if (nlen == 10 && memcmp(pair, "everywhere", 10) == 0) {
-            f = &form->everywhere;
-            limit = HSC_FORM_EVERYWHERE_MAX;
-        }
-        else if (nlen == 8 && memcmp(pair, "remember", 8) == 0) {
-            f = &form->remember;
-            limit = HSC_FORM_EVERYWHERE_MAX;
-        }
-        else if (nlen == 6 && memcmp(pair, "factor", 6) == 0) {
-            f = &form->factor;
-            limit = HSC_FORM_EVERYWHERE_MAX;
-        }
-        else if (nlen == 4 && memcmp(pair, "code", 4) == 0) {
-            f = &form->code;
-            limit = HSC_FORM_CODE_MAX;
-        }
+        f = form_field(form, pair, nlen, &limit);
 
         if (eq == NULL) {
             /* "name" alone: an empty value, terminated where it stood. */

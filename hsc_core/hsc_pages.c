@@ -49,7 +49,11 @@ static const char style[] =
     ".hsc-error{margin:0 0 1rem;padding:.75rem;border-left:4px solid #b00020;"
     "background:#fdecee;color:#8a0018}"
     ".hsc-note{margin:0 0 1rem;padding:.75rem;border-left:4px solid #1f5fbf;"
-    "background:#eaf1fb}";
+    "background:#eaf1fb}"
+    "h2{margin:2rem 0 .5rem;font-size:1.125rem}"
+    ".hsc-facts{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;"
+    "margin:0}"
+    ".hsc-facts dt{color:#555}.hsc-facts dd{margin:0}";
 
 static char style_hash[7 + 44 + 1]; /* "sha256-" + base64 of 32 bytes */
 static pthread_once_t style_once = PTHREAD_ONCE_INIT;
@@ -441,4 +445,89 @@ const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                             "server is busy checking other logins. Try "
                             "again in a moment.</p>\n",
                             back_link(p, back), NULL));
+}
+
+/* The account page's list of facts: a row of term and description. */
+static const char *fact(apr_pool_t *p, const char *term, const char *desc)
+{
+    return apr_pstrcat(p, "<dt>", term, "</dt><dd>", desc, "</dd>\n", NULL);
+}
+
+const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const hsc_account_view_t *v)
+{
+    const char *groups = v->groups && *v->groups ? hsc_page_escape(p, v->groups)
+                                                 : "none";
+    const char *totp = v->totp < 0   ? "cannot be read now"
+                       : v->totp > 0 ? "on"
+                                     : "off";
+    const char *codes = v->recovery_left < 0
+                            ? "cannot be read now"
+                            : apr_psprintf(p, "%d left", v->recovery_left);
+    const char *err = error_block(p, v->error),
+               *aria = v->error ? ERROR_ARIA : "";
+    const char *note = v->notice ? apr_pstrcat(p,
+                                               "<p class=\"hsc-note\" "
+                                               "role=\"status\">",
+                                               hsc_page_escape(p, v->notice),
+                                               "</p>\n", NULL)
+                                 : "";
+
+    if (v->user == NULL) {
+        return page(p, c, "Your account",
+                    apr_pstrcat(p,
+                                "<p class=\"hsc-note\" role=\"status\">"
+                                "You are not signed in.</p>\n",
+                                v->login_url
+                                    ? apr_pstrcat(p,
+                                                  "<p><a class=\"hsc-"
+                                                  "link\" href=\"",
+                                                  hsc_page_escape(p,
+                                                                  v->login_url),
+                                                  "\">Log in</a></p>\n", NULL)
+                                    : "",
+                                NULL));
+    }
+    return page(
+        p, c, "Your account",
+        apr_pstrcat(
+            p, note, "<dl class=\"hsc-facts\">\n",
+            fact(p, "Signed in as",
+                 apr_pstrcat(p, "<strong>", hsc_page_escape(p, v->user),
+                             "</strong>", NULL)),
+            fact(p, "Groups", groups), fact(p, "Authenticator app", totp),
+            fact(p, "Recovery codes", codes), "</dl>\n",
+            "<h2>Change password</h2>\n", err,
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"password\">\n"
+            /* For password managers: whose password this is. */
+            "<input type=\"hidden\" name=\"username\" "
+            "autocomplete=\"username\" value=\"",
+            hsc_page_escape(p, v->user),
+            "\">\n"
+            "<label for=\"hsc-current\">Current password</label>\n"
+            "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
+            "autocomplete=\"current-password\" required",
+            aria,
+            ">\n<label for=\"hsc-new\">New password</label>\n"
+            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
+            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
+            "minlength=\"",
+            apr_itoa(p, v->min_chars), "\" required", aria,
+            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
+            apr_itoa(p, v->min_chars),
+            " characters. Any characters, spaces too; a few unrelated words "
+            "make a good one.</p>\n"
+            "<label for=\"hsc-new2\">New password again</label>\n"
+            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
+            "autocomplete=\"new-password\" required",
+            aria,
+            ">\n<button type=\"submit\">Change password</button>\n</form>\n"
+            "<h2>Sign out everywhere</h2>\n"
+            "<p>Ends every session of your account, on every device, "
+            "this one included.</p>\n"
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"signout\">\n"
+            "<button type=\"submit\">Sign out everywhere</button>\n</form>\n",
+            NULL));
 }

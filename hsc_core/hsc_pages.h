@@ -96,4 +96,26 @@ const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
 const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *back);
 
+/* What the account page shows. */
+typedef struct {
+    const char *user; /* who is signed in; NULL: nobody (the page says
+                       * so and links to login_url, if not NULL) */
+    const char *login_url;
+    const char *groups; /* "g1,g2", "" or NULL */
+    int totp;           /* 1 on, 0 off, -1 the factors cannot be read */
+    int recovery_left;  /* recovery codes left; -1 cannot be read */
+    int min_chars;      /* the new password's minimum, for the hint */
+    const char *notice; /* what the last action did (or NULL) */
+    const char *error;  /* why the password form was refused (or NULL) */
+} hsc_account_view_t;
+
+/*
+ * The account page (SetHandler hsc-account): who is signed in, their
+ * groups and second factors, a form to change the password (the current
+ * one, the new one twice; action=password) and one to sign out everywhere
+ * (action=signout). Both post to the page itself.
+ */
+const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const hsc_account_view_t *v);
+
 #endif /* HSC_PAGES_H */

@@ -127,6 +127,13 @@ hsc_status_t hsc_password_dummy(const hsc_kdf_t *dummy_kdf)
 hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
                                size_t pwlen, hsc_user_t *u)
 {
+    return hsc_password_make_xn(kdf, password, pwlen, u, NULL);
+}
+
+hsc_status_t hsc_password_make_xn(const hsc_kdf_t *kdf, const char *password,
+                                  size_t pwlen, hsc_user_t *u,
+                                  unsigned char xn_out[HSC_XN_LEN])
+{
     unsigned char salt[HSC_SALT_LEN], xn[HSC_XN_LEN], v[HSC_AUTH_LEN];
     hsc_status_t st;
 
@@ -151,6 +158,9 @@ hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
     memcpy(u->salt, salt, sizeof(salt));
     u->kdf = *kdf;
     memcpy(u->authenticator, v, sizeof(v));
+    if (xn_out != NULL) {
+        memcpy(xn_out, xn, sizeof(xn));
+    }
 
 cleanup:
     hsc_wipe(xn, sizeof(xn));

@@ -48,4 +48,11 @@ hsc_status_t hsc_password_dummy(const hsc_kdf_t *dummy_kdf) HSC_MUST_CHECK;
 hsc_status_t hsc_password_make(const hsc_kdf_t *kdf, const char *password,
                                size_t pwlen, hsc_user_t *u) HSC_MUST_CHECK;
 
+/** The same, also giving x_n (a secret: wipe it) for the cookie that a
+ *  password change re-issues (xn_out may be NULL). */
+hsc_status_t
+hsc_password_make_xn(const hsc_kdf_t *kdf, const char *password, size_t pwlen,
+                     hsc_user_t *u,
+                     unsigned char xn_out[HSC_XN_LEN]) HSC_MUST_CHECK;
+
 #endif /* HSC_PASSWORD_H */

@@ -46,17 +46,54 @@ static int cmp_words(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Parse text (NUL-terminated, modified in place, kept by the list). */
+static hsc_blocklist_t *parse_list(apr_pool_t *p, char *text, size_t len)
+{
+    hsc_blocklist_t *b = apr_pcalloc(p, sizeof(*b));
+    char *line, *next;
+    size_t cap = 0, i, j;
+
+    for (i = 0; i < len; i++) {
+        cap += text[i] == '\n';
+    }
+    b->words = apr_palloc(p, (cap + 1) * sizeof(char *));
+    for (line = text; line != NULL && *line != '\0'; line = next) {
+        size_t n;
+        next = strchr(line, '\n');
+        if (next != NULL) {
+            *next++ = '\0';
+        }
+        n = strlen(line);
+        if (n > 0 && line[n - 1] == '\r') {
+            line[--n] = '\0';
+        }
+        if (n == 0 || line[0] == '#') {
+            continue;
+        }
+        for (j = 0; j < n; j++) {
+            line[j] = fold(line[j]);
+        }
+        b->words[b->n++] = line;
+    }
+    qsort(b->words, b->n, sizeof(char *), cmp_words);
+    for (i = j = 0; i < b->n; i++) { /* drop repeats */
+        if (j == 0 || strcmp(b->words[j - 1], b->words[i]) != 0) {
+            b->words[j++] = b->words[i];
+        }
+    }
+    b->n = j;
+    return b;
+}
+
 hsc_status_t hsc_blocklist_load(apr_pool_t *p, const char *path,
                                 hsc_blocklist_t **out, char *errbuf,
                                 size_t errlen)
 {
-    hsc_blocklist_t *b;
     apr_finfo_t fi;
     apr_file_t *f;
     apr_size_t got;
     apr_status_t rv;
-    char *text, *line, *next;
-    size_t cap = 0, i, j;
+    char *text, msg[120];
 
     *out = NULL;
     rv = apr_file_open(&f, path, APR_FOPEN_READ, 0, p);
@@ -67,7 +104,6 @@ hsc_status_t hsc_blocklist_load(apr_pool_t *p, const char *path,
         }
     }
     if (rv != APR_SUCCESS) {
-        char msg[120];
         snprintf(errbuf, errlen, "cannot read %s: %s", path,
                  apr_strerror(rv, msg, sizeof(msg)));
         return HSC_EIO;
@@ -82,44 +118,23 @@ hsc_status_t hsc_blocklist_load(apr_pool_t *p, const char *path,
     rv = apr_file_read_full(f, text, (apr_size_t)fi.size, &got);
     apr_file_close(f);
     if (rv != APR_SUCCESS && rv != APR_EOF) {
-        char msg[120];
         snprintf(errbuf, errlen, "cannot read %s: %s", path,
                  apr_strerror(rv, msg, sizeof(msg)));
         return HSC_EIO;
     }
     text[got] = '\0';
-    for (i = 0; i < got; i++) {
-        cap += text[i] == '\n';
-    }
-    b = apr_pcalloc(p, sizeof(*b));
-    b->words = apr_palloc(p, (cap + 1) * sizeof(char *));
-    for (line = text; line != NULL && *line != '\0'; line = next) {
-        size_t len;
-        next = strchr(line, '\n');
-        if (next != NULL) {
-            *next++ = '\0';
-        }
-        len = strlen(line);
-        if (len > 0 && line[len - 1] == '\r') {
-            line[--len] = '\0';
-        }
-        if (len == 0 || line[0] == '#') {
-            continue;
-        }
-        for (j = 0; j < len; j++) {
-            line[j] = fold(line[j]);
-        }
-        b->words[b->n++] = line;
-    }
-    qsort(b->words, b->n, sizeof(char *), cmp_words);
-    for (i = j = 0; i < b->n; i++) { /* drop repeats */
-        if (j == 0 || strcmp(b->words[j - 1], b->words[i]) != 0) {
-            b->words[j++] = b->words[i];
-        }
-    }
-    b->n = j;
-    *out = b;
+    *out = parse_list(p, text, got);
     return HSC_OK;
+}
+
+/* conf/password-blocklist.txt, compiled in (build-aux/sql2c.sh). */
+extern const char *const hsc_blocklist_text[];
+
+const hsc_blocklist_t *hsc_blocklist_builtin(apr_pool_t *p)
+{
+    size_t len = strlen(hsc_blocklist_text[0]);
+
+    return parse_list(p, apr_pstrmemdup(p, hsc_blocklist_text[0], len), len);
 }
 
 size_t hsc_blocklist_size(const hsc_blocklist_t *b)

@@ -35,6 +35,10 @@ hsc_status_t hsc_blocklist_load(apr_pool_t *p, const char *path,
                                 hsc_blocklist_t **out, char *errbuf,
                                 size_t errlen) HSC_MUST_CHECK;
 
+/* The built-in list, conf/password-blocklist.txt as the build found it
+ * (John the Ripper's public-domain password.lst), parsed into p. */
+const hsc_blocklist_t *hsc_blocklist_builtin(apr_pool_t *p);
+
 /* How many passwords a blocklist holds. */
 size_t hsc_blocklist_size(const hsc_blocklist_t *b);
 

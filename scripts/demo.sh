@@ -43,11 +43,11 @@ cat >"$run/htdocs/index.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><title>mod_hsc demo</title>
 <h1>mod_hsc demo</h1>
 <ul><li><a href="/private/">a protected page</a>
-<li><a href="/login">log in</a><li><a href="/logout">log out</a></ul>
+<li><a href="/login">log in</a><li><a href="/account">your account</a><li><a href="/logout">log out</a></ul>
 HTML
 cat >"$run/htdocs/private/index.html" <<'HTML'
 <!doctype html><meta charset="utf-8"><title>private</title>
-<h1>Private page</h1><p>You are logged in. <a href="/logout">Log out</a>.
+<h1>Private page</h1><p>You are logged in. <a href="/account">Your account</a>. <a href="/logout">Log out</a>.
 HTML
 
 # The modules: test/lib/httpd.sh's head, with mod_mime, mod_dir, and
@@ -84,6 +84,11 @@ HSCUserDB "$run/db/users.db"
     SetHandler hsc-logout
     HSCCookieSecure Off
 </Location>
+<Location "/account">
+    SetHandler hsc-account
+    HSCLoginURL /login
+    HSCCookieSecure Off
+</Location>
 CONF
 } >"$run/httpd.conf"
 
@@ -110,6 +115,8 @@ if [ "$smoke" = 1 ]; then
         "$base/login")"
     check "protected page with the cookie" 200 \
         "$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" "$base/private/")"
+    check "account page with the cookie" 200 \
+        "$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" "$base/account")"
     exit $fail
 fi
 
@@ -117,6 +124,7 @@ cat <<EOT
 
   mod_hsc demo: http://127.0.0.1:$port/
     protected page  http://127.0.0.1:$port/private/
+    account page    http://127.0.0.1:$port/account
     log in as       demo
     password        $password
 

@@ -191,6 +191,13 @@ check "the cookie is Secure and HttpOnly" grep -q '^#HttpOnly_127.0.0.1.*TRUE' "
 page=$(curl -ks -b "$jar" "$base/private/")
 check "the protected page is served with the cookie" \
     sh -c 'printf "%s" "$1" | grep -q "Private page"' sh "$page"
+check "the account page shows who is signed in" \
+    sh -c 'curl -ks -b "$1" "$2/account" | grep -q "<strong>alice</strong>"' \
+    sh "$jar" "$base"
+check "the account page refuses a listed password (the built-in list)" \
+    test "$(code -b "$jar" "$base/account" -H "Origin: $base" \
+        --data-urlencode action=password --data-urlencode "password=$password" \
+        --data-urlencode new_password=password --data-urlencode new_password2=password)" = 400
 check "the module logged its version (HSC019)" \
     grep -q "HSC019: mod_hsc/$version configured" "$log"
 [ "$fails" -eq 0 ] || tail -n 15 "$log" | sed 's/^/#   /'

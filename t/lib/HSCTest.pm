@@ -27,7 +27,8 @@ our @EXPORT = qw(
 # Every test user, its password and groups. Each test file uses its own
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
-    qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned);
+    qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
+       oscar pat quinn);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff');
 
 sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
@@ -115,7 +116,7 @@ sub make_fixtures
         admin_ok("$PW{$user}\n", 'add', $db, $user,
                  '--kdf', 'sha256-chain:1000',
                  ($GROUPS{$user} ? ('--groups', $GROUPS{$user}) : ()),
-                 '--password-stdin');
+                 '--password-stdin', '--force');
     }
     fix_owner();
 
@@ -149,7 +150,7 @@ sub make_storeid_fixtures
         my $db = storeid_db($d);
         admin_ok(undef, 'init', $db);
         admin_ok("sid-pw\n", 'add', $db, 'sid-user',
-                 '--kdf', 'sha256-chain:1000', '--password-stdin');
+                 '--kdf', 'sha256-chain:1000', '--password-stdin', '--force');
     }
     symlink 'storeid', "$var/storeid-link"
         or die "symlink $var/storeid-link: $!\n";

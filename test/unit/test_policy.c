@@ -103,6 +103,12 @@ static void shipped_blocklist(void)
           "the message names the minimum");
     CHECK_STR(hsc_policy_name(HSC_POLICY_LISTED), "listed", "log name");
 
+    {
+        const hsc_blocklist_t *in = hsc_blocklist_builtin(pool);
+        CHECK_EQ(hsc_blocklist_size(in), hsc_blocklist_size(b),
+                 "the built-in list is the shipped file");
+        CHECK(hsc_blocklist_has(in, "Baseball", 8), "and finds as it does");
+    }
     st = hsc_blocklist_load(pool, HSC_SRCDIR "/no/such/file", &b, err,
                             sizeof(err));
     CHECK_EQ(st, HSC_EIO, "a missing file is HSC_EIO");

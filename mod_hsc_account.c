@@ -1,0 +1,426 @@
+/*
+ * mod_hsc_account.c: the account page (SetHandler hsc-account;
+ * docs/account-page.md).
+ *
+ *   GET    who is signed in, their groups and second factors, the forms
+ *   POST   action=password: change the password (the current one, the new
+ *          one twice, the policy of hsc_core/hsc_policy.h);
+ *          action=signout: end every session of the user
+ *
+ * The handler verifies the request's cookie itself, as the logout page
+ * does, so its location needs no Require; a request without a full login
+ * is sent to HSCLoginURL (a browser) or answered 401.
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+
+#include "mod_hsc_account.h"
+#include "mod_hsc_factor.h"
+#include "mod_hsc_form.h"
+#include "mod_hsc_log.h"
+#include "mod_hsc_ops.h"
+#include "mod_hsc_session.h"
+#include "mod_hsc_throttle.h"
+#include "mod_hsc_userdb.h"
+#include "hsc_password.h"
+#include "hsc_policy.h"
+
+/* The signed-in user the page is for. */
+typedef struct {
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
+    hsc_store_t *store;
+    hsc_cookie_t c; /* the verified cookie: c.auth is x_n, wipe it */
+    hsc_user_t u;
+    const char *user;
+} account_t;
+
+/* The new-password policy of this location: its blocklist (NULL: none;
+ * unset: the built-in one) and, unless HSCPasswordMinLength says, 15
+ * characters or 8 beside a second factor. */
+static void policy_of(const account_t *a, int has_factor,
+                      const hsc_blocklist_t **b, int *min_chars)
+{
+    *min_chars = a->d->password_min_set ? a->d->password_min
+                 : has_factor           ? HSC_POLICY_MIN_WITH_FACTOR
+                                        : HSC_POLICY_MIN_ALONE;
+    *b = a->d->blocklist_set ? a->d->blocklist
+                             : a->sc->global->default_blocklist;
+}
+
+/* What the user has enrolled: -1 (logged) when it cannot be read. A
+ * PostgreSQL user database has no factor tables yet: none. */
+static int factors_of(request_rec *r, const account_t *a, hsc_factor_info_t *fi)
+{
+    memset(fi, 0, sizeof(*fi));
+    if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
+        return 0;
+    }
+    return hsc_factor_info(r, a->sc, a->user, fi);
+}
+
+/* The page for a, with a notice of what was done or a refusal. */
+static int show(request_rec *r, const account_t *a, int status,
+                const char *notice, const char *error)
+{
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+    hsc_account_view_t v;
+    hsc_factor_info_t fi;
+    const hsc_blocklist_t *b;
+    int known = factors_of(r, a, &fi) == 0;
+
+    memset(&v, 0, sizeof(v));
+    v.user = a->user;
+    v.groups = a->u.groups;
+    v.totp = known ? fi.totp == HSC_TOTP_ACTIVE : -1;
+    v.recovery_left = known ? fi.recovery_left : -1;
+    policy_of(a, known && hsc_factors_any(&fi), &b, &v.min_chars);
+    v.notice = notice;
+    v.error = error;
+    return hsc_form_send(r, status, hsc_page_account(r->pool, &pc, &v));
+}
+
+/* No full login: a browser goes to the login page and back; others get
+ * 401 and the page saying so. */
+static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
+{
+    hsc_page_conf_t pc = hsc_form_page_conf(d);
+    hsc_account_view_t v;
+
+    if (d->login_url != NULL && hsc_browser_navigation(r)) {
+        apr_table_set(r->headers_out, "Location", hsc_login_url_back(r, d, ""));
+        return HTTP_SEE_OTHER;
+    }
+    memset(&v, 0, sizeof(v));
+    v.login_url = d->login_url;
+    apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);
+    return hsc_form_send(r, HTTP_UNAUTHORIZED,
+                         hsc_page_account(r->pool, &pc, &v));
+}
+
+/* The cookie of the same login for the new password: the same iat, lid,
+ * amr and mfa_at (as the code step re-issues), the new gen and x_n. A
+ * format 1 login becomes a format 2 one (a new lid) where the user
+ * database has gen. */
+static hsc_status_t reissue(request_rec *r, const account_t *a,
+                            const hsc_user_t *nu,
+                            const unsigned char xn[HSC_XN_LEN])
+{
+    const hsc_dir_conf_t *d = a->d;
+    char value[HSC_COOKIE_VALUE_MAX];
+    unsigned char lid[HSC_LID_LEN];
+    hsc_verify_params_t vp;
+    hsc_claims_t cl;
+    hsc_status_t st = HSC_OK;
+    size_t len;
+    int rem = (a->c.amr & HSC_AMR_REM) != 0;
+
+    hsc_session_params(r, a->sc, d, &vp);
+    memset(&cl, 0, sizeof(cl));
+    cl.user = a->c.user;
+    cl.user_len = a->c.user_len;
+    cl.iat = a->c.iat;
+    cl.exp = hsc_cookie_expiry(cl.iat, vp.now, rem ? d->remember : d->idle,
+                               rem ? d->remember : d->max_age);
+    if (cl.exp <= vp.now) {
+        cl.exp = vp.now + 1;
+    }
+    if (nu->gen < 0) {
+        st = hsc_cookie_mint(hsc_keyring_signer(a->sc->keys), cl.user,
+                             cl.user_len, cl.iat, cl.exp, xn, vp.scope,
+                             vp.address, value, sizeof(value), &len);
+    }
+    else {
+        if (a->c.format == 2) {
+            memcpy(lid, a->c.lid, sizeof(lid));
+            cl.amr = a->c.amr;
+            cl.mfa_at = a->c.mfa_at;
+        }
+        else {
+            st = hsc_random(lid, sizeof(lid));
+            cl.amr = HSC_AMR_PWD;
+        }
+        cl.gen = nu->gen;
+        cl.lid = lid;
+        cl.xn = xn;
+        if (st == HSC_OK) {
+            st = hsc_cookie_mint2(hsc_keyring_signer(a->sc->keys), &cl,
+                                  vp.scope, vp.address, value, sizeof(value),
+                                  &len);
+        }
+    }
+    if (st == HSC_OK) {
+        st = hsc_set_cookie(r, d, value, cl.exp - vp.now);
+    }
+    hsc_wipe(value, sizeof(value));
+    return st;
+}
+
+/* A refused password change: logged, audited, the page with why. */
+static int refuse_change(request_rec *r, const account_t *a, int status,
+                         const char *reason, const char *message)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(207) "password change of user \"%s\" refused: %s",
+                  ap_escape_logitem(r->pool, a->user), reason);
+    hsc_ops_account(r, a->user, "password", reason);
+    return show(r, a, status, NULL, message);
+}
+
+/* The current password, counted and capped like a login: 1 when it is
+ * right, else 0 with *rv the answer (a refusal page, 429 or 503). */
+static int current_right(request_rec *r, const account_t *a,
+                         const hsc_login_form_t *f, hsc_login_t *l, int *rv)
+{
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+
+    memset(l, 0, sizeof(*l));
+    l->user = a->user;
+    l->user_len = strlen(a->user);
+    l->password = f->password.value;
+    l->password_len = f->password.len;
+    switch (hsc_login_attempt(r, a->sc, a->store, l)) {
+    case HSC_ATTEMPT_CHECKED: break;
+    case HSC_ATTEMPT_THROTTLED:
+        hsc_ops_account(r, a->user, "password", "throttled");
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
+                                    l->retry_after));
+        *rv = hsc_form_send(r, HTTP_TOO_MANY_REQUESTS,
+                            hsc_page_throttled(r->pool, &pc, l->retry_after,
+                                               r->uri));
+        return 0;
+    case HSC_ATTEMPT_BUSY:
+    case HSC_ATTEMPT_UNAVAILABLE:
+        hsc_ops_account(r, a->user, "password", "busy");
+        *rv = hsc_userdb_unavailable(r);
+        return 0;
+    }
+    if (l->st == HSC_OK) {
+        return 1;
+    }
+    if (hsc_status_class(l->st) == HSC_CLASS_FAULT) {
+        hsc_ops_account(r, a->user, "password", "store_fault");
+        *rv = hsc_userdb_unavailable(r);
+        return 0;
+    }
+    *rv = refuse_change(r, a, HTTP_UNAUTHORIZED, "wrong_password",
+                        "The current password is not right.");
+    return 0;
+}
+
+/* POST action=password. */
+static int change_password(request_rec *r, account_t *a,
+                           const hsc_login_form_t *f)
+{
+    const hsc_form_field_t *np = &f->new_password, *np2 = &f->new_password2;
+    const hsc_blocklist_t *b;
+    hsc_factor_info_t fi;
+    hsc_policy_verdict_t pv;
+    unsigned char xn[HSC_XN_LEN];
+    hsc_user_t nu;
+    hsc_login_t l;
+    hsc_status_t st;
+    int min_chars, rv, has_factor;
+
+    if (!f->password.present || !np->present || !np2->present) {
+        return refuse_change(r, a, HTTP_BAD_REQUEST, "incomplete",
+                             "Enter the current password and the new one "
+                             "twice.");
+    }
+    has_factor = factors_of(r, a, &fi) == 0 && hsc_factors_any(&fi);
+    policy_of(a, has_factor, &b, &min_chars);
+    if (np->len != np2->len || !hsc_ct_equal(np->value, np2->value, np->len)) {
+        return refuse_change(r, a, HTTP_BAD_REQUEST, "mismatch",
+                             "The two new passwords are not the same.");
+    }
+    pv = hsc_policy_check(b, min_chars, a->user, np->value, np->len);
+    if (pv != HSC_POLICY_OK) {
+        return refuse_change(r, a, HTTP_BAD_REQUEST,
+                             apr_pstrcat(r->pool, "policy_",
+                                         hsc_policy_name(pv), NULL),
+                             hsc_policy_message(r->pool, pv, min_chars));
+    }
+    if (np->len == f->password.len
+        && hsc_ct_equal(np->value, f->password.value, np->len)) {
+        return refuse_change(r, a, HTTP_BAD_REQUEST, "unchanged",
+                             "The new password is the current one.");
+    }
+    if (!current_right(r, a, f, &l, &rv)) {
+        return rv;
+    }
+    hsc_wipe(l.xn, sizeof(l.xn));
+    /* The user's own KDF setting (hsc-admin passwd --kdf changes it).
+     * Outside the KDF cap: only a holder of the session and the current
+     * password gets here, counted by the throttle. */
+    nu = l.u;
+    st = hsc_password_make_xn(&l.u.kdf, np->value, np->len, &nu, xn);
+    if (st == HSC_OK) {
+        st = hsc_store_set_password(a->store, a->user, nu.salt, &nu.kdf,
+                                    nu.authenticator);
+    }
+    if (st == HSC_OK) {
+        st = hsc_store_get_fresh(a->store, a->user, strlen(a->user), &nu);
+    }
+    if (st != HSC_OK) {
+        hsc_wipe(xn, sizeof(xn));
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(208) "cannot change the password of user "
+                                    "\"%s\": %s (%s)",
+                      ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
+                      hsc_store_errmsg(a->store));
+        hsc_ops_account(r, a->user, "password", "store_fault");
+        return show(r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
+                    st == HSC_EREADONLY
+                        ? "The password was not changed: the user database "
+                          "is read-only. Ask an administrator."
+                        : "The password was not changed because of a server "
+                          "problem. Try again later.");
+    }
+    st = reissue(r, a, &nu, xn);
+    hsc_wipe(xn, sizeof(xn));
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(209) "user \"%s\" changed their password; their "
+                                "other sessions end",
+                  ap_escape_logitem(r->pool, a->user));
+    hsc_ops_account(r, a->user, "password", NULL);
+    if (st != HSC_OK) {
+        /* Changed, but no cookie for it: this browser logs in again. */
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(210) "cannot re-issue the cookie of user "
+                                    "\"%s\" after a password change: %s",
+                      ap_escape_logitem(r->pool, a->user), hsc_strerror(st));
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, r->uri, "?done=password", NULL));
+    return HTTP_SEE_OTHER;
+}
+
+/* POST action=signout: every session of the user ends, this one too. */
+static int sign_out(request_rec *r, account_t *a)
+{
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+    hsc_status_t st;
+
+    st = hsc_store_revoke_now(a->store, a->user,
+                              (int64_t)apr_time_sec(r->request_time));
+    hsc_ops_logout(r, a->user, strlen(a->user), a->c.kid, 1, st);
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(211) "cannot end the sessions of user \"%s\": "
+                                    "%s (%s)",
+                      ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
+                      hsc_store_errmsg(a->store));
+        return show(r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
+                    "Your sessions could not be ended because of a server "
+                    "problem. Try again later, or ask an administrator.");
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(212) "user \"%s\" signed out everywhere from the "
+                                "account page",
+                  ap_escape_logitem(r->pool, a->user));
+    if (hsc_set_cookie(r, a->d, "", 0) != HSC_OK) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    if (a->d->logout_url != NULL) {
+        apr_table_setn(r->headers_out, "Location", a->d->logout_url);
+        return HTTP_SEE_OTHER;
+    }
+    return hsc_form_send(r, HTTP_OK,
+                         hsc_page_logged_out(r->pool, &pc, 1, NULL,
+                                             a->d->login_url));
+}
+
+/* The notice after a change (the query of the redirect that follows it). */
+static const char *done_notice(const request_rec *r)
+{
+    if (r->args != NULL && strcmp(r->args, "done=password") == 0) {
+        return "Your password is changed. Your other sessions have ended.";
+    }
+    return NULL;
+}
+
+/* SetHandler hsc-account. */
+static int account_handler(request_rec *r)
+{
+    hsc_login_form_t f;
+    account_t a;
+    char *body = NULL;
+    apr_size_t len = 0;
+    hsc_status_t st;
+    int get, rv;
+
+    if (r->handler == NULL || strcmp(r->handler, "hsc-account") != 0) {
+        return DECLINED;
+    }
+    memset(&a, 0, sizeof(a));
+    a.sc = ap_get_module_config(r->server->module_config, &hsc_module);
+    a.d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    rv = hsc_form_post(r, a.d, "account", &get, &f, &body, &len);
+    if (rv != OK && !get) {
+        return rv;
+    }
+    if (a.sc->keys == NULL) {
+        st = HSC_EINVAL;
+    }
+    else if ((a.store = hsc_userdb_acquire(r, a.sc)) == NULL) {
+        st = HSC_ESTORE;
+    }
+    else {
+        st = hsc_session_verify(r, a.sc, a.d, a.store, &a.c, &a.u);
+    }
+    if (st != HSC_OK) {
+        hsc_wipe(body, len);
+        return hsc_status_class(st) == HSC_CLASS_FAULT
+                   ? hsc_userdb_unavailable(r)
+                   : not_signed_in(r, a.d);
+    }
+    a.user = apr_pstrmemdup(r->pool, a.c.user, a.c.user_len);
+    if (get) {
+        rv = show(r, &a, HTTP_OK, done_notice(r), NULL);
+    }
+    else if (f.action.present && strcmp(f.action.value, "password") == 0) {
+        rv = change_password(r, &a, &f);
+    }
+    else if (f.action.present && strcmp(f.action.value, "signout") == 0) {
+        rv = sign_out(r, &a);
+    }
+    else {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(213) "account form refused: no known action");
+        rv = HTTP_BAD_REQUEST;
+    }
+    hsc_wipe(&a.c, sizeof(a.c));
+    /* The body held passwords: wipe it before the pool is reused. */
+    hsc_wipe(body, len);
+    return rv;
+}
+
+/* The built-in blocklist, for locations without HSCPasswordBlocklist:
+ * parsed once per configuration pass. */
+static int account_post_config(apr_pool_t *pconf, apr_pool_t *plog,
+                               apr_pool_t *ptemp, server_rec *s)
+{
+    hsc_srv_conf_t *sc = ap_get_module_config(s->module_config, &hsc_module);
+
+    (void)plog;
+    (void)ptemp;
+    sc->global->default_blocklist = hsc_blocklist_builtin(pconf);
+    return OK;
+}
+
+void hsc_account_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_post_config(account_post_config, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_handler(account_handler, NULL, NULL, APR_HOOK_MIDDLE);
+}

@@ -1,0 +1,192 @@
+/*
+ * mod_hsc_form.c: what every page of mod_hsc (login, logout, account)
+ * does around its forms: the headers of a page, sending the HTML that
+ * hsc_core/hsc_pages.c made, and the checks before a POST is believed
+ * (GET and POST only, same site, a small urlencoded body).
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+
+#include "mod_hsc_form.h"
+#include "mod_hsc_log.h"
+#include "hsc_http.h"
+#include "hsc_pages.h"
+
+/* Largest form body read; anything bigger is a 413. */
+#define HSC_FORM_BODY_MAX 8192
+
+/* Headers every page carries; the CSP allows the
+ * built-in stylesheet by its hash (and HSCLoginStylesheet, if set). */
+void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d)
+{
+    apr_table_t *h = r->err_headers_out;
+    const char *const targets[] = {d->success_url, d->logout_url,
+                                   d->failure_url, NULL};
+
+    apr_table_setn(h, "Cache-Control", "no-store");
+    apr_table_setn(h, "X-Frame-Options", "DENY");
+    apr_table_setn(h, "Content-Security-Policy",
+                   hsc_page_csp(r->pool, d->stylesheet, targets));
+    apr_table_setn(h, "Referrer-Policy", "same-origin");
+}
+
+/* Send a page made by hsc_core/hsc_pages.c. */
+int hsc_form_send(request_rec *r, int status, const char *html)
+{
+    r->status = status;
+    ap_set_content_type(r, "text/html; charset=utf-8");
+    ap_rputs(html, r);
+    return OK;
+}
+
+hsc_page_conf_t hsc_form_page_conf(const hsc_dir_conf_t *d)
+{
+    hsc_page_conf_t c;
+
+    c.site_name = d->site_name;
+    c.stylesheet = d->stylesheet;
+    c.remember = d->remember > 0;
+    return c;
+}
+
+/*
+ * The scheme the client used: https when mod_ssl serves the connection or
+ * ServerName says https:// (ap_http_scheme), else http; behind a proxy,
+ * its X-Forwarded-Proto, but only when mod_remoteip has replaced the
+ * client address, that is when a proxy it trusts sent the request
+ * (docs/login-page.md).
+ */
+static const char *request_scheme(request_rec *r)
+{
+    const char *xfp = hsc_forwarded_proto(
+        apr_table_get(r->headers_in, "X-Forwarded-Proto"));
+
+    if (xfp != NULL && r->useragent_ip != NULL
+        && r->connection->client_ip != NULL
+        && strcmp(r->useragent_ip, r->connection->client_ip) != 0) {
+        return xfp;
+    }
+    return ap_http_scheme(r);
+}
+
+/*
+ * 1 when a POST comes from another site: Sec-Fetch-Site says cross-site,
+ * or Origin names another scheme, host or port than the request's own
+ * (an opaque "null" Origin counts as another: hsc_same_origin). Requests
+ * without either header (old browsers, curl) pass; SameSite on the cookie
+ * is the other half of the defence.
+ */
+static int cross_site(request_rec *r)
+{
+    const char *sfs = apr_table_get(r->headers_in, "Sec-Fetch-Site");
+    const char *origin = apr_table_get(r->headers_in, "Origin");
+    const char *host;
+
+    if (sfs != NULL && !strcasecmp(sfs, "cross-site")) {
+        return 1;
+    }
+    if (origin == NULL) {
+        return 0;
+    }
+    host = apr_table_get(r->headers_in, "Host");
+    if (host == NULL) {
+        host = r->hostname;
+    }
+    return !hsc_same_origin(origin, request_scheme(r), host);
+}
+
+/*
+ * Read an application/x-www-form-urlencoded body of at most
+ * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
+ */
+static int read_form(request_rec *r, char **body, apr_size_t *len)
+{
+    apr_size_t n = 0;
+    char *buf;
+    int rv;
+
+    *body = NULL;
+    *len = 0;
+    if (!hsc_content_type_is_form(
+            apr_table_get(r->headers_in, "Content-Type"))) {
+        return HTTP_UNSUPPORTED_MEDIA_TYPE;
+    }
+    if ((rv = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK) {
+        return rv;
+    }
+    if (r->remaining > HSC_FORM_BODY_MAX) {
+        return HTTP_REQUEST_ENTITY_TOO_LARGE;
+    }
+    buf = apr_palloc(r->pool, HSC_FORM_BODY_MAX + 1);
+    if (ap_should_client_block(r)) {
+        long got;
+        while (
+            (got = ap_get_client_block(r, buf + n, HSC_FORM_BODY_MAX + 1 - n))
+            > 0) {
+            n += (apr_size_t)got;
+            if (n > HSC_FORM_BODY_MAX) {
+                hsc_wipe(buf, n);
+                return HTTP_REQUEST_ENTITY_TOO_LARGE;
+            }
+        }
+        if (got < 0) {
+            hsc_wipe(buf, n);
+            return HTTP_BAD_REQUEST;
+        }
+    }
+    buf[n] = '\0';
+    *body = buf;
+    *len = n;
+    return OK;
+}
+
+/*
+ * What both handlers do before their POST work: the common headers, GET
+ * and POST only, same-site, a small form body, parsed. DECLINED with
+ * *get set for a GET (the caller shows its page), OK with the parsed form
+ * (wipe *body after use), or the HTTP status to answer.
+ */
+int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
+                  int *get, hsc_login_form_t *f, char **body, apr_size_t *len)
+{
+    int rv;
+
+    *get = 0;
+    *body = NULL;
+    *len = 0;
+    hsc_form_headers(r, d);
+    r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
+    ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);
+    if (r->method_number == M_GET) {
+        *get = 1;
+        return DECLINED;
+    }
+    if (r->method_number != M_POST) {
+        return HTTP_METHOD_NOT_ALLOWED;
+    }
+    if (cross_site(r)) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(020) "cross-site %s POST refused", what);
+        return HTTP_FORBIDDEN;
+    }
+    if ((rv = read_form(r, body, len)) != OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
+        return rv;
+    }
+    if (hsc_form_parse(*body, *len, f) != HSC_OK) {
+        hsc_wipe(*body, *len);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(022) "%s form refused: malformed body", what);
+        return HTTP_BAD_REQUEST;
+    }
+    return OK;
+}

@@ -1,0 +1,32 @@
+/*
+ * mod_hsc_form.h: the pages' common ground (mod_hsc_form.c).
+ */
+#ifndef MOD_HSC_FORM_H
+#define MOD_HSC_FORM_H
+
+#include "httpd.h"
+
+#include "hsc_http.h"
+#include "hsc_pages.h"
+#include "mod_hsc_config.h"
+
+/* The headers every page carries: no-store, no framing, its CSP. */
+void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d);
+
+/* Send a page made by hsc_core/hsc_pages.c with status; returns OK. */
+int hsc_form_send(request_rec *r, int status, const char *html);
+
+/* The site's page settings (HSCSiteName, HSCLoginStylesheet, ...). */
+hsc_page_conf_t hsc_form_page_conf(const hsc_dir_conf_t *d);
+
+/*
+ * What a handler does before its POST work: the common headers, GET and
+ * POST only, same-site, a small form body, parsed. DECLINED with *get set
+ * for a GET (the caller shows its page), OK with the parsed form (wipe
+ * *body after use), or the HTTP status to answer. what names the form in
+ * log lines ("login", "logout", "account").
+ */
+int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
+                  int *get, hsc_login_form_t *f, char **body, apr_size_t *len);
+
+#endif /* MOD_HSC_FORM_H */
