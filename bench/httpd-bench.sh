@@ -160,7 +160,7 @@ password=$(od -An -N12 -tx1 /dev/urandom | tr -d ' \n')
 "$admin" keygen "$run/hsc.keys" >/dev/null
 "$admin" init "$run/db/users.db" >/dev/null
 printf '%s\n' "$password" \
-    | "$admin" add "$run/db/users.db" "$user" --password-stdin >/dev/null
+    | "$admin" add "$run/db/users.db" "$user" --password-stdin --force >/dev/null
 
 # --- mod_auth_tkt: a secret and a ticket (README "Cookie Format") ----------
 tkt_secret=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
@@ -318,7 +318,7 @@ if [ "$nusers" -gt 1 ]; then
         i=2
         while [ "$i" -le "$nusers" ]; do
             printf 'pw-%s\n' "$i" | "$admin" add "$run/db/users.db" "user$i" \
-                --kdf sha256-chain:1000 --password-stdin >/dev/null
+                --kdf sha256-chain:1000 --password-stdin --force >/dev/null
             c=$(curl -s -o /dev/null -D - --data-urlencode "username=user$i" \
                 --data-urlencode "password=pw-$i" "$base/hsc-login" \
                 | tr -d '\r' \

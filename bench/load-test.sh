@@ -189,7 +189,7 @@ users="load1 load2 load3 load4 slow"
 for u in $users; do
     od -An -N12 -tx1 /dev/urandom | tr -d ' \n' >"$run/secret/$u.pw"
     if [ "$u" = slow ]; then kdf=""; else kdf="--kdf sha256-chain:1000"; fi
-    "$admin" add "$run/db/users.db" "$u" $kdf --password-stdin \
+    "$admin" add "$run/db/users.db" "$u" $kdf --password-stdin --force \
         <"$run/secret/$u.pw" >/dev/null
 done
 printf 'not-the-password' >"$run/secret/wrong.pw"

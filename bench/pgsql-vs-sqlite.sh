@@ -65,7 +65,7 @@ chmod 644 "$W/keys"
 "$ADMIN" init "$W/users.db" >/dev/null
 "$ADMIN" init "$SPEC" >/dev/null
 for db in "$W/users.db" "$SPEC"; do
-    echo bench-password-1 | "$ADMIN" add "$db" bench --password-stdin \
+    echo bench-password-1 | "$ADMIN" add "$db" bench --password-stdin --force \
         --kdf sha256-chain:1000 >/dev/null
 done
 [ "$(id -u)" = 0 ] && chown -R nobody "$W/users.db"* && chmod 777 "$W"

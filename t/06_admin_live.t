@@ -21,7 +21,7 @@ my $v = cookie_from(login('carol', $PW{carol}));
 is(get_with($page, 'hsc', $v)->code, 200, 'carol: cookie works');
 my ($rc, $out) = HSCTest::admin_in("carol-pw-2\n", 'passwd', $db, 'carol',
                                    '--kdf', 'sha256-chain:1000',
-                                   '--password-stdin');
+                                   '--password-stdin', '--force');
 is($rc, 0, 'hsc-admin passwd carol') or diag $out;
 is(get_with($page, 'hsc', $v)->code, 401,
    'carol: cookie refused after the password change');

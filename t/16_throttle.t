@@ -26,13 +26,13 @@ my %pw;
 for my $u (qw(thr-u1 thr-u2 thr-a1 thr-a2 thr-a3 thr-a4 thr-a5)) {
     $pw{$u} = "$u-pw";
     admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 # Slow users: about a second of KDF work per login on this machine.
 for my $u (qw(thr-slow thr-slow2)) {
     $pw{$u} = "$u-pw";
     admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:3000000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 
 my $log = Apache::Test::vars('t_logs') . '/error_log';

@@ -27,7 +27,7 @@ my %pw;
 for my $u (qw(aud-u1 aud-u2 aud-u3 aud-dis aud-rev aud-x)) {
     $pw{$u} = "$u-secret-pw";
     admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 admin_ok(undef, 'disable', $db, 'aud-dis');
 
@@ -223,8 +223,8 @@ is($j && $j->{outcome}, 'success', 'success');
 # --- hsc-admin, into the same file --------------------------------------------
 $off = size_of();
 my @a = ('--audit-log', $audit);
-admin_ok("aud-new-pw\n", 'add', $db, 'aud-new', '--kdf', 'sha256-chain:1000', '--password-stdin', @a);
-admin_ok("aud-new-pw2\n", 'passwd', $db, 'aud-new', '--kdf', 'sha256-chain:1000', '--password-stdin', @a);
+admin_ok("aud-new-pw\n", 'add', $db, 'aud-new', '--kdf', 'sha256-chain:1000', '--password-stdin', '--force', @a);
+admin_ok("aud-new-pw2\n", 'passwd', $db, 'aud-new', '--kdf', 'sha256-chain:1000', '--password-stdin', '--force', @a);
 admin_ok(undef, $_, $db, 'aud-new', @a) for qw(disable enable revoke del);
 my ($rc) = admin('del', $db, 'aud-new', @a);
 isnt($rc, 0, 'deleting a missing user fails');

@@ -19,7 +19,7 @@ my %pw;
 for my $u (qw(met-u1 met-u2 met-dis met-thr)) {
     $pw{$u} = "$u-pw";
     admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 admin_ok(undef, 'disable', $db, 'met-dis');
 

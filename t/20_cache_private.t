@@ -17,7 +17,7 @@ plan tests => 29;
 
 my $db = var_dir() . '/users.db';
 admin_ok("cache-pw\n", 'add', $db, 'cache-user', '--kdf',
-         'sha256-chain:1000', '--password-stdin');
+         'sha256-chain:1000', '--password-stdin', '--force');
 
 ua_plain();
 my @host = (Host => 'cached.test');

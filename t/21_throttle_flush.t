@@ -25,7 +25,7 @@ plan tests => 12;
 my $db = var_dir() . '/users.db';
 for my $u (qw(flush-victim flush-other flood-user)) {
     admin_ok("$u-pw\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 
 ua_plain();

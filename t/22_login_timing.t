@@ -21,8 +21,8 @@ plan tests => 12;
 
 my $db = var_dir() . '/users.db';
 admin_ok("t-pw\n", 'add', $db, 'timing-cheap', '--kdf', 'sha256-chain:1000',
-         '--password-stdin');
-admin_ok("t-pw\n", 'add', $db, 'timing-default', '--password-stdin');
+         '--password-stdin', '--force');
+admin_ok("t-pw\n", 'add', $db, 'timing-default', '--password-stdin', '--force');
 
 ua_plain();
 sub failed_login_time
@@ -64,7 +64,7 @@ ok($m{cheap} >= $m{unknown} / 2,
 # unknown name. Now every failure sleeps until the dummy's recent cost has
 # passed. Four kinds, interleaved, 60 tries each; medians within 10%
 # (+3 ms) of the unknown names'.
-admin_ok("f-pw\n", 'add', $db, "floor-$_->[0]", '--kdf', $_->[1], '--password-stdin')
+admin_ok("f-pw\n", 'add', $db, "floor-$_->[0]", '--kdf', $_->[1], '--password-stdin', '--force')
     for ['cheap', 'sha256-chain:1000'], ['mid', 'scrypt:4096:8:1'],
         ['dummy', 'scrypt:16384:8:1'], ['costly', 'scrypt:65536:8:1'];
 sub floor_fail

@@ -21,7 +21,7 @@ plan tests => 11;
 my $db = var_dir() . '/users.db';
 for my $u (qw(rv-admin rv-logout rv-disable)) {
     admin_ok("$u-pw\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
 }
 ua_plain();
 my $page = '/private/page.html';

@@ -23,7 +23,7 @@ my $i = 0;
 for my $kdf (@huge) {
     my $u = 'ceiling-' . $i++;
     admin_ok("$u-pw\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
-             '--password-stdin');
+             '--password-stdin', '--force');
     system('sqlite3', $db,
            "UPDATE hsc_users SET kdf = '$kdf' WHERE username = '$u'") == 0
         or die "sqlite3: $?";

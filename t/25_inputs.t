@@ -22,7 +22,7 @@ plan tests => 4 + 3 * @targets + 3;
 
 my $db = var_dir() . '/users.db';
 admin_ok("in-pw\n", 'add', $db, 'in-user', '--kdf', 'sha256-chain:1000',
-         '--password-stdin');
+         '--password-stdin', '--force');
 ua_plain();
 my $c = cookie_from(login('in-user', 'in-pw'));
 

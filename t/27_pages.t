@@ -99,7 +99,7 @@ is(login('alice', $PW{alice}, path => '/custom-login')->code, 303,
 # ... and when throttled: hsc_error=throttled with the seconds left
 # (pages-throttle.test: HSCThrottleUser 2 in 5 minutes; its own user).
 admin_ok("pt-pw\n", 'add', var_dir() . '/users.db', 'pages-thr', '--kdf',
-         'sha256-chain:1000', '--password-stdin');
+         'sha256-chain:1000', '--password-stdin', '--force');
 my @pt = (headers => [Host => 'pages-throttle.test']);
 is(join(' ', map { login('pages-thr', 'wrong', @pt)->header('Location') } 1 .. 2),
    '/signin.html?hsc_error=failed /signin.html?hsc_error=failed',

@@ -26,7 +26,7 @@ for my $i (1 .. $N) {
     my $u = sprintf 'warm%02d', $i;
     my ($rc, $out) = HSCTest::admin_in("pw-$u\n", 'add', $db, $u, '--kdf',
                                        'sha256-chain:1000',
-                                       '--password-stdin');
+                                       '--password-stdin', '--force');
     $ok &&= $rc == 0;
     $cookie{$u} = cookie_from(login($u, "pw-$u"));
     $ok &&= defined $cookie{$u};
@@ -66,7 +66,7 @@ is(get_with($page, 'hsc', $cookie{warm02})->code, 401,
    'warm02: the very next request is refused');
 
 ($rc, $out) = HSCTest::admin_in("new-pw\n", 'passwd', $db, 'warm03', '--kdf',
-                                'sha256-chain:1000', '--password-stdin');
+                                'sha256-chain:1000', '--password-stdin', '--force');
 is($rc, 0, 'hsc-admin passwd warm03') or diag $out;
 is(get_with($page, 'hsc', $cookie{warm03})->code, 401,
    'warm03: the very next request with the old cookie is refused');

@@ -47,7 +47,7 @@ sub new_db
     chmod 0700, $d;
     admin_ok(undef, 'init', "$d/users.db");
     admin_ok("$PW{alice}\n", 'add', "$d/users.db", 'alice', '--groups', 'staff',
-             '--kdf', 'scrypt:1024:8:1', '--password-stdin');
+             '--kdf', 'scrypt:1024:8:1', '--password-stdin', '--force');
     chown $nobody_uid, $nobody_gid, $d, glob("$d/users.db*") if $root;
     return "$d/users.db";
 }

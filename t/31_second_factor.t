@@ -179,7 +179,7 @@ is((cookie_fields(cookie_from($res) // ''))[7], 1,
 # (throttle-user.test: HSCThrottleUser 3 in 6 s; t/16's host, this file's
 # own user), and a right password alone does not empty it.
 admin_ok("thr-f1-pw\n", 'add', $db, 'thr-f1', '--kdf', 'sha256-chain:1000',
-         '--password-stdin');
+         '--password-stdin', '--force');
 ($rc, $out) = admin('totp', 'enrol', $db, 'thr-f1', '--keys', $keys);
 my ($b32t) = $out =~ /secret=([A-Z2-7]+)&/;
 my $keyt = base32_decode($b32t // '');

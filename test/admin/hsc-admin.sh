@@ -174,12 +174,12 @@ expect 4 "a directory" "$ADMIN" list "$T"
 
 # --- add ------------------------------------------------------------------
 expect 0 "add alice" -i "s3cret pass
-" "$ADMIN" add "$DB" alice --groups staff,admins --kdf "$FAST" --password-stdin
+" "$ADMIN" add "$DB" alice --groups staff,admins --kdf "$FAST" --password-stdin --force
 expect 3 "add alice twice" -i "x
 " "$ADMIN" add "$DB" alice --kdf "$FAST" --password-stdin
 check "says the user exists" err_has "alice: user already exists"
 expect 0 "add bob with --opt=value and CRLF" -i "pw-bob
-" "$ADMIN" add "$DB" bob --kdf=sha256-chain:1000 --password-stdin
+" "$ADMIN" add "$DB" bob --kdf=sha256-chain:1000 --password-stdin --force
 expect 3 "a control character in a username" -i "x
 " "$ADMIN" add "$DB" "$(printf 'a\tb')" --kdf "$FAST" --password-stdin
 check "says invalid username" err_has "invalid username"
@@ -214,6 +214,48 @@ check "says to use --password-stdin" err_has "password-stdin"
 check "none of the refused users was stored" \
     test "$(sqlite3 "$DB" 'SELECT group_concat(username) FROM
           (SELECT username FROM hsc_users ORDER BY 1)')" = "alice,bob,carol"
+
+# --- the password policy of add and passwd (hsc_core/hsc_policy.h) ----------
+# Its own database, so that the users it adds disturb no list below.
+P="$T/policy.db"
+expect 0 "init a database for the policy" "$ADMIN" init "$P"
+expect 3 "a password of 14 characters is refused" -i "fourteen-chars
+" "$ADMIN" add "$P" erin --kdf "$FAST" --password-stdin
+check "says the minimum" err_has "at least 15 characters"
+check "says how to override it" err_has "[-][-]force"
+check "in one line" err_is_one_line
+expect 0 "15 characters are enough" -i "fifteen-chars!!
+" "$ADMIN" add "$P" erin --kdf "$FAST" --password-stdin
+expect 3 "characters, not bytes: 14 two-byte letters are too few" -i "ééééééééééééé!
+" "$ADMIN" add "$P" fay --kdf "$FAST" --password-stdin
+expect 3 "a listed password is refused, whatever its capitals" -i "PassWord
+" "$ADMIN" add "$P" fay --kdf "$FAST" --password-stdin --min-length 8
+check "says it is a common one" err_has "commonly used passwords"
+expect 3 "the username as the password is refused" -i "fay-the-site-admin
+" "$ADMIN" add "$P" fay-the-site-admin --kdf "$FAST" --password-stdin
+expect 0 "--min-length 8 --blocklist none takes what they allow" -i "password
+" "$ADMIN" add "$P" fay --kdf "$FAST" --password-stdin --min-length 8 \
+    --blocklist none
+expect 2 "--min-length under 8 is a usage error" -i "whatever-long-enough
+" "$ADMIN" add "$P" gus --kdf "$FAST" --password-stdin --min-length 7
+expect 4 "--blocklist of a missing file" -i "whatever-long-enough
+" "$ADMIN" add "$P" gus --kdf "$FAST" --password-stdin --blocklist "$T/none.txt"
+printf '# our own\nexample-site-2026-spring\n' >"$T/ours.txt"
+expect 3 "--blocklist FILE: a list of one's own" -i "Example-Site-2026-Spring
+" "$ADMIN" add "$P" gus --kdf "$FAST" --password-stdin --blocklist "$T/ours.txt"
+expect 0 "--force stores a weak password" -i "pw
+" "$ADMIN" add "$P" gus --kdf "$FAST" --password-stdin --force
+expect 3 "passwd applies the policy too" -i "short-one
+" "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
+expect 0 "hsc-admin recovery-codes erin (a second factor)" \
+    "$ADMIN" recovery-codes "$P" erin --count 1
+expect 0 "beside a second factor 8 characters are enough" -i "short-one
+" "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
+expect 3 "but not 7" -i "short-1
+" "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
+check "the refused users were not stored" \
+    test "$(sqlite3 "$P" 'SELECT group_concat(username) FROM
+          (SELECT username FROM hsc_users ORDER BY 1)')" = "erin,fay,gus"
 check "the password is not in the database" \
     test "$(sqlite3 "$DB" "SELECT count(*) FROM hsc_users WHERE
           instr(CAST(salt AS TEXT) || authenticator, 's3cret') > 0")" = 0
@@ -311,7 +353,7 @@ expect 3 "passwd on an unknown user" -i "x
 " "$ADMIN" passwd "$DB" nobody --kdf "$FAST" --password-stdin
 salt0=$(sqlite3 "$DB" "SELECT hex(salt) FROM hsc_users WHERE username='bob'")
 expect 0 "passwd" -i "new-bob
-" "$ADMIN" passwd "$DB" bob --kdf "$FAST" --password-stdin
+" "$ADMIN" passwd "$DB" bob --kdf "$FAST" --password-stdin --force
 check "a new salt" test "$(sqlite3 "$DB" \
     "SELECT hex(salt) FROM hsc_users WHERE username='bob'")" != "$salt0"
 check "and the new kdf" test "$(sqlite3 "$DB" \
@@ -332,7 +374,7 @@ mkdir "$T/ro"
 chmod 755 "$T/ro"
 "$ADMIN" init "$T/ro/u.db" >/dev/null
 run -i "pw
-" "$ADMIN" add "$T/ro/u.db" ro --kdf "$FAST" --password-stdin
+" "$ADMIN" add "$T/ro/u.db" ro --kdf "$FAST" --password-stdin --force
 if [ "$(id -u)" = 0 ]; then
     chmod 644 "$T/ro/u.db" "$T/ro/u.db-wal" "$T/ro/u.db-shm"
     as_reader="runuser -u nobody --"
@@ -541,7 +583,7 @@ fresh=$(mint "$t1" t1 alice $(( $(date +%s) + 1 )) $exp "$xn" "" "")
 expect 0 "a login after the revocation" \
     "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$fresh"
 expect 0 "passwd alice" -i "changed
-" "$ADMIN" passwd "$DB" alice --kdf "$FAST" --password-stdin
+" "$ADMIN" passwd "$DB" alice --kdf "$FAST" --password-stdin --force
 expect 1 "after a password change" \
     "$ADMIN" inspect --keys "$KEYS" --db "$DB" "$fresh"
 check "the hardening step fails" out_has "^6 auth   fail"

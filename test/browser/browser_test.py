@@ -85,7 +85,7 @@ class Server:
                    "carol": "carol-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
-                            "sha256-chain:1000", "--password-stdin"],
+                            "sha256-chain:1000", "--password-stdin", "--force"],
                            input=pw + "\n", text=True, check=True)
         # carol has TOTP and two recovery codes (docs/second-factors.md).
         uri = subprocess.run([admin, "totp", "enrol", self.db, "carol",

@@ -34,7 +34,7 @@ chmod 644 "$W/keys"
 "$ADMIN" init "$SPEC" >/dev/null || bail "hsc-admin init on PostgreSQL"
 USERS="u1 u2 u3 dis"
 for u in $USERS; do
-    echo "$u-password" | "$ADMIN" add "$SPEC" "$u" --password-stdin \
+    echo "$u-password" | "$ADMIN" add "$SPEC" "$u" --password-stdin --force \
         --kdf sha256-chain:1000 >/dev/null || bail "hsc-admin add $u"
 done
 

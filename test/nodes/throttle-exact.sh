@@ -31,7 +31,7 @@ chmod 644 "$W/keys"
 mkdir -p "$W/db"
 DB=$W/db/users.db
 "$ADMIN" init "$DB" >/dev/null || bail "hsc-admin init"
-add() { echo "$2" | "$ADMIN" add "$DB" "$1" --password-stdin --kdf sha256-chain:1000 >/dev/null; }
+add() { echo "$2" | "$ADMIN" add "$DB" "$1" --password-stdin --force --kdf sha256-chain:1000 >/dev/null; }
 for u in u1 u2 u3 s1 p1 p2 p3 back; do
     add "$u" "right-$u" || bail "hsc-admin add $u"
 done

@@ -26,7 +26,7 @@ mc_start || bail "memcached starts"
 "$ADMIN" keygen "$W/keys" >/dev/null || bail "keygen"
 chmod 644 "$W/keys"
 check "hsc-admin init on PostgreSQL" sh -c '"$0" init "$1" >/dev/null' "$ADMIN" "$SPEC"
-add() { echo "$2" | "$ADMIN" add "$SPEC" "$1" --password-stdin --kdf sha256-chain:1000 >/dev/null; }
+add() { echo "$2" | "$ADMIN" add "$SPEC" "$1" --password-stdin --force --kdf sha256-chain:1000 >/dev/null; }
 check "hsc-admin add alice" add alice alice-password-1
 check "hsc-admin add bob" add bob bob-password-1
 
@@ -105,7 +105,7 @@ st=$(login "$B" alice alice-password-1)
 C=$(cat "$W/cookie")
 check "a new login on node B after the revoke ($st)" [ "$st" = 303 ]
 check "its cookie works on node A" within 1500 "$A" "$C" 200
-echo alice-password-2 | "$ADMIN" passwd "$SPEC" alice --password-stdin --kdf sha256-chain:1000 >/dev/null
+echo alice-password-2 | "$ADMIN" passwd "$SPEC" alice --password-stdin --force --kdf sha256-chain:1000 >/dev/null
 check "passwd: node A refuses the old cookie within 1.5 s" within 1500 "$A" "$C" 401
 check "passwd: node B refuses the old cookie within 1.5 s" within 1500 "$B" "$C" 401
 check "passwd: the old password fails at once on node A" [ "$(login "$A" alice alice-password-1)" = 401 ]

@@ -63,7 +63,7 @@ SPEC_HTTPD="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc user=hsc_httpd"
 check "hsc-admin init as the admin role" "$ADMIN" init "$SPEC_ADMIN"
 if grep -q superuser "$W/out"; then notok "init as the admin role gives no superuser warning"
 else ok "init as the admin role gives no superuser warning"; fi
-add() { echo "$2-password" | "$ADMIN" add "$1" "$2" --password-stdin --kdf sha256-chain:1000; }
+add() { echo "$2-password" | "$ADMIN" add "$1" "$2" --password-stdin --force --kdf sha256-chain:1000; }
 check "hsc-admin add as the admin role" add "$SPEC_ADMIN" alice
 # The conninfo kept off the command line (and out of ps): a libpq service
 # file names host, database and role; a password would go in ~/.pgpass or

@@ -57,13 +57,17 @@ enum {
     OPT_AUDIT_LOG = 1 << 15,
     OPT_AUDIT_SYSLOG = 1 << 16,
     OPT_ISSUER = 1 << 17,
-    OPT_COUNT = 1 << 18
+    OPT_COUNT = 1 << 18,
+    OPT_MIN_LENGTH = 1 << 19,
+    OPT_BLOCKLIST = 1 << 20
 };
 /* The commands that change a user through the store are audited. */
 #define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
+/* The commands that set a password take the policy's options. */
+#define OPT_POLICY (OPT_MIN_LENGTH | OPT_BLOCKLIST)
 
 /* The number of rows of main.c's option table. */
-#define HSC_ADMIN_NOPTIONS 19
+#define HSC_ADMIN_NOPTIONS 21
 #define MAXPOS 4
 
 typedef struct {
@@ -96,6 +100,19 @@ int check_user(const char *user);
 int check_groups(const char *groups);
 int check_new_user(const char *user);
 int check_kdf(const char *spec, hsc_kdf_t *k, int force);
+
+/* The new-password policy of add and passwd (hsc_core/hsc_policy.h). */
+typedef struct {
+    int off;                          /* --force: any password */
+    int min_chars;                    /* --min-length, or 0: by the factors */
+    const struct hsc_blocklist *list; /* --blocklist, the built-in, NULL */
+} policy_t;
+/* Read --force, --min-length and --blocklist before a password is asked. */
+int policy_prepare(apr_pool_t *pool, const args_t *a, policy_t *pol);
+/* Refuse pw of user (EX_INPUT, with the rule) unless pol allows it;
+ * has_factor: the user has a second factor (8 characters, not 15). */
+int policy_check(apr_pool_t *pool, const policy_t *pol, const char *user,
+                 const char *pw, size_t len, int has_factor);
 int parse_seconds(const char *s, int64_t *out);
 int get_password(int from_stdin, int confirm, int allow_empty, char *buf,
                  size_t *len);

@@ -127,6 +127,8 @@ static const struct {
     {"audit-syslog", OPT_AUDIT_SYSLOG, 0},
     {"issuer", OPT_ISSUER, 1},
     {"count", OPT_COUNT, 1},
+    {"min-length", OPT_MIN_LENGTH, 1},
+    {"blocklist", OPT_BLOCKLIST, 1},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 /* hsc_admin.h sizes args_t by the table. */
@@ -223,11 +225,14 @@ static const struct {
 } commands[] = {
     {"init", cmd_init, 1, 1, 0, "DB", "create an empty user database"},
     {"add", cmd_add, 2, 2,
-     OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT,
-     "DB USER [--groups G1,G2] [--kdf SPEC [--force]] [--password-stdin]",
+     OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT | OPT_POLICY,
+     "DB USER [--groups G1,G2] [--kdf SPEC] [--password-stdin] "
+     "[--min-length N] [--blocklist FILE|none] [--force]",
      "add a user (the password is asked for)"},
-    {"passwd", cmd_passwd, 2, 2, OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT,
-     "DB USER [--kdf SPEC [--force]] [--password-stdin]",
+    {"passwd", cmd_passwd, 2, 2,
+     OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT | OPT_POLICY,
+     "DB USER [--kdf SPEC] [--password-stdin] [--min-length N] "
+     "[--blocklist FILE|none] [--force]",
      "set a user's password (a new salt; old cookies are refused)"},
     {"del", cmd_simple, 2, 2, OPT_AUDIT, "DB USER", "delete a user"},
     {"disable", cmd_simple, 2, 2, OPT_AUDIT, "DB USER",

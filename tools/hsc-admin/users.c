@@ -34,6 +34,7 @@
 #include "hsc_parse.h"
 
 #include "hsc_factors.h"
+#include "hsc_policy.h"
 
 #include "hsc_admin.h"
 
@@ -102,6 +103,76 @@ int check_kdf(const char *spec, hsc_kdf_t *k, int force)
                     spec);
     }
     return EX_OK;
+}
+
+int policy_prepare(apr_pool_t *pool, const args_t *a, policy_t *pol)
+{
+    const char *file = opt(a, OPT_BLOCKLIST);
+    hsc_blocklist_t *b = NULL;
+    char err[512];
+
+    memset(pol, 0, sizeof(*pol));
+    pol->off = (a->given & OPT_FORCE) != 0;
+    if ((a->given & OPT_MIN_LENGTH)
+        && (hsc_parse_count(opt(a, OPT_MIN_LENGTH), 256, &pol->min_chars)
+                != HSC_OK
+            || pol->min_chars < HSC_POLICY_MIN_WITH_FACTOR)) {
+        return usage_error("--min-length: a number of characters from %d to "
+                           "256",
+                           HSC_POLICY_MIN_WITH_FACTOR);
+    }
+    if (file == NULL) {
+        pol->list = hsc_blocklist_builtin(pool);
+    }
+    else if (strcmp(file, "none") != 0) {
+        if (hsc_blocklist_load(pool, file, &b, err, sizeof(err)) != HSC_OK) {
+            return fail(EX_FILE, "--blocklist: %s", err);
+        }
+        pol->list = b;
+    }
+    return EX_OK;
+}
+
+int policy_check(apr_pool_t *pool, const policy_t *pol, const char *user,
+                 const char *pw, size_t len, int has_factor)
+{
+    int min = pol->min_chars ? pol->min_chars
+              : has_factor   ? HSC_POLICY_MIN_WITH_FACTOR
+                             : HSC_POLICY_MIN_ALONE;
+    hsc_policy_verdict_t v;
+
+    if (pol->off) {
+        return EX_OK;
+    }
+    v = hsc_policy_check(pol->list, min, user, pw, len);
+    if (v == HSC_POLICY_OK) {
+        return EX_OK;
+    }
+    return fail(EX_INPUT,
+                "%s: password refused: %s (--force sets it all the "
+                "same)",
+                user, hsc_policy_message(pool, v, min));
+}
+
+/* 1 when user has a second factor (the policy's 8 characters); 0 when
+ * none, or when the factors cannot be read (15, the stricter). */
+static int has_factor(const char *db, const char *user)
+{
+    hsc_factor_info_t fi;
+    hsc_factors_t *f = NULL;
+    char err[512];
+    int any = 0;
+
+    if (is_pgsql(db)
+        || hsc_factors_open(db, 1, &f, err, sizeof(err)) != HSC_OK) {
+        return 0;
+    }
+    if (hsc_factors_get(f, user, &fi) == HSC_OK) {
+        any = hsc_factors_any(&fi);
+    }
+    hsc_wipe(&fi, sizeof(fi));
+    hsc_factors_close(f);
+    return any;
 }
 
 /* A duration as the directives take it ("60", "90s", "8h"; 0 allowed):
@@ -230,7 +301,6 @@ int cmd_init(apr_pool_t *pool, const char *name, const args_t *a)
 
 int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
 {
-    (void)pool;
     (void)name;
     const char *db = a->pos[0], *user = a->pos[1];
     const char *groups = (a->given & OPT_GROUPS) ? opt(a, OPT_GROUPS) : "";
@@ -238,6 +308,7 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
                                             : HSC_KDF_DEFAULT_SPEC;
     char pw[HSC_PASSWORD_MAX + 1];
     hsc_store_t *s = NULL;
+    policy_t pol;
     hsc_user_t u;
     hsc_kdf_t k;
     hsc_status_t st;
@@ -245,7 +316,8 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
     int rc;
 
     if ((rc = check_new_user(user)) || (rc = check_groups(groups))
-        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))) {
+        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))
+        || (rc = policy_prepare(pool, a, &pol))) {
         return rc;
     }
     if ((rc = open_store(db, 0, &s)) != EX_OK) {
@@ -259,7 +331,8 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
         goto cleanup;
     }
     rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen);
-    if (rc != EX_OK) {
+    if (rc != EX_OK
+        || (rc = policy_check(pool, &pol, user, pw, pwlen, 0)) != EX_OK) {
         goto cleanup;
     }
     memset(&u, 0, sizeof(u));
@@ -288,13 +361,13 @@ cleanup:
 
 int cmd_passwd(apr_pool_t *pool, const char *name, const args_t *a)
 {
-    (void)pool;
     (void)name;
     const char *db = a->pos[0], *user = a->pos[1];
     const char *spec = (a->given & OPT_KDF) ? opt(a, OPT_KDF)
                                             : HSC_KDF_DEFAULT_SPEC;
     char pw[HSC_PASSWORD_MAX + 1];
     hsc_store_t *s = NULL;
+    policy_t pol;
     hsc_user_t u;
     hsc_kdf_t k;
     hsc_status_t st;
@@ -302,7 +375,8 @@ int cmd_passwd(apr_pool_t *pool, const char *name, const args_t *a)
     int rc;
 
     if ((rc = check_user(user))
-        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))) {
+        || (rc = check_kdf(spec, &k, a->given & OPT_FORCE))
+        || (rc = policy_prepare(pool, a, &pol))) {
         return rc;
     }
     if ((rc = open_store(db, 0, &s)) != EX_OK) {
@@ -314,7 +388,10 @@ int cmd_passwd(apr_pool_t *pool, const char *name, const args_t *a)
         goto cleanup;
     }
     rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen);
-    if (rc != EX_OK) {
+    if (rc != EX_OK
+        || (rc = policy_check(pool, &pol, user, pw, pwlen,
+                              has_factor(db, user)))
+               != EX_OK) {
         goto cleanup;
     }
     memset(&u, 0, sizeof(u));
