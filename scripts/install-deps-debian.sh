@@ -9,11 +9,12 @@
 set -eu
 
 # Build and install: httpd's headers and apxs, APR, OpenSSL 3, SQLite 3,
-# libpq (the PostgreSQL user store), autotools. apache2-bin is the server
+# libpq (the PostgreSQL user store), libqrencode (the QR code of TOTP
+# enrolment), autotools. apache2-bin is the server
 # binary and its modules without the Debian service; a server installs `apache2` itself (README, Quick start).
 BUILD="build-essential pkg-config autoconf automake libtool
        apache2-bin apache2-dev libapr1-dev libaprutil1-dev libssl-dev
-       libsqlite3-dev libpq-dev"
+       libsqlite3-dev libpq-dev libqrencode-dev"
 # Tests: Apache::Test (with LWP) ships in libapache2-mod-perl2; sqlite3 and
 # curl for the shell tests and the demo's smoke test; clang + its runtime for
 # libFuzzer and sanitizers; clang-format, which test/checks/format.sh runs

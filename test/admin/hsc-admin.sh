@@ -602,6 +602,14 @@ secret_hex=$(sed -n 's/.*secret=\([A-Z2-7]*\)&.*/\1/p' "$T/out" |
 check "the secret decodes to 20 bytes" test "${#secret_hex}" = 40
 check "and is not stored in plain text" sh -c "! sqlite3 '$DB' \
     'SELECT hex(sealed) FROM hsc_totp' | grep -q '$secret_hex'"
+check "no QR code when standard output is not a terminal" \
+    test "$(wc -l <"$T/out")" = 1
+# On a terminal (script(1) gives it one), the QR code follows the URI:
+# half-block characters, the light quiet zone first.
+script -qec "'$ADMIN' totp enrol '$DB' alice --keys '$KEYS'" /dev/null \
+    >"$T/tty" 2>&1
+check "on a terminal: the URI, then the QR code" \
+    sh -c "grep -q '^otpauth://' '$T/tty' && grep -q '$(printf '\342\226\210\342\226\210\342\226\210\342\226\210')' '$T/tty' && grep -q '$(printf '\342\226\204')' '$T/tty'"
 expect 0 "show" "$ADMIN" show "$DB" alice
 check "TOTP on" out_has "^totp: yes (SHA1, 6 digits, 30 s)"
 expect 3 "recovery-codes --count 0" "$ADMIN" recovery-codes "$DB" alice --count 0

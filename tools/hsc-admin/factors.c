@@ -5,12 +5,14 @@
  * under the key file's sealing key, so enrol needs --keys.
  */
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "hsc_factors.h"
 #include "hsc_recovery.h"
+#include "hsc_qr.h"
 #include "hsc_seal.h"
 #include "hsc_totp.h"
 
@@ -110,8 +112,10 @@ static int totp_enrol(apr_pool_t *pool, const args_t *a)
         rc = factors_fail(f, user, st, "no such user");
     }
     else {
-        /* The URI alone on its line: scripts and QR tools take it. */
-        printf("%s\n", uri);
+        /* The URI alone on its line: scripts and QR tools take it; on a
+         * terminal, its QR code below it for the phone to scan. */
+        const char *qr = isatty(STDOUT_FILENO) ? hsc_qr_text(pool, uri) : NULL;
+        printf("%s\n%s", uri, qr ? qr : "");
         fprintf(stderr,
                 "%s: TOTP enrolled and active; the secret (for typing into "
                 "an app): %s\n",
