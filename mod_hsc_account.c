@@ -33,20 +33,10 @@
 #include "hsc_password.h"
 #include "hsc_policy.h"
 
-/* The signed-in user the page is for. */
-typedef struct {
-    const hsc_srv_conf_t *sc;
-    const hsc_dir_conf_t *d;
-    hsc_store_t *store;
-    hsc_cookie_t c; /* the verified cookie: c.auth is x_n, wipe it */
-    hsc_user_t u;
-    const char *user;
-} account_t;
-
 /* The new-password policy of this location: its blocklist (NULL: none;
  * unset: the built-in one) and, unless HSCPasswordMinLength says, 15
  * characters or 8 beside a second factor. */
-static void policy_of(const account_t *a, int has_factor,
+static void policy_of(const hsc_account_t *a, int has_factor,
                       const hsc_blocklist_t **b, int *min_chars)
 {
     *min_chars = a->d->password_min_set ? a->d->password_min
@@ -58,7 +48,8 @@ static void policy_of(const account_t *a, int has_factor,
 
 /* What the user has enrolled: -1 (logged) when it cannot be read. A
  * PostgreSQL user database has no factor tables yet: none. */
-static int factors_of(request_rec *r, const account_t *a, hsc_factor_info_t *fi)
+static int factors_of(request_rec *r, const hsc_account_t *a,
+                      hsc_factor_info_t *fi)
 {
     memset(fi, 0, sizeof(*fi));
     if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
@@ -68,8 +59,8 @@ static int factors_of(request_rec *r, const account_t *a, hsc_factor_info_t *fi)
 }
 
 /* The page for a, with a notice of what was done or a refusal. */
-static int show(request_rec *r, const account_t *a, int status,
-                const char *notice, const char *error)
+int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
+                     const char *notice, const char *error)
 {
     hsc_page_conf_t pc = hsc_form_page_conf(a->d);
     hsc_account_view_t v;
@@ -82,6 +73,9 @@ static int show(request_rec *r, const account_t *a, int status,
     v.groups = a->u.groups;
     v.totp = known ? fi.totp == HSC_TOTP_ACTIVE : -1;
     v.recovery_left = known ? fi.recovery_left : -1;
+    v.factors = known && a->sc->keys != NULL
+                && hsc_store_spec_conninfo(a->sc->userdb) == NULL;
+    v.recent = a->recent;
     policy_of(a, known && hsc_factors_any(&fi), &b, &v.min_chars);
     v.notice = notice;
     v.error = error;
@@ -110,9 +104,9 @@ static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
  * amr and mfa_at (as the code step re-issues), the new gen and x_n. A
  * format 1 login becomes a format 2 one (a new lid) where the user
  * database has gen. */
-static hsc_status_t reissue(request_rec *r, const account_t *a,
-                            const hsc_user_t *nu,
-                            const unsigned char xn[HSC_XN_LEN])
+hsc_status_t hsc_account_reissue(request_rec *r, const hsc_account_t *a,
+                                 const hsc_user_t *nu,
+                                 const unsigned char xn[HSC_XN_LEN])
 {
     const hsc_dir_conf_t *d = a->d;
     char value[HSC_COOKIE_VALUE_MAX];
@@ -164,21 +158,30 @@ static hsc_status_t reissue(request_rec *r, const account_t *a,
     return st;
 }
 
-/* A refused password change: logged, audited, the page with why. */
-static int refuse_change(request_rec *r, const account_t *a, int status,
-                         const char *reason, const char *message)
+/* A refused action (action: "password", "totp-setup", ...): logged,
+ * audited, the page with why. */
+static int refuse(request_rec *r, const hsc_account_t *a, const char *action,
+                  int status, const char *reason, const char *message)
 {
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  HSCLOGNO(207) "password change of user \"%s\" refused: %s",
-                  ap_escape_logitem(r->pool, a->user), reason);
-    hsc_ops_account(r, a->user, "password", reason);
-    return show(r, a, status, NULL, message);
+                  HSCLOGNO(207) "account action %s of user \"%s\" refused: %s",
+                  action, ap_escape_logitem(r->pool, a->user), reason);
+    hsc_ops_account(r, a->user, action, reason);
+    return hsc_account_show(r, a, status, NULL, message);
+}
+
+/* A refused password change. */
+static int refuse_change(request_rec *r, const hsc_account_t *a, int status,
+                         const char *reason, const char *message)
+{
+    return refuse(r, a, "password", status, reason, message);
 }
 
 /* The current password, counted and capped like a login: 1 when it is
  * right, else 0 with *rv the answer (a refusal page, 429 or 503). */
-static int current_right(request_rec *r, const account_t *a,
-                         const hsc_login_form_t *f, hsc_login_t *l, int *rv)
+static int current_right(request_rec *r, const hsc_account_t *a,
+                         const char *action, const hsc_login_form_t *f,
+                         hsc_login_t *l, int *rv)
 {
     hsc_page_conf_t pc = hsc_form_page_conf(a->d);
 
@@ -190,7 +193,7 @@ static int current_right(request_rec *r, const account_t *a,
     switch (hsc_login_attempt(r, a->sc, a->store, l)) {
     case HSC_ATTEMPT_CHECKED: break;
     case HSC_ATTEMPT_THROTTLED:
-        hsc_ops_account(r, a->user, "password", "throttled");
+        hsc_ops_account(r, a->user, action, "throttled");
         apr_table_setn(r->err_headers_out, "Retry-After",
                        apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
                                     l->retry_after));
@@ -200,7 +203,7 @@ static int current_right(request_rec *r, const account_t *a,
         return 0;
     case HSC_ATTEMPT_BUSY:
     case HSC_ATTEMPT_UNAVAILABLE:
-        hsc_ops_account(r, a->user, "password", "busy");
+        hsc_ops_account(r, a->user, action, "busy");
         *rv = hsc_userdb_unavailable(r);
         return 0;
     }
@@ -208,17 +211,19 @@ static int current_right(request_rec *r, const account_t *a,
         return 1;
     }
     if (hsc_status_class(l->st) == HSC_CLASS_FAULT) {
-        hsc_ops_account(r, a->user, "password", "store_fault");
+        hsc_ops_account(r, a->user, action, "store_fault");
         *rv = hsc_userdb_unavailable(r);
         return 0;
     }
-    *rv = refuse_change(r, a, HTTP_UNAUTHORIZED, "wrong_password",
-                        "The current password is not right.");
+    *rv = refuse(r, a, action, HTTP_UNAUTHORIZED, "wrong_password",
+                 strcmp(action, "password") == 0
+                     ? "The current password is not right."
+                     : "That password is not right.");
     return 0;
 }
 
 /* POST action=password. */
-static int change_password(request_rec *r, account_t *a,
+static int change_password(request_rec *r, hsc_account_t *a,
                            const hsc_login_form_t *f)
 {
     const hsc_form_field_t *np = &f->new_password, *np2 = &f->new_password2;
@@ -254,7 +259,7 @@ static int change_password(request_rec *r, account_t *a,
         return refuse_change(r, a, HTTP_BAD_REQUEST, "unchanged",
                              "The new password is the current one.");
     }
-    if (!current_right(r, a, f, &l, &rv)) {
+    if (!current_right(r, a, "password", f, &l, &rv)) {
         return rv;
     }
     hsc_wipe(l.xn, sizeof(l.xn));
@@ -278,14 +283,15 @@ static int change_password(request_rec *r, account_t *a,
                       ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
                       hsc_store_errmsg(a->store));
         hsc_ops_account(r, a->user, "password", "store_fault");
-        return show(r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
-                    st == HSC_EREADONLY
-                        ? "The password was not changed: the user database "
-                          "is read-only. Ask an administrator."
-                        : "The password was not changed because of a server "
-                          "problem. Try again later.");
+        return hsc_account_show(
+            r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
+            st == HSC_EREADONLY
+                ? "The password was not changed: the user database "
+                  "is read-only. Ask an administrator."
+                : "The password was not changed because of a server "
+                  "problem. Try again later.");
     }
-    st = reissue(r, a, &nu, xn);
+    st = hsc_account_reissue(r, a, &nu, xn);
     hsc_wipe(xn, sizeof(xn));
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(209) "user \"%s\" changed their password; their "
@@ -306,7 +312,7 @@ static int change_password(request_rec *r, account_t *a,
 }
 
 /* POST action=signout: every session of the user ends, this one too. */
-static int sign_out(request_rec *r, account_t *a)
+static int sign_out(request_rec *r, hsc_account_t *a)
 {
     hsc_page_conf_t pc = hsc_form_page_conf(a->d);
     hsc_status_t st;
@@ -320,9 +326,10 @@ static int sign_out(request_rec *r, account_t *a)
                                     "%s (%s)",
                       ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
                       hsc_store_errmsg(a->store));
-        return show(r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
-                    "Your sessions could not be ended because of a server "
-                    "problem. Try again later, or ask an administrator.");
+        return hsc_account_show(
+            r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
+            "Your sessions could not be ended because of a server "
+            "problem. Try again later, or ask an administrator.");
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(212) "user \"%s\" signed out everywhere from the "
@@ -343,17 +350,74 @@ static int sign_out(request_rec *r, account_t *a)
 /* The notice after a change (the query of the redirect that follows it). */
 static const char *done_notice(const request_rec *r)
 {
-    if (r->args != NULL && strcmp(r->args, "done=password") == 0) {
-        return "Your password is changed. Your other sessions have ended.";
+    static const struct {
+        const char *args, *notice;
+    } done[] = {
+        {"done=password",
+         "Your password is changed. Your other sessions have ended."},
+        {"done=totp-on", "The authenticator app is on: signing in asks for "
+                         "its code."},
+        {"done=totp-off", "The authenticator app is removed. Your other "
+                          "sessions have ended."},
+    };
+    size_t i;
+
+    for (i = 0; r->args != NULL && i < sizeof(done) / sizeof(done[0]); i++) {
+        if (strcmp(r->args, done[i].args) == 0) {
+            return done[i].notice;
+        }
     }
     return NULL;
+}
+
+/* 1 when the form's action is name. */
+static int is_action(const hsc_login_form_t *f, const char *name)
+{
+    return f->action.present && strcmp(f->action.value, name) == 0;
+}
+
+/*
+ * A factor change (setting up or removing an authenticator app, new
+ * recovery codes): where the factors live in an SQLite file, and after a
+ * recent login (HSCAccountRecentAuth) or the password again, counted like
+ * a login. The action's answer.
+ */
+static int factor_change(request_rec *r, const hsc_account_t *a,
+                         const hsc_login_form_t *f, const char *action)
+{
+    hsc_login_t l;
+    int rv;
+
+    if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
+        return refuse(r, a, action, HTTP_BAD_REQUEST, "unsupported",
+                      "Second factors need an SQLite user database in this "
+                      "release.");
+    }
+    if (!a->recent) {
+        if (!f->password.present) {
+            return refuse(r, a, action, HTTP_UNAUTHORIZED, "not_recent",
+                          "You signed in a while ago: enter your password "
+                          "to confirm.");
+        }
+        if (!current_right(r, a, action, f, &l, &rv)) {
+            return rv;
+        }
+        hsc_wipe(l.xn, sizeof(l.xn));
+    }
+    if (strcmp(action, "totp-setup") == 0) {
+        return hsc_account_totp_setup(r, a);
+    }
+    if (strcmp(action, "totp-remove") == 0) {
+        return hsc_account_totp_remove(r, a);
+    }
+    return hsc_account_recovery_new(r, a);
 }
 
 /* SetHandler hsc-account. */
 static int account_handler(request_rec *r)
 {
     hsc_login_form_t f;
-    account_t a;
+    hsc_account_t a;
     char *body = NULL;
     apr_size_t len = 0;
     hsc_status_t st;
@@ -385,14 +449,25 @@ static int account_handler(request_rec *r)
                    : not_signed_in(r, a.d);
     }
     a.user = apr_pstrmemdup(r->pool, a.c.user, a.c.user_len);
+    /* The password or a second factor, whichever came last. */
+    a.recent = (int64_t)apr_time_sec(r->request_time)
+                   - (a.c.mfa_at > a.c.iat ? a.c.mfa_at : a.c.iat)
+               <= a.d->recent_auth;
     if (get) {
-        rv = show(r, &a, HTTP_OK, done_notice(r), NULL);
+        rv = hsc_account_show(r, &a, HTTP_OK, done_notice(r), NULL);
     }
-    else if (f.action.present && strcmp(f.action.value, "password") == 0) {
+    else if (is_action(&f, "password")) {
         rv = change_password(r, &a, &f);
     }
-    else if (f.action.present && strcmp(f.action.value, "signout") == 0) {
+    else if (is_action(&f, "signout")) {
         rv = sign_out(r, &a);
+    }
+    else if (is_action(&f, "totp-confirm")) {
+        rv = hsc_account_totp_confirm(r, &a, &f);
+    }
+    else if (is_action(&f, "totp-setup") || is_action(&f, "totp-remove")
+             || is_action(&f, "recovery-new")) {
+        rv = factor_change(r, &a, &f, f.action.value);
     }
     else {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,

@@ -1,13 +1,51 @@
 /*
- * mod_hsc_account.h: the account page (mod_hsc_account.c).
+ * mod_hsc_account.h: the account page (mod_hsc_account.c: the page, the
+ * password, sign out everywhere; mod_hsc_account_factor.c: an
+ * authenticator app and recovery codes).
  */
 #ifndef MOD_HSC_ACCOUNT_H
 #define MOD_HSC_ACCOUNT_H
 
 #include "apr_pools.h"
+#include "httpd.h"
 
-/* Registers the hsc-account handler and the post_config that reads the
- * default password blocklist. */
+#include "hsc_cookie.h"
+#include "hsc_http.h"
+#include "hsc_store.h"
+#include "mod_hsc_config.h"
+
+/* Registers the hsc-account handler and the post_config that makes the
+ * built-in password blocklist. */
 void hsc_account_register_hooks(apr_pool_t *p);
+
+/* The signed-in user an account page request is for. */
+typedef struct {
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
+    hsc_store_t *store;
+    hsc_cookie_t c; /* the verified cookie: c.auth is x_n, wipe it */
+    hsc_user_t u;
+    const char *user;
+    int recent; /* the login's password or second factor is at most
+                 * HSCAccountRecentAuth old */
+} hsc_account_t;
+
+/* The page for a, with a notice of what was done or a refusal. */
+int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
+                     const char *notice, const char *error);
+
+/* Set this browser's cookie of the same login after a change of the
+ * user's record: nu's gen, the x_n given (the cookie's own, or a new
+ * password's). */
+hsc_status_t hsc_account_reissue(request_rec *r, const hsc_account_t *a,
+                                 const hsc_user_t *nu,
+                                 const unsigned char xn[HSC_XN_LEN]);
+
+/* The actions of mod_hsc_account_factor.c; each returns the answer. */
+int hsc_account_totp_setup(request_rec *r, const hsc_account_t *a);
+int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
+                             const hsc_login_form_t *f);
+int hsc_account_totp_remove(request_rec *r, const hsc_account_t *a);
+int hsc_account_recovery_new(request_rec *r, const hsc_account_t *a);
 
 #endif /* MOD_HSC_ACCOUNT_H */

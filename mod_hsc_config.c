@@ -134,6 +134,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->cookie_format1 = HSC_DEFAULT_COOKIE_FORMAT1;
     d->remember = HSC_DEFAULT_REMEMBER;
     d->second_factor = HSC_DEFAULT_SECOND_FACTOR;
+    d->recent_auth = HSC_DEFAULT_ACCOUNT_RECENT_AUTH;
     return d;
 }
 
@@ -168,6 +169,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, max_auth_age);
     HSC_MERGE(d, base, add, password_min);
     HSC_MERGE(d, base, add, blocklist);
+    HSC_MERGE(d, base, add, recent_auth);
     return d;
 }
 
@@ -588,6 +590,14 @@ static const char *set_max_auth_age(cmd_parms *cmd, void *dv, const char *arg)
 
     d->max_auth_age_set = 1;
     return duration_or_off(cmd, arg, &d->max_auth_age);
+}
+
+static const char *set_recent_auth(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->recent_auth_set = 1;
+    return duration(cmd, arg, 1, &d->recent_auth);
 }
 
 static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
@@ -1131,6 +1141,12 @@ const command_rec hsc_cmds[] = {
                   "DURATION|Off: the password must have been entered within "
                   "DURATION here; an older login is asked for it again "
                   "(default Off)"),
+    HSC_DIR_TAKE1(
+        "HSCAccountRecentAuth", set_recent_auth,
+        "DURATION: the account page asks for the password again "
+        "before a factor change when the login (password or "
+        "second factor) is older (default " HSC_DEFAULT_ACCOUNT_RECENT_AUTH_TEXT
+        ")"),
     HSC_DIR_TAKE1("HSCPasswordMinLength", set_password_min,
                   "Characters a new password needs at least, 8 to 256 "
                   "(default 15, or 8 for a user with a second factor)"),

@@ -116,6 +116,7 @@ typedef struct {
     hsc_second_factor_t second_factor; /* HSCSecondFactor */
     apr_int64_t factor_max_age;        /* HSCSecondFactorMaxAge; 0: none */
     apr_int64_t max_auth_age;          /* HSCMaxAuthAge; 0: none */
+    apr_int64_t recent_auth;           /* HSCAccountRecentAuth, seconds */
     int password_min; /* HSCPasswordMinLength; 0: 15 alone, 8 beside a
                        * second factor (hsc_policy.h) */
     const struct hsc_blocklist *blocklist; /* HSCPasswordBlocklist, loaded;
@@ -130,7 +131,7 @@ typedef struct {
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
-        blocklist_set : 1;
+        blocklist_set : 1, recent_auth_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

@@ -42,10 +42,8 @@ static apr_status_t close_factors(void *f)
     return APR_SUCCESS;
 }
 
-/* This request's factor handle, closed with its pool; NULL (logged) when
- * the factors cannot be read: the caller fails closed. */
-static hsc_factors_t *factors_open(request_rec *r, const hsc_srv_conf_t *sc,
-                                   int readonly)
+hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
+                               int readonly)
 {
     hsc_factors_t *f = NULL;
     char err[512];
@@ -72,7 +70,7 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     if (d->second_factor == HSC_SECOND_FACTOR_OFF) {
         return HSC_FACTOR_NOT_DUE;
     }
-    if ((f = factors_open(r, sc, 0)) == NULL) {
+    if ((f = hsc_factor_open(r, sc, 0)) == NULL) {
         return HSC_FACTOR_FAULT;
     }
     st = hsc_factors_get(f, u->name, &fi);
@@ -98,7 +96,7 @@ int hsc_factor_info(request_rec *r, const hsc_srv_conf_t *sc, const char *user,
     hsc_factors_t *f;
 
     memset(fi, 0, sizeof(*fi));
-    if ((f = factors_open(r, sc, 1)) == NULL) {
+    if ((f = hsc_factor_open(r, sc, 1)) == NULL) {
         return -1;
     }
     if (hsc_factors_get(f, user, fi) != HSC_OK) {
@@ -234,7 +232,7 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     k.how = HSC_METHOD_NONE;
     *amr = 0;
     *retry_after = 0;
-    if ((k.f = factors_open(r, sc, 0)) == NULL) {
+    if ((k.f = hsc_factor_open(r, sc, 0)) == NULL) {
         hsc_ops_code(r, user, strlen(user), HSC_LOGIN_STORE_FAULT,
                      HSC_METHOD_NONE, NULL);
         return HSC_FACTOR_CHECK_FAULT;

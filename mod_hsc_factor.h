@@ -23,6 +23,12 @@ typedef enum {
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u);
 
+/* This request's factor handle (readonly: no writes, no state file),
+ * closed with its pool; NULL (logged, HSC193) when the factors cannot be
+ * read: the caller fails closed. */
+hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
+                               int readonly);
+
 /* What user has enrolled, without the sealed secret (wiped): 0, or -1
  * (logged) when the factors cannot be read. */
 int hsc_factor_info(request_rec *r, const hsc_srv_conf_t *sc, const char *user,

@@ -41,6 +41,10 @@
  * who has a factor for it. */
 #define HSC_DEFAULT_SECOND_FACTOR 0
 #define HSC_DEFAULT_SECOND_FACTOR_TEXT "off"
+/* HSCAccountRecentAuth: how recent a login must be for the account page's
+ * factor changes without the password again. */
+#define HSC_DEFAULT_ACCOUNT_RECENT_AUTH 300
+#define HSC_DEFAULT_ACCOUNT_RECENT_AUTH_TEXT "5m"
 #define HSC_DEFAULT_BIND_ADDRESS 0
 #define HSC_DEFAULT_BIND_ADDRESS_TEXT "Off"
 #define HSC_DEFAULT_UNAUTHENTICATED_TEXT "auto"

@@ -13,6 +13,7 @@
 #include "apr_strings.h"
 
 #include "hsc_pages.h"
+#include "hsc_pages_doc.h"
 
 #include "apr_lib.h"
 
@@ -53,7 +54,12 @@ static const char style[] =
     "h2{margin:2rem 0 .5rem;font-size:1.125rem}"
     ".hsc-facts{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;"
     "margin:0}"
-    ".hsc-facts dt{color:#555}.hsc-facts dd{margin:0}";
+    ".hsc-facts dt{color:#555}.hsc-facts dd{margin:0}"
+    ".hsc-qr{display:block;width:100%;max-width:16rem;height:auto;"
+    "margin:1rem auto}"
+    "code{font:1rem/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}"
+    ".hsc-secret code{word-spacing:.25rem;overflow-wrap:anywhere}"
+    ".hsc-codes{columns:2;padding-left:1.25rem}";
 
 static char style_hash[7 + 44 + 1]; /* "sha256-" + base64 of 32 bytes */
 static pthread_once_t style_once = PTHREAD_ONCE_INIT;
@@ -229,9 +235,8 @@ const char *hsc_page_wait_words(apr_pool_t *p, int64_t s)
     return apr_psprintf(p, "about %d days", (int)((s + 43200) / 86400));
 }
 
-/* The document around a page's body; title and heading are plain text. */
-static const char *page(apr_pool_t *p, const hsc_page_conf_t *c,
-                        const char *heading, const char *body)
+const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
+                         const char *heading, const char *body)
 {
     const char *site = c && c->site_name && *c->site_name
                            ? hsc_page_escape(p, c->site_name)
@@ -255,10 +260,7 @@ static const char *page(apr_pool_t *p, const hsc_page_conf_t *c,
                        "</main>\n</body>\n</html>\n", NULL);
 }
 
-/* A form's error message (or ""): an alert its fields point to with
- * ERROR_ARIA. */
-#define ERROR_ARIA " aria-invalid=\"true\" aria-describedby=\"hsc-error\""
-static const char *error_block(apr_pool_t *p, const char *error)
+const char *hsc_page_error_block(apr_pool_t *p, const char *error)
 {
     if (error == NULL) {
         return "";
@@ -273,11 +275,12 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
                            const char *ret, const char *username,
                            const char *error)
 {
-    const char *err = error_block(p, error), *aria = error ? ERROR_ARIA : "";
+    const char *err = hsc_page_error_block(p, error),
+               *aria = error ? ERROR_ARIA : "";
     /* Focus where the user types next: the password once a name is kept. */
     int keep = username != NULL && *username != '\0';
 
-    return page(
+    return hsc_page_doc(
         p, c, "Log in",
         apr_pstrcat(
             p, err,
@@ -315,13 +318,14 @@ static const char *back_link(apr_pool_t *p, const char *back)
 const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *ret, const char *user, const char *error)
 {
-    const char *err = error_block(p, error), *aria = error ? ERROR_ARIA : "";
+    const char *err = hsc_page_error_block(p, error),
+               *aria = error ? ERROR_ARIA : "";
     const char
         *hidden = apr_pstrcat(p,
                               "<input type=\"hidden\" name=\"return\" value=\"",
                               hsc_page_escape(p, ret), "\">\n", NULL);
 
-    return page(
+    return hsc_page_doc(
         p, c, "Second factor",
         apr_pstrcat(
             p, "<p class=\"hsc-note\">Signing in as <strong>",
@@ -347,13 +351,14 @@ const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
 const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
                                const char *back)
 {
-    return page(p, c, "Second factor required",
-                apr_pstrcat(p,
-                            "<p class=\"hsc-error\" role=\"alert\">This "
-                            "site requires a second factor, and your account "
-                            "has none yet. Ask an administrator for an "
-                            "enrolment link.</p>\n",
-                            back_link(p, back), NULL));
+    return hsc_page_doc(
+        p, c, "Second factor required",
+        apr_pstrcat(p,
+                    "<p class=\"hsc-error\" role=\"alert\">This "
+                    "site requires a second factor, and your account "
+                    "has none yet. Ask an administrator for an "
+                    "enrolment link.</p>\n",
+                    back_link(p, back), NULL));
 }
 
 const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
@@ -361,20 +366,20 @@ const char *hsc_page_logout(apr_pool_t *p, const hsc_page_conf_t *c,
                             const char *login_url)
 {
     if (user == NULL) {
-        return page(p, c, "Log out",
-                    apr_pstrcat(p,
-                                "<p class=\"hsc-note\" role=\"status\">"
-                                "You are not signed in.</p>\n",
-                                login_url
-                                    ? apr_pstrcat(p,
-                                                  "<p><a class=\"hsc-link\" "
-                                                  "href=\"",
-                                                  hsc_page_escape(p, login_url),
-                                                  "\">Log in</a></p>\n", NULL)
-                                    : "",
-                                NULL));
+        return hsc_page_doc(
+            p, c, "Log out",
+            apr_pstrcat(p,
+                        "<p class=\"hsc-note\" role=\"status\">"
+                        "You are not signed in.</p>\n",
+                        login_url ? apr_pstrcat(p,
+                                                "<p><a class=\"hsc-link\" "
+                                                "href=\"",
+                                                hsc_page_escape(p, login_url),
+                                                "\">Log in</a></p>\n", NULL)
+                                  : "",
+                        NULL));
     }
-    return page(
+    return hsc_page_doc(
         p, c, "Log out",
         apr_pstrcat(
             p, "<p>Signed in as <strong>", hsc_page_escape(p, user),
@@ -413,121 +418,37 @@ const char *hsc_page_logged_out(apr_pool_t *p, const hsc_page_conf_t *c,
                   : "<p class=\"hsc-note\" role=\"status\">You are logged "
                     "out.</p>\n";
     }
-    return page(p, c, "Logged out",
-                apr_pstrcat(p, msg,
-                            login_url
-                                ? apr_pstrcat(p,
-                                              "<p><a class=\"hsc-link\" "
-                                              "href=\"",
-                                              hsc_page_escape(p, login_url),
-                                              "\">Log in again</a></p>\n", NULL)
-                                : "",
-                            NULL));
+    return hsc_page_doc(
+        p, c, "Logged out",
+        apr_pstrcat(p, msg,
+                    login_url ? apr_pstrcat(p,
+                                            "<p><a class=\"hsc-link\" "
+                                            "href=\"",
+                                            hsc_page_escape(p, login_url),
+                                            "\">Log in again</a></p>\n", NULL)
+                              : "",
+                    NULL));
 }
 
 const char *hsc_page_throttled(apr_pool_t *p, const hsc_page_conf_t *c,
                                int64_t retry_after, const char *back)
 {
-    return page(p, c, "Too many login attempts",
-                apr_pstrcat(p,
-                            "<p class=\"hsc-error\" role=\"alert\">Too many "
-                            "failed logins. Try again in ",
-                            hsc_page_wait_words(p, retry_after), ".</p>\n",
-                            back_link(p, back), NULL));
+    return hsc_page_doc(
+        p, c, "Too many login attempts",
+        apr_pstrcat(p,
+                    "<p class=\"hsc-error\" role=\"alert\">Too many "
+                    "failed logins. Try again in ",
+                    hsc_page_wait_words(p, retry_after), ".</p>\n",
+                    back_link(p, back), NULL));
 }
 
 const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *back)
 {
-    return page(p, c, "Server busy",
-                apr_pstrcat(p,
-                            "<p class=\"hsc-error\" role=\"alert\">The "
-                            "server is busy checking other logins. Try "
-                            "again in a moment.</p>\n",
-                            back_link(p, back), NULL));
-}
-
-/* The account page's list of facts: a row of term and description. */
-static const char *fact(apr_pool_t *p, const char *term, const char *desc)
-{
-    return apr_pstrcat(p, "<dt>", term, "</dt><dd>", desc, "</dd>\n", NULL);
-}
-
-const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
-                             const hsc_account_view_t *v)
-{
-    const char *groups = v->groups && *v->groups ? hsc_page_escape(p, v->groups)
-                                                 : "none";
-    const char *totp = v->totp < 0   ? "cannot be read now"
-                       : v->totp > 0 ? "on"
-                                     : "off";
-    const char *codes = v->recovery_left < 0
-                            ? "cannot be read now"
-                            : apr_psprintf(p, "%d left", v->recovery_left);
-    const char *err = error_block(p, v->error),
-               *aria = v->error ? ERROR_ARIA : "";
-    const char *note = v->notice ? apr_pstrcat(p,
-                                               "<p class=\"hsc-note\" "
-                                               "role=\"status\">",
-                                               hsc_page_escape(p, v->notice),
-                                               "</p>\n", NULL)
-                                 : "";
-
-    if (v->user == NULL) {
-        return page(p, c, "Your account",
-                    apr_pstrcat(p,
-                                "<p class=\"hsc-note\" role=\"status\">"
-                                "You are not signed in.</p>\n",
-                                v->login_url
-                                    ? apr_pstrcat(p,
-                                                  "<p><a class=\"hsc-"
-                                                  "link\" href=\"",
-                                                  hsc_page_escape(p,
-                                                                  v->login_url),
-                                                  "\">Log in</a></p>\n", NULL)
-                                    : "",
-                                NULL));
-    }
-    return page(
-        p, c, "Your account",
-        apr_pstrcat(
-            p, note, "<dl class=\"hsc-facts\">\n",
-            fact(p, "Signed in as",
-                 apr_pstrcat(p, "<strong>", hsc_page_escape(p, v->user),
-                             "</strong>", NULL)),
-            fact(p, "Groups", groups), fact(p, "Authenticator app", totp),
-            fact(p, "Recovery codes", codes), "</dl>\n",
-            "<h2>Change password</h2>\n", err,
-            "<form method=\"post\">\n"
-            "<input type=\"hidden\" name=\"action\" value=\"password\">\n"
-            /* For password managers: whose password this is. */
-            "<input type=\"hidden\" name=\"username\" "
-            "autocomplete=\"username\" value=\"",
-            hsc_page_escape(p, v->user),
-            "\">\n"
-            "<label for=\"hsc-current\">Current password</label>\n"
-            "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
-            "autocomplete=\"current-password\" required",
-            aria,
-            ">\n<label for=\"hsc-new\">New password</label>\n"
-            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
-            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
-            "minlength=\"",
-            apr_itoa(p, v->min_chars), "\" required", aria,
-            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
-            apr_itoa(p, v->min_chars),
-            " characters. Any characters, spaces too; a few unrelated words "
-            "make a good one.</p>\n"
-            "<label for=\"hsc-new2\">New password again</label>\n"
-            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
-            "autocomplete=\"new-password\" required",
-            aria,
-            ">\n<button type=\"submit\">Change password</button>\n</form>\n"
-            "<h2>Sign out everywhere</h2>\n"
-            "<p>Ends every session of your account, on every device, "
-            "this one included.</p>\n"
-            "<form method=\"post\">\n"
-            "<input type=\"hidden\" name=\"action\" value=\"signout\">\n"
-            "<button type=\"submit\">Sign out everywhere</button>\n</form>\n",
-            NULL));
+    return hsc_page_doc(p, c, "Server busy",
+                        apr_pstrcat(p,
+                                    "<p class=\"hsc-error\" role=\"alert\">The "
+                                    "server is busy checking other logins. Try "
+                                    "again in a moment.</p>\n",
+                                    back_link(p, back), NULL));
 }

@@ -8,6 +8,7 @@
 #ifndef HSC_PAGES_H
 #define HSC_PAGES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "apr_pools.h"
@@ -105,6 +106,8 @@ typedef struct {
     int totp;           /* 1 on, 0 off, -1 the factors cannot be read */
     int recovery_left;  /* recovery codes left; -1 cannot be read */
     int min_chars;      /* the new password's minimum, for the hint */
+    int factors;        /* 1: the factor forms (TOTP, recovery codes) */
+    int recent;         /* 1: a recent login, factor forms need no password */
     const char *notice; /* what the last action did (or NULL) */
     const char *error;  /* why the password form was refused (or NULL) */
 } hsc_account_view_t;
@@ -117,5 +120,21 @@ typedef struct {
  */
 const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
                              const hsc_account_view_t *v);
+
+/*
+ * Setting up an authenticator app: the QR code of its otpauth:// URI
+ * (qr_svg, from hsc_qr_svg; may be NULL), the key in base32 for typing,
+ * and a form for the first code (action=totp-confirm); back: "Cancel".
+ */
+const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
+                                const char *qr_svg, const char *key,
+                                const char *back, const char *error);
+
+/* New recovery codes, shown once; notice (or NULL) says what else was
+ * done; back: "Done". */
+const char *hsc_page_recovery_codes(apr_pool_t *p, const hsc_page_conf_t *c,
+                                    const char *notice,
+                                    const char *const *codes, size_t n,
+                                    const char *back);
 
 #endif /* HSC_PAGES_H */

@@ -95,3 +95,24 @@ hsc_status_t hsc_recovery_hash(const char *user, const char *code,
     EVP_MD_CTX_free(ctx);
     return ok ? HSC_OK : HSC_ECRYPTO;
 }
+
+hsc_status_t hsc_recovery_make(const char *user, size_t n,
+                               char (*codes)[HSC_RECOVERY_SHOWN_SIZE],
+                               unsigned char (*hashes)[HSC_RECOVERY_HASH_LEN])
+{
+    char canon[HSC_RECOVERY_CHARS + 1];
+    hsc_status_t st = n <= HSC_RECOVERY_MAX_COUNT ? HSC_OK : HSC_EINVAL;
+    size_t i;
+
+    for (i = 0; i < n && st == HSC_OK; i++) {
+        st = hsc_recovery_new(codes[i]);
+        if (st == HSC_OK) {
+            st = hsc_recovery_normalize(codes[i], strlen(codes[i]), canon);
+        }
+        if (st == HSC_OK) {
+            st = hsc_recovery_hash(user, canon, hashes[i]);
+        }
+    }
+    hsc_wipe(canon, sizeof(canon));
+    return st;
+}

@@ -39,4 +39,13 @@ hsc_status_t
 hsc_recovery_hash(const char *user, const char *canonical,
                   unsigned char out[HSC_RECOVERY_HASH_LEN]) HSC_MUST_CHECK;
 
+/**
+ * A new set of n codes for user (n at most HSC_RECOVERY_MAX_COUNT): the
+ * codes as shown into codes (for the user, once; wipe them) and their
+ * stored hashes into hashes, for hsc_factors_recovery_set().
+ */
+hsc_status_t hsc_recovery_make(
+    const char *user, size_t n, char (*codes)[HSC_RECOVERY_SHOWN_SIZE],
+    unsigned char (*hashes)[HSC_RECOVERY_HASH_LEN]) HSC_MUST_CHECK;
+
 #endif /* HSC_RECOVERY_H */

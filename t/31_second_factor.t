@@ -11,7 +11,6 @@ use FindBin ();
 use lib "$FindBin::Bin/lib";
 use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
-use Digest::SHA qw(hmac_sha1);
 use HSCTest;
 
 plan tests => 68;
@@ -21,27 +20,6 @@ plan tests => 68;
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
 my $keys = var_dir() . '/keys';
-
-# RFC 4648 base32, then RFC 6238 with SHA-1, 6 digits, 30 s.
-sub base32_decode
-{
-    my ($s) = @_;
-    my $bits = join '', map {
-        sprintf '%05b', index('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', $_)
-    } split //, uc $s;
-    $bits = substr($bits, 0, length($bits) - length($bits) % 8);
-    return pack 'B*', $bits;
-}
-
-sub totp
-{
-    my ($key, $t) = @_;
-    my $step = int($t / 30);
-    my $h = hmac_sha1(pack('NN', int($step / 2**32), $step % 2**32), $key);
-    my $o = ord(substr $h, -1) & 0x0f;
-    my $n = unpack('N', substr $h, $o, 4) & 0x7fffffff;
-    return sprintf '%06d', $n % 1_000_000;
-}
 
 # Enrolment by the administrator: the URI on standard output.
 my ($rc, $out) = admin('totp', 'enrol', $db, 'kim', '--keys', $keys,

@@ -11,7 +11,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 64;
+plan tests => 102;
 
 # No keep-alive: a password change commits to the user file, and each
 # request should meet a fresh view of it like a new browser would.
@@ -173,12 +173,95 @@ $res = post_form('/account-min12', form_encode(action => 'signout'),
 is($res->code, 303, 'with HSCLogoutURL: 303');
 is($res->header('Location'), '/bye.html', 'to it');
 
+# --- an authenticator app, set up on the page -----------------------------------
+# Not in the last seconds of a TOTP step: the codes below are of this one.
+sleep(31 - time % 30) if time % 30 > 22;
+my $ra = cookie_from(login('rita', $PW{rita}));
+my $rb = cookie_from(login('rita', $PW{rita}));
+$html = get_with('/account', 'hsc', $ra)->content;
+like($html, qr{name="action" value="totp-setup"}, 'the page offers to set up an app');
+unlike($html, qr{Your password, to confirm},
+       'a login of a moment ago needs no password for it');
+$res = post_form('/account', form_encode(action => 'totp-setup'), Cookie => "hsc=$ra");
+is($res->code, 200, 'totp-setup: 200');
+$html = $res->content;
+like($html, qr{<svg [^>]*class="hsc-qr"[^>]*role="img"}, 'the QR code, as inline SVG');
+like($html, qr{<path fill="#000" d="M4 4h7v1h-7z}, 'with a finder pattern where QR codes have one');
+like($res->header('Content-Security-Policy') // '', qr{default-src 'none'},
+     'under the same CSP (inline SVG needs no image source)');
+my ($typed) = $html =~ m{<p class="hsc-secret"><code>([A-Z2-7 ]+)</code>};
+ok($typed, 'the key for typing, in groups');
+(my $b32 = $typed // '') =~ s/ //g;
+is(length $b32, 32, '160 bits');
+my $rk = base32_decode($b32);
+like($html, qr{autocomplete="one-time-code" inputmode="numeric"}, 'a code field');
+$html = get_with('/account', 'hsc', $ra)->content;
+like($html, qr{<dt>Authenticator app</dt><dd>off</dd>}, 'not on before its first code');
+is(login('rita', $PW{rita}, path => '/2fa-login')->code, 303, 'and a login asks for no code yet');
+my $wrong = totp($rk, time) eq '000000' ? '111111' : '000000';
+$res = post_form('/account', form_encode(action => 'totp-confirm', code => $wrong),
+                 Cookie => "hsc=$ra");
+is($res->code, 400, 'a wrong first code: 400');
+like($res->content, qr{class="hsc-qr"}, 'the QR code again, to try again');
+my $first = totp($rk, time);
+$res = post_form('/account', form_encode(action => 'totp-confirm', code => $first),
+                 Cookie => "hsc=$ra");
+is($res->code, 200, 'the right first code turns it on');
+my @rc = $res->content =~ m{<li><code>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})</code></li>}g;
+is(scalar @rc, 10, 'with a first set of ten recovery codes, shown once');
+like($res->content, qr{The authenticator app is on}, 'the page says so');
+$html = get_with('/account', 'hsc', $ra)->content;
+like($html, qr{<dt>Authenticator app</dt><dd>on</dd>}, 'the account page: on');
+like($html, qr{<dt>Recovery codes</dt><dd>10 left</dd>}, '10 codes left');
+my $pend = cookie_from(login('rita', $PW{rita}, path => '/2fa-login'));
+$res = post_form('/2fa-login', form_encode(code => $first), Cookie => "hsc=$pend");
+is($res->code, 401, 'the first code cannot log in after it (its step is used)');
+$res = post_form('/2fa-login', form_encode(code => $rc[0]), Cookie => "hsc=$pend");
+is($res->code, 303, 'a recovery code of the page logs in');
+$res = post_form('/account', form_encode(action => 'recovery-new'), Cookie => "hsc=$ra");
+my @rc2 = $res->content =~ m{<li><code>(\S+)</code></li>}g;
+is(scalar @rc2, 10, 'new recovery codes: ten more');
+$pend = cookie_from(login('rita', $PW{rita}, path => '/2fa-login'));
+is(post_form('/2fa-login', form_encode(code => $rc[1]), Cookie => "hsc=$pend")->code,
+   401, 'an old code no longer works');
+is(post_form('/2fa-login', form_encode(code => $rc2[0]), Cookie => "hsc=$pend")->code,
+   303, 'a new one does');
+$res = post_form('/account', form_encode(action => 'totp-remove'), Cookie => "hsc=$ra");
+is($res->code, 303, 'totp-remove: 303');
+is($res->header('Location'), '/account?done=totp-off', 'to the page');
+my $rn = cookie_from($res);
+ok(defined $rn, 'with a new cookie for this browser');
+is(get_with($page, 'hsc', $rb)->code, 401, 'the other session ends');
+is(get_with($page, 'hsc', $rn)->code, 200, 'this one goes on');
+like(get_with('/account?done=totp-off', 'hsc', $rn)->content,
+     qr{<dt>Authenticator app</dt><dd>off</dd>}, 'off again');
+
+# --- a login that is not recent: the password again ----------------------------
+my $s1 = cookie_from(login('sam', $PW{sam}));
+sleep 2;
+$html = get_with('/account-reauth', 'hsc', $s1)->content;
+like($html, qr{Your password, to confirm}, 'HSCAccountRecentAuth 1, 2 s later: the forms ask for the password');
+$res = post_form('/account-reauth', form_encode(action => 'recovery-new'), Cookie => "hsc=$s1");
+is($res->code, 401, 'without it: 401');
+like($res->content, qr{enter your password to confirm}, 'the page says why');
+$res = post_form('/account-reauth', form_encode(action => 'recovery-new', password => 'wrong'),
+                 Cookie => "hsc=$s1");
+is($res->code, 401, 'a wrong password: 401');
+$res = post_form('/account-reauth', form_encode(action => 'recovery-new', password => $PW{sam}),
+                 Cookie => "hsc=$s1");
+is($res->code, 200, 'the right one: done');
+is(scalar(() = $res->content =~ m{<li><code>}g), 10, 'ten codes');
+
 # --- the audit log -------------------------------------------------------------
 my @lines = grep { /"event":"account"/ } split /\n/, audit_since();
 ok((grep { /"outcome":"success"/ && /"user":"oscar"/ && /"action":"password"/ } @lines),
    'audit: oscar changed his password');
 ok((grep { /"reason":"wrong_password"/ } @lines), 'audit: a wrong current password');
 ok((grep { /"reason":"policy_listed"/ } @lines), 'audit: a listed password');
+ok((grep { /"action":"totp-on"/ && /"user":"rita"/ } @lines), 'audit: rita turned an app on');
+ok((grep { /"action":"totp-off"/ } @lines), 'audit: and off');
+ok((grep { /"action":"recovery-new"/ && /"reason":"not_recent"/ } @lines),
+   'audit: a factor change refused for want of a recent login');
 unlike(audit_since(), qr{\Q$new\E|oscar-pw-1},
        'no password in the audit log');
 unlike(error_log_text(), qr{\Q$new\E}, 'nor in the error log');

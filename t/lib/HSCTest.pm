@@ -7,6 +7,7 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
+use Digest::SHA qw(hmac_sha1);
 use File::Path qw(remove_tree make_path);
 use File::Spec ();
 use FindBin ();
@@ -19,7 +20,7 @@ use Apache::TestRequest ();
 our @EXPORT = qw(
     var_dir admin admin_ok ua_plain ua_jar form_encode post_form login
     set_cookies cookie_from cookie_header_for attrs_of cookie_fields
-    get_with sleep_until %PW html_field
+    get_with sleep_until %PW html_field base32_decode totp
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
     log_size log_since free_port answer_detail storeid_db storeid_fix_owner
 );
@@ -28,7 +29,7 @@ our @EXPORT = qw(
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
     qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
-       oscar pat quinn);
+       oscar pat quinn rita sam);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff');
 
 sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
@@ -462,6 +463,29 @@ sub raw_http
     }
     close $sock;
     return $out;
+}
+
+
+# --- second factors: TOTP computed here, not by the module ------------------
+# RFC 4648 base32, then RFC 6238 with SHA-1, 6 digits, 30 s.
+sub base32_decode
+{
+    my ($s) = @_;
+    my $bits = join '', map {
+        sprintf '%05b', index('ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', $_)
+    } split //, uc $s;
+    $bits = substr($bits, 0, length($bits) - length($bits) % 8);
+    return pack 'B*', $bits;
+}
+
+sub totp
+{
+    my ($key, $t) = @_;
+    my $step = int($t / 30);
+    my $h = hmac_sha1(pack('NN', int($step / 2**32), $step % 2**32), $key);
+    my $o = ord(substr $h, -1) & 0x0f;
+    my $n = unpack('N', substr $h, $o, 4) & 0x7fffffff;
+    return sprintf '%06d', $n % 1_000_000;
 }
 
 1;

@@ -240,7 +240,6 @@ int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a)
     const char *db = a->pos[0], *user = a->pos[1];
     unsigned char hashes[HSC_RECOVERY_MAX_COUNT][HSC_RECOVERY_HASH_LEN];
     char codes[HSC_RECOVERY_MAX_COUNT][HSC_RECOVERY_SHOWN_SIZE];
-    char canon[HSC_RECOVERY_CHARS + 1];
     long count = HSC_RECOVERY_DEFAULT_COUNT;
     hsc_factors_t *f = NULL;
     hsc_status_t st = HSC_OK;
@@ -257,15 +256,7 @@ int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a)
     if ((rc = check_user(user)) || (rc = open_factors(db, 0, &f))) {
         return rc;
     }
-    for (i = 0; i < count && st == HSC_OK; i++) {
-        st = hsc_recovery_new(codes[i]);
-        if (st == HSC_OK) {
-            st = hsc_recovery_normalize(codes[i], strlen(codes[i]), canon);
-        }
-        if (st == HSC_OK) {
-            st = hsc_recovery_hash(user, canon, hashes[i]);
-        }
-    }
+    st = hsc_recovery_make(user, (size_t)count, codes, hashes);
     if (st == HSC_OK) {
         st = hsc_factors_recovery_set(f, user,
                                       (const unsigned char(*)[32])hashes,
@@ -281,7 +272,6 @@ int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a)
         printf("%s\n", codes[i]);
     }
     hsc_wipe(codes, sizeof(codes));
-    hsc_wipe(canon, sizeof(canon));
     hsc_factors_close(f);
     return rc;
 }

@@ -1,0 +1,221 @@
+/*
+ * hsc_pages_account.c: the HTML of the account page (SetHandler
+ * hsc-account) and of its two steps that show a secret once: setting up
+ * an authenticator app (its QR code and key) and new recovery codes. As
+ * in hsc_pages.c, every string from a request or the configuration is
+ * HTML-escaped here.
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "hsc_pages.h"
+#include "hsc_pages_doc.h"
+
+/* The account page's list of facts: a row of term and description. */
+static const char *fact(apr_pool_t *p, const char *term, const char *desc)
+{
+    return apr_pstrcat(p, "<dt>", term, "</dt><dd>", desc, "</dd>\n", NULL);
+}
+
+/* A form posting action to the page; without a recent login it asks for
+ * the password first (id names its field uniquely). */
+static const char *action_form(apr_pool_t *p, const hsc_account_view_t *v,
+                               const char *action, const char *id,
+                               const char *button)
+{
+    return apr_pstrcat(
+        p, "<form method=\"post\">\n<input type=\"hidden\" name=\"action\" ",
+        "value=\"", action, "\">\n",
+        v->recent ? ""
+                  : apr_pstrcat(p, "<label for=\"hsc-", id,
+                                "\">Your password, to confirm</label>\n"
+                                "<input id=\"hsc-",
+                                id,
+                                "\" name=\"password\" type=\"password\" "
+                                "autocomplete=\"current-password\" required>\n",
+                                NULL),
+        "<button type=\"submit\">", button, "</button>\n</form>\n", NULL);
+}
+
+/* The second factors' section: state and what can be done. */
+static const char *factor_forms(apr_pool_t *p, const hsc_account_view_t *v)
+{
+    if (!v->factors) {
+        return "";
+    }
+    return apr_pstrcat(
+        p, "<h2>Authenticator app</h2>\n",
+        v->totp > 0
+            ? apr_pstrcat(p,
+                          "<p>On. Removing it ends your other sessions.</p>\n",
+                          action_form(p, v, "totp-remove", "confirm-remove",
+                                      "Remove the authenticator app"),
+                          NULL)
+            : apr_pstrcat(p,
+                          "<p>Off. With one, signing in also asks for a "
+                          "code from your phone.</p>\n",
+                          action_form(p, v, "totp-setup", "confirm-setup",
+                                      "Set up an authenticator app"),
+                          NULL),
+        "<h2>Recovery codes</h2>\n"
+        "<p>For when your phone is not at hand: each code works once. New "
+        "codes replace the old ones.</p>\n",
+        action_form(p, v, "recovery-new", "confirm-codes",
+                    "Make new recovery codes"),
+        v->recent ? ""
+                  : "<p class=\"hsc-help\">These ask for your password "
+                    "because you signed in a while ago.</p>\n",
+        NULL);
+}
+
+const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const hsc_account_view_t *v)
+{
+    const char *groups = v->groups && *v->groups ? hsc_page_escape(p, v->groups)
+                                                 : "none";
+    const char *totp = v->totp < 0   ? "cannot be read now"
+                       : v->totp > 0 ? "on"
+                                     : "off";
+    const char *codes = v->recovery_left < 0
+                            ? "cannot be read now"
+                            : apr_psprintf(p, "%d left", v->recovery_left);
+    const char *err = hsc_page_error_block(p, v->error),
+               *aria = v->error ? ERROR_ARIA : "";
+    const char *note = v->notice ? apr_pstrcat(p,
+                                               "<p class=\"hsc-note\" "
+                                               "role=\"status\">",
+                                               hsc_page_escape(p, v->notice),
+                                               "</p>\n", NULL)
+                                 : "";
+
+    if (v->user == NULL) {
+        return hsc_page_doc(
+            p, c, "Your account",
+            apr_pstrcat(p,
+                        "<p class=\"hsc-note\" role=\"status\">"
+                        "You are not signed in.</p>\n",
+                        v->login_url
+                            ? apr_pstrcat(p, "<p><a class=\"hsc-link\" href=\"",
+                                          hsc_page_escape(p, v->login_url),
+                                          "\">Log in</a></p>\n", NULL)
+                            : "",
+                        NULL));
+    }
+    return hsc_page_doc(
+        p, c, "Your account",
+        apr_pstrcat(
+            p, note, err, "<dl class=\"hsc-facts\">\n",
+            fact(p, "Signed in as",
+                 apr_pstrcat(p, "<strong>", hsc_page_escape(p, v->user),
+                             "</strong>", NULL)),
+            fact(p, "Groups", groups), fact(p, "Authenticator app", totp),
+            fact(p, "Recovery codes", codes), "</dl>\n",
+            "<h2>Change password</h2>\n",
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"password\">\n"
+            /* For password managers: whose password this is. */
+            "<input type=\"hidden\" name=\"username\" "
+            "autocomplete=\"username\" value=\"",
+            hsc_page_escape(p, v->user),
+            "\">\n"
+            "<label for=\"hsc-current\">Current password</label>\n"
+            "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
+            "autocomplete=\"current-password\" required",
+            aria,
+            ">\n<label for=\"hsc-new\">New password</label>\n"
+            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
+            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
+            "minlength=\"",
+            apr_itoa(p, v->min_chars), "\" required", aria,
+            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
+            apr_itoa(p, v->min_chars),
+            " characters. Any characters, spaces too; a few unrelated words "
+            "make a good one.</p>\n"
+            "<label for=\"hsc-new2\">New password again</label>\n"
+            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
+            "autocomplete=\"new-password\" required",
+            aria,
+            ">\n<button type=\"submit\">Change password</button>\n</form>\n",
+            factor_forms(p, v),
+            "<h2>Sign out everywhere</h2>\n"
+            "<p>Ends every session of your account, on every device, "
+            "this one included.</p>\n"
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"signout\">\n"
+            "<button type=\"submit\">Sign out everywhere</button>\n</form>\n",
+            NULL));
+}
+
+/* "ABCD EFGH ...": a base32 key in groups of four, easier to type. */
+static const char *grouped(apr_pool_t *p, const char *key)
+{
+    size_t n = strlen(key), i, o = 0;
+    char *out = apr_palloc(p, n + n / 4 + 1);
+
+    for (i = 0; i < n; i++) {
+        if (i > 0 && i % 4 == 0) {
+            out[o++] = ' ';
+        }
+        out[o++] = key[i];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
+                                const char *qr_svg, const char *key,
+                                const char *back, const char *error)
+{
+    const char *err = hsc_page_error_block(p, error),
+               *aria = error ? ERROR_ARIA : "";
+
+    return hsc_page_doc(
+        p, c, "Set up an authenticator app",
+        apr_pstrcat(
+            p, err,
+            "<p>1. Scan this code with your authenticator app (Google "
+            "Authenticator, Aegis, 1Password, ...).</p>\n",
+            qr_svg ? qr_svg : "",
+            "\n<p>Or type this key into it:</p>\n"
+            "<p class=\"hsc-secret\"><code>",
+            hsc_page_escape(p, grouped(p, key)),
+            "</code></p>\n"
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"totp-confirm\">\n"
+            "<label for=\"hsc-code\">2. Enter the code the app shows</label>\n"
+            "<input id=\"hsc-code\" name=\"code\" type=\"text\" "
+            "autocomplete=\"one-time-code\" inputmode=\"numeric\" "
+            "maxlength=\"12\" spellcheck=\"false\" required autofocus",
+            aria,
+            ">\n<button type=\"submit\">Turn it on</button>\n</form>\n"
+            "<p><a class=\"hsc-link\" href=\"",
+            hsc_page_escape(p, back), "\">Cancel</a></p>\n", NULL));
+}
+
+const char *hsc_page_recovery_codes(apr_pool_t *p, const hsc_page_conf_t *c,
+                                    const char *notice,
+                                    const char *const *codes, size_t n,
+                                    const char *back)
+{
+    const char *list = "";
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        list = apr_pstrcat(p, list, "<li><code>", hsc_page_escape(p, codes[i]),
+                           "</code></li>\n", NULL);
+    }
+    return hsc_page_doc(
+        p, c, "Your recovery codes",
+        apr_pstrcat(
+            p,
+            notice ? apr_pstrcat(p, "<p class=\"hsc-note\" role=\"status\">",
+                                 hsc_page_escape(p, notice), "</p>\n", NULL)
+                   : "",
+            "<p>Keep these somewhere safe, away from your phone: each signs "
+            "you in once when the app cannot. They are shown only now; any "
+            "earlier codes no longer work.</p>\n"
+            "<ul class=\"hsc-codes\">\n",
+            list, "</ul>\n<p><a class=\"hsc-link\" href=\"",
+            hsc_page_escape(p, back), "\">Done</a></p>\n", NULL));
+}

@@ -1,0 +1,19 @@
+/*
+ * hsc_pages_doc.h: what the page files of the core share (hsc_pages.c,
+ * hsc_pages_account.c): the document around a page, and a form's error.
+ */
+#ifndef HSC_PAGES_DOC_H
+#define HSC_PAGES_DOC_H
+
+#include "hsc_pages.h"
+
+/* The document around a page's body; heading is plain text (trusted). */
+const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
+                         const char *heading, const char *body);
+
+/* A form's error message (or ""): an alert its fields point to with
+ * ERROR_ARIA. */
+#define ERROR_ARIA " aria-invalid=\"true\" aria-describedby=\"hsc-error\""
+const char *hsc_page_error_block(apr_pool_t *p, const char *error);
+
+#endif /* HSC_PAGES_DOC_H */
