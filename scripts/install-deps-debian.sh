@@ -30,12 +30,14 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # python3-prometheus-client, whose text parser reads the metrics page
 # (t/18_metrics.t); apache2-utils for rotatelogs (a piped audit log);
 # oathtool, an independent RFC 6238 implementation the TOTP code is checked
-# against (test/unit/test_totp.c).
+# against (test/unit/test_totp.c); zbar-tools, whose zbarimg reads the
+# account page's QR code from the browser test's screenshot, as a phone
+# would.
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev clang-format
       valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
       chromium chromium-driver python3-selenium postgresql memcached
-      fail2ban python3-prometheus-client apache2-utils oathtool"
+      fail2ban python3-prometheus-client apache2-utils oathtool zbar-tools"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

@@ -82,7 +82,7 @@ class Server:
                        stdout=subprocess.DEVNULL)
         subprocess.run([admin, "init", self.db], check=True)
         self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
-                   "carol": "carol-Pw-1"}
+                   "carol": "carol-Pw-1", "dora": "dora-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -150,6 +150,9 @@ HSCThrottleAddress 100
 <Location "/2fa-login">
     SetHandler hsc-login
     HSCSecondFactor optional
+</Location>
+<Location "/account">
+    SetHandler hsc-account
 </Location>
 <Location "/styled-login">
     SetHandler hsc-login
@@ -497,6 +500,8 @@ def run(srv, b):
     ok(d.current_url == base + "/private/",
        "a recovery code signs in too", d.current_url)
 
+    account_walk(srv, b)
+
     # Not signed in: the logout page says so.
     d.delete_all_cookies()
     d.get(base + "/logout")
@@ -504,7 +509,91 @@ def run(srv, b):
        "logout without a session says not signed in")
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
-    ok(len(shots) == 20, "a screenshot of each page at both widths", shots)
+    ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
+
+
+def account_walk(srv, b):
+    """The account page: an authenticator app set up with its QR code,
+    recovery codes, a login with the app, a password change."""
+    d, base = b.d, srv.base
+    d.delete_all_cookies()
+    d.get(base + "/account")
+    ok(d.current_url.startswith(base + "/login?return="),
+       "the account page sends a stranger to log in", d.current_url)
+    b.login("dora", srv.pw["dora"])
+    ok(d.current_url == base + "/account",
+       "and back to the account page after", d.current_url)
+    text = b.text()
+    ok("Signed in as\ndora" in text or "Signed in as dora" in text,
+       "it says who is signed in", text)
+    b.shot("account")
+
+    # Set up an authenticator app: the QR code, drawn by the server.
+    b.go(d.find_element(By.XPATH,
+                        "//button[text()='Set up an authenticator app']"))
+    qr = d.find_element(By.CSS_SELECTOR, "svg.hsc-qr")
+    box = qr.rect
+    ok(qr.is_displayed() and box["width"] >= 150
+       and abs(box["width"] - box["height"]) < 1,
+       "the QR code shows, square and large enough to scan", box)
+    key = d.find_element(By.CSS_SELECTOR, ".hsc-secret code").text
+    secret = key.replace(" ", "")
+    ok(len(secret) == 32, "the key is there to type, in groups", key)
+    ok(d.switch_to.active_element.get_attribute("id") == "hsc-code",
+       "the focus is on the code")
+    b.shot("account-totp-setup")
+    # zbarimg (Debian's zbar-tools) reads the screenshot as a phone would.
+    read = subprocess.run(["zbarimg", "-q", "--raw",
+                           os.path.join(SHOTS, "account-totp-setup.png")],
+                          capture_output=True, text=True).stdout.strip()
+    ok(read == "otpauth://totp/Example%20Intranet:dora?secret=" + secret
+       + "&issuer=Example%20Intranet&algorithm=SHA1&digits=6&period=30",
+       "a QR reader finds the otpauth URI of that key in the screenshot",
+       read)
+    if time.time() % 30 > 25:
+        time.sleep(31 - time.time() % 30)
+    now = time.time()
+    d.find_element(By.ID, "hsc-code").send_keys(totp(secret, now))
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    codes = [e.text for e in d.find_elements(By.CSS_SELECTOR, ".hsc-codes code")]
+    ok(len(codes) == 10, "its first code turns it on, with ten recovery "
+       "codes", codes)
+    ok("The authenticator app is on." in b.text(), "the page says so")
+    b.shot("account-recovery-codes")
+    b.go(d.find_element(By.LINK_TEXT, "Done"))
+    ok("Authenticator app\non" in b.text()
+       or "Authenticator app on" in b.text(), "the account page: on")
+
+    # A login with the app (the next step's code: this one is used).
+    d.delete_all_cookies()
+    d.get(base + "/2fa-login?return=/account")
+    b.login("dora", srv.pw["dora"])
+    d.find_element(By.ID, "hsc-code").send_keys(totp(secret, now + 30))
+    b.go(d.find_element(By.CSS_SELECTOR, "button[type=submit]"))
+    ok(d.current_url == base + "/account",
+       "a login with the app's code", d.current_url)
+
+    # A password change: too short first, then a good one.
+    def change(new):
+        d.find_element(By.ID, "hsc-current").send_keys(srv.pw["dora"])
+        d.find_element(By.ID, "hsc-new").send_keys(new)
+        d.find_element(By.ID, "hsc-new2").send_keys(new)
+        b.go(d.find_element(By.XPATH, "//button[text()='Change password']"))
+    d.execute_script("document.getElementById('hsc-new')"
+                     ".removeAttribute('minlength')")
+    change("short")
+    ok("too short" in b.text(), "a short new password: the rule",
+       b.text())
+    b.shot("account-password-refused")
+    change("a long and unlisted passphrase")
+    ok(d.current_url == base + "/account?done=password",
+       "a good one: changed", d.current_url)
+    ok("Your password is changed." in b.text(), "the page says so")
+    b.shot("account-password-changed")
+    d.delete_all_cookies()
+    d.get(base + "/login")
+    b.login("dora", "a long and unlisted passphrase")
+    ok(b.cookie() is not None, "the new password logs in")
 
 
 if __name__ == "__main__":
