@@ -36,14 +36,20 @@
 /* The new-password policy of this location: its blocklist (NULL: none;
  * unset: the built-in one) and, unless HSCPasswordMinLength says, 15
  * characters or 8 beside a second factor. */
+void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
+                        int has_factor, const hsc_blocklist_t **b,
+                        int *min_chars)
+{
+    *min_chars = d->password_min_set ? d->password_min
+                 : has_factor        ? HSC_POLICY_MIN_WITH_FACTOR
+                                     : HSC_POLICY_MIN_ALONE;
+    *b = d->blocklist_set ? d->blocklist : sc->global->default_blocklist;
+}
+
 static void policy_of(const hsc_account_t *a, int has_factor,
                       const hsc_blocklist_t **b, int *min_chars)
 {
-    *min_chars = a->d->password_min_set ? a->d->password_min
-                 : has_factor           ? HSC_POLICY_MIN_WITH_FACTOR
-                                        : HSC_POLICY_MIN_ALONE;
-    *b = a->d->blocklist_set ? a->d->blocklist
-                             : a->sc->global->default_blocklist;
+    hsc_account_policy(a->sc, a->d, has_factor, b, min_chars);
 }
 
 /* What the user has enrolled: -1 (logged) when it cannot be read. A
@@ -427,10 +433,23 @@ static int account_handler(request_rec *r)
         return DECLINED;
     }
     memset(&a, 0, sizeof(a));
+    memset(&f, 0, sizeof(f)); /* a GET parses no body */
     a.sc = ap_get_module_config(r->server->module_config, &hsc_module);
     a.d = ap_get_module_config(r->per_dir_config, &hsc_module);
     rv = hsc_form_post(r, a.d, "account", &get, &f, &body, &len);
     if (rv != OK && !get) {
+        return rv;
+    }
+    if (get && r->args != NULL) {
+        /* A one-time link arrives in the query (hsc-admin link). */
+        char *q = apr_pstrdup(r->pool, r->args);
+        if (hsc_form_parse(q, strlen(q), &f) != HSC_OK) {
+            memset(&f, 0, sizeof(f));
+        }
+    }
+    if (f.link.present) {
+        rv = hsc_account_link(r, a.sc, a.d, get, &f);
+        hsc_wipe(body, len);
         return rv;
     }
     if (a.sc->keys == NULL) {

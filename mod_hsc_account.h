@@ -28,6 +28,11 @@ typedef struct {
     const char *user;
     int recent; /* the login's password or second factor is at most
                  * HSCAccountRecentAuth old */
+    /* Came by a one-time enrolment link instead of a session: its text
+     * (carried through the setup's forms) and hash (taken, atomically,
+     * by the first right code). NULL otherwise. */
+    const char *link;
+    const unsigned char *link_hash;
 } hsc_account_t;
 
 /* The page for a, with a notice of what was done or a refusal. */
@@ -47,5 +52,17 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                              const hsc_login_form_t *f);
 int hsc_account_totp_remove(request_rec *r, const hsc_account_t *a);
 int hsc_account_recovery_new(request_rec *r, const hsc_account_t *a);
+
+/* A request that carries a one-time link (mod_hsc_account_link.c): get
+ * for a GET, f the form or the query. The answer. */
+int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
+                     const hsc_dir_conf_t *d, int get,
+                     const hsc_login_form_t *f);
+
+/* The new-password policy of the location for a user (with a second
+ * factor or not): its blocklist and minimum (mod_hsc_account.c). */
+void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
+                        int has_factor, const struct hsc_blocklist **b,
+                        int *min_chars);
 
 #endif /* MOD_HSC_ACCOUNT_H */

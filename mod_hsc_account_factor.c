@@ -70,7 +70,12 @@ static int setup_page(request_rec *r, const hsc_account_t *a,
         svg = hsc_qr_svg(r->pool, uri,
                          "QR code of the key for your authenticator app");
     }
-    html = hsc_page_totp_setup(r->pool, &pc, svg, key, r->uri, error);
+    /* Cancel: back to the account page, or to the link's first page. */
+    html = hsc_page_totp_setup(r->pool, &pc, svg, key, a->link,
+                               a->link ? apr_pstrcat(r->pool, r->uri,
+                                                     "?link=", a->link, NULL)
+                                       : r->uri,
+                               error);
     hsc_wipe(uri, sizeof(uri));
     hsc_wipe(key, sizeof(key));
     return hsc_form_send(r, status, html);
@@ -184,7 +189,16 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                      hsc_factors_errmsg(fs));
     }
     if (fi.totp != HSC_TOTP_ENROLLING) {
+        hsc_page_conf_t pc = hsc_form_page_conf(a->d);
         hsc_wipe(fi.sealed, sizeof(fi.sealed));
+        if (a->link != NULL) {
+            return hsc_form_send(
+                r, HTTP_BAD_REQUEST,
+                hsc_page_message(r->pool, &pc, "Start again",
+                                 "No authenticator app is being set up: "
+                                 "open the link again.",
+                                 1, NULL, NULL));
+        }
         return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL,
                                 "No authenticator app is being set up: "
                                 "start again.");
@@ -214,6 +228,21 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
         return rv;
     }
     hsc_wipe(secret, sizeof(secret));
+    if (a->link_hash != NULL) {
+        /* By a link: it is used now, once, whoever else holds it. */
+        char owner[HSC_USER_MAX + 1];
+        st = hsc_factors_link_take(fs, a->link_hash, HSC_LINK_ENROL, now,
+                                   owner);
+        if (st != HSC_OK || strcmp(owner, a->user) != 0) {
+            hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+            return hsc_form_send(
+                r, HTTP_BAD_REQUEST,
+                hsc_page_message(r->pool, &pc, "Link used",
+                                 "This link was used already. Ask for a new "
+                                 "one.",
+                                 1, a->d->login_url, "Log in"));
+        }
+    }
     /* The step is used: this code cannot log in after it. */
     st = hsc_factors_totp_accept(fs, a->user, step * (int64_t)fi.params.period);
     if (st == HSC_OK) {
@@ -234,6 +263,16 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
         return new_codes(r, a, fs,
                          "The authenticator app is on. Now save these "
                          "recovery codes.");
+    }
+    if (a->link != NULL) {
+        /* No session to go back to: say so, and where to log in. */
+        hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+        return hsc_form_send(
+            r, HTTP_OK,
+            hsc_page_message(r->pool, &pc, "Authenticator app on",
+                             "The authenticator app is on: signing in asks "
+                             "for its code.",
+                             0, a->d->login_url, "Log in"));
     }
     apr_table_setn(r->headers_out, "Location", done_url(r, "totp-on"));
     return HTTP_SEE_OTHER;

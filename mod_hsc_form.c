@@ -162,6 +162,7 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
     *get = 0;
     *body = NULL;
     *len = 0;
+    memset(f, 0, sizeof(*f));
     hsc_form_headers(r, d);
     r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST);
     ap_allow_methods(r, 1, "GET", "HEAD", "POST", NULL);

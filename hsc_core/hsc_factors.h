@@ -24,6 +24,7 @@
 
 #include "hsc_recovery.h"
 #include "hsc_seal.h"
+#include "hsc_links.h"
 #include "hsc_totp.h"
 #include "hsc_util.h"
 
@@ -129,6 +130,52 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
                                      hsc_factors_reseal_fn *fn, void *baton,
                                      int *resealed,
                                      int *unopened) HSC_MUST_CHECK;
+
+/* --- one-time links (hsc_links.h; hsc_links_sqlite.c) ------------------- */
+
+/**
+ * Store a link of user for purpose, valid until expires (Unix seconds),
+ * replacing the user's earlier link of that purpose: one transaction.
+ * HSC_OK, HSC_ENOUSER, HSC_EREADONLY, HSC_ESTORE.
+ */
+hsc_status_t hsc_factors_link_put(hsc_factors_t *f, const char *user,
+                                  hsc_link_purpose_t purpose,
+                                  const unsigned char hash[HSC_LINK_HASH_LEN],
+                                  int64_t expires, int64_t now) HSC_MUST_CHECK;
+
+/**
+ * Whose link hash is, and for what, when it is valid at now (not used,
+ * replaced or expired), without using it: HSC_OK with user (HSC_USER_MAX
+ * + 1 bytes) and *purpose; HSC_EAUTH when there is no such valid link.
+ */
+hsc_status_t hsc_factors_link_peek(hsc_factors_t *f,
+                                   const unsigned char hash[HSC_LINK_HASH_LEN],
+                                   int64_t now, hsc_link_purpose_t *purpose,
+                                   char *user) HSC_MUST_CHECK;
+
+/**
+ * Use a link of purpose: the atomic delete of its row, valid at now.
+ * HSC_OK with user; HSC_EAUTH when no such valid link (used already, on
+ * this server or another).
+ */
+hsc_status_t hsc_factors_link_take(hsc_factors_t *f,
+                                   const unsigned char hash[HSC_LINK_HASH_LEN],
+                                   hsc_link_purpose_t purpose, int64_t now,
+                                   char *user) HSC_MUST_CHECK;
+
+/** Every stored link (expired ones too), by user and purpose: fn for each;
+ *  non-zero from fn stops. Never a hash. */
+typedef int hsc_factors_link_fn(void *baton, const char *user,
+                                hsc_link_purpose_t purpose, int64_t expires,
+                                int64_t created);
+hsc_status_t hsc_factors_link_list(hsc_factors_t *f, hsc_factors_link_fn *fn,
+                                   void *baton) HSC_MUST_CHECK;
+
+/** Delete user's links (of purpose, or every one when all is 1); the rows
+ *  deleted into *count. HSC_OK, HSC_EREADONLY, HSC_ESTORE. */
+hsc_status_t hsc_factors_link_revoke(hsc_factors_t *f, const char *user,
+                                     int all, hsc_link_purpose_t purpose,
+                                     int *count) HSC_MUST_CHECK;
 
 /** The last failure's message (SQLite's and ours; never a bound value). */
 const char *hsc_factors_errmsg(const hsc_factors_t *f);

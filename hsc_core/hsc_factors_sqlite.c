@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "hsc_factors.h"
+#include "hsc_factors_sqlite.h"
 #include "hsc_store.h"
 
 /* "HSC1": the user file's PRAGMA application_id (hsc_store_sqlite.c). */
@@ -28,13 +29,6 @@
 #define FACTORS_VERSION 4
 /* Milliseconds a statement waits for another writer's lock. */
 #define WAIT_MS 3000
-
-struct hsc_factors {
-    sqlite3 *db;    /* the user file */
-    sqlite3 *state; /* the state file; NULL when read-only */
-    int readonly;
-    char errmsg[256];
-};
 
 static void msgf(hsc_factors_t *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -47,8 +41,7 @@ static void msgf(hsc_factors_t *f, const char *fmt, ...)
     va_end(ap);
 }
 
-/* errmsg = "<what>: <SQLite's message>"; the status a failure deserves. */
-static hsc_status_t fail(hsc_factors_t *f, sqlite3 *db, const char *what,
+hsc_status_t hsc_fx_fail(hsc_factors_t *f, sqlite3 *db, const char *what,
                          int rc)
 {
     msgf(f, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
@@ -151,7 +144,7 @@ static hsc_status_t open_state(hsc_factors_t *f, const char *spec)
                           NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
-        return fail(f, f->state, "the TOTP state file", rc);
+        return hsc_fx_fail(f, f->state, "the TOTP state file", rc);
     }
     return HSC_OK;
 }
@@ -182,7 +175,7 @@ hsc_status_t hsc_factors_open(const char *spec, int readonly,
                              | SQLITE_OPEN_NOMUTEX,
                          NULL);
     if (rc != SQLITE_OK) {
-        st = fail(f, f->db, spec, rc);
+        st = hsc_fx_fail(f, f->db, spec, rc);
         st = st == HSC_ESTORE ? HSC_EIO : st;
     }
     else {
@@ -190,7 +183,7 @@ hsc_status_t hsc_factors_open(const char *spec, int readonly,
         if ((rc = query_int(f->db, "PRAGMA application_id", &app)) != SQLITE_OK
             || (rc = query_int(f->db, "PRAGMA user_version", &ver))
                    != SQLITE_OK) {
-            st = fail(f, f->db, spec, rc);
+            st = hsc_fx_fail(f, f->db, spec, rc);
         }
         else if (app != USER_FILE_APP_ID) {
             msgf(f, "%s: not an hsc user database", spec);
@@ -211,8 +204,7 @@ hsc_status_t hsc_factors_open(const char *spec, int readonly,
     return st;
 }
 
-/* Prepare sql on db and bind user as ?1; NULL with errmsg on failure. */
-static sqlite3_stmt *prepare_user(sqlite3 *db, const char *sql,
+sqlite3_stmt *hsc_fx_prepare_user(sqlite3 *db, const char *sql,
                                   const char *user, int *rc)
 {
     sqlite3_stmt *st = NULL;
@@ -228,15 +220,14 @@ static sqlite3_stmt *prepare_user(sqlite3 *db, const char *sql,
     return st;
 }
 
-/* Run a prepared write to its end; the rows it changed into *changes. */
-static hsc_status_t run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
+hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
                               const char *what, int *changes)
 {
     int rc = sqlite3_step(st);
 
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
-        return fail(f, db, what, rc);
+        return hsc_fx_fail(f, db, what, rc);
     }
     if (changes != NULL) {
         *changes = sqlite3_changes(db);
@@ -244,23 +235,23 @@ static hsc_status_t run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
     return HSC_OK;
 }
 
-/* 1 when the user exists; 0 (HSC_ENOUSER), or -1 with errmsg. */
-static int user_exists(hsc_factors_t *f, const char *user)
+int hsc_fx_user_exists(hsc_factors_t *f, const char *user)
 {
     int rc, found;
     sqlite3_stmt
-        *st = prepare_user(f->db, "SELECT 1 FROM hsc_users WHERE username = ?1",
-                           user, &rc);
+        *st = hsc_fx_prepare_user(f->db,
+                                  "SELECT 1 FROM hsc_users WHERE username = ?1",
+                                  user, &rc);
 
     if (st == NULL) {
-        fail(f, f->db, "looking the user up", rc);
+        hsc_fx_fail(f, f->db, "looking the user up", rc);
         return -1;
     }
     rc = sqlite3_step(st);
     found = rc == SQLITE_ROW;
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-        fail(f, f->db, "looking the user up", rc);
+        hsc_fx_fail(f, f->db, "looking the user up", rc);
         return -1;
     }
     return found;
@@ -274,12 +265,13 @@ hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
     int rc, n;
 
     memset(out, 0, sizeof(*out));
-    st = prepare_user(f->db,
-                      "SELECT sealed, alg, digits, period, active, created "
-                      "FROM hsc_totp WHERE username = ?1",
-                      user, &rc);
+    st = hsc_fx_prepare_user(
+        f->db,
+        "SELECT sealed, alg, digits, period, active, created "
+        "FROM hsc_totp WHERE username = ?1",
+        user, &rc);
     if (st == NULL) {
-        return fail(f, f->db, "reading the TOTP enrolment", rc);
+        return hsc_fx_fail(f, f->db, "reading the TOTP enrolment", rc);
     }
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
@@ -306,15 +298,15 @@ hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
     sqlite3_finalize(st);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
         memset(out, 0, sizeof(*out));
-        return fail(f, f->db, "reading the TOTP enrolment", rc);
+        return hsc_fx_fail(f, f->db, "reading the TOTP enrolment", rc);
     }
-    st = prepare_user(f->db,
-                      "SELECT count(*) FROM hsc_recovery WHERE username = ?1",
-                      user, &rc);
+    st = hsc_fx_prepare_user(
+        f->db, "SELECT count(*) FROM hsc_recovery WHERE username = ?1", user,
+        &rc);
     if (st == NULL || (rc = sqlite3_step(st)) != SQLITE_ROW) {
         sqlite3_finalize(st);
         memset(out, 0, sizeof(*out));
-        return fail(f, f->db, "counting the recovery codes", rc);
+        return hsc_fx_fail(f, f->db, "counting the recovery codes", rc);
     }
     out->recovery_left = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
@@ -334,16 +326,17 @@ hsc_status_t hsc_factors_totp_enrol(hsc_factors_t *f, const char *user,
         || !hsc_totp_params_valid(p)) {
         return HSC_EINVAL;
     }
-    if ((ex = user_exists(f, user)) <= 0) {
+    if ((ex = hsc_fx_user_exists(f, user)) <= 0) {
         return ex == 0 ? HSC_ENOUSER : HSC_ESTORE;
     }
-    st = prepare_user(f->db,
-                      "INSERT OR REPLACE INTO hsc_totp (username, sealed, alg, "
-                      "digits, period, active, created) "
-                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                      user, &rc);
+    st = hsc_fx_prepare_user(
+        f->db,
+        "INSERT OR REPLACE INTO hsc_totp (username, sealed, alg, "
+        "digits, period, active, created) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        user, &rc);
     if (st == NULL) {
-        return fail(f, f->db, "enrolling TOTP", rc);
+        return hsc_fx_fail(f, f->db, "enrolling TOTP", rc);
     }
     sqlite3_bind_blob(st, 2, sealed, (int)len, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, hsc_totp_alg_name(p->alg), -1, SQLITE_STATIC);
@@ -351,7 +344,7 @@ hsc_status_t hsc_factors_totp_enrol(hsc_factors_t *f, const char *user,
     sqlite3_bind_int(st, 5, (int)p->period);
     sqlite3_bind_int(st, 6, active ? 1 : 0);
     sqlite3_bind_int64(st, 7, now);
-    s = run_write(f, f->db, st, "enrolling TOTP", NULL);
+    s = hsc_fx_run_write(f, f->db, st, "enrolling TOTP", NULL);
     /* The last step stays: a new secret's codes of a step at or before
      * the old one's last would be refused for at most one period. */
     return s;
@@ -361,15 +354,15 @@ hsc_status_t hsc_factors_totp_activate(hsc_factors_t *f, const char *user)
 {
     int rc, changes = 0;
     hsc_status_t s;
-    sqlite3_stmt *st = prepare_user(
+    sqlite3_stmt *st = hsc_fx_prepare_user(
         f->db,
         "UPDATE hsc_totp SET active = 1 WHERE username = ?1 AND active = 0",
         user, &rc);
 
     if (st == NULL) {
-        return fail(f, f->db, "activating TOTP", rc);
+        return hsc_fx_fail(f, f->db, "activating TOTP", rc);
     }
-    s = run_write(f, f->db, st, "activating TOTP", &changes);
+    s = hsc_fx_run_write(f, f->db, st, "activating TOTP", &changes);
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_ENOUSER;
 }
 
@@ -377,14 +370,15 @@ hsc_status_t hsc_factors_totp_remove(hsc_factors_t *f, const char *user)
 {
     int rc, changes = 0;
     hsc_status_t s;
-    sqlite3_stmt *st = prepare_user(f->db,
-                                    "DELETE FROM hsc_totp WHERE username = ?1",
-                                    user, &rc);
+    sqlite3_stmt
+        *st = hsc_fx_prepare_user(f->db,
+                                  "DELETE FROM hsc_totp WHERE username = ?1",
+                                  user, &rc);
 
     if (st == NULL) {
-        return fail(f, f->db, "removing TOTP", rc);
+        return hsc_fx_fail(f, f->db, "removing TOTP", rc);
     }
-    s = run_write(f, f->db, st, "removing TOTP", &changes);
+    s = hsc_fx_run_write(f, f->db, st, "removing TOTP", &changes);
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_ENOUSER;
 }
 
@@ -401,17 +395,17 @@ hsc_status_t hsc_factors_totp_accept(hsc_factors_t *f, const char *user,
     }
     /* One statement: a new row, or a later step than the row's; a replay
      * (or a race lost to another server) changes nothing. */
-    st = prepare_user(f->state,
-                      "INSERT INTO hsc_totp_used (username, last_at) "
-                      "VALUES (?1, ?2) ON CONFLICT (username) DO UPDATE "
-                      "SET last_at = excluded.last_at "
-                      "WHERE hsc_totp_used.last_at < excluded.last_at",
-                      user, &rc);
+    st = hsc_fx_prepare_user(f->state,
+                             "INSERT INTO hsc_totp_used (username, last_at) "
+                             "VALUES (?1, ?2) ON CONFLICT (username) DO UPDATE "
+                             "SET last_at = excluded.last_at "
+                             "WHERE hsc_totp_used.last_at < excluded.last_at",
+                             user, &rc);
     if (st == NULL) {
-        return fail(f, f->state, "accepting a TOTP code", rc);
+        return hsc_fx_fail(f, f->state, "accepting a TOTP code", rc);
     }
     sqlite3_bind_int64(st, 2, step_at);
-    s = run_write(f, f->state, st, "accepting a TOTP code", &changes);
+    s = hsc_fx_run_write(f, f->state, st, "accepting a TOTP code", &changes);
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_EAUTH;
 }
 
@@ -427,34 +421,38 @@ hsc_factors_recovery_set(hsc_factors_t *f, const char *user,
 
     rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        return fail(f, f->db, "replacing the recovery codes", rc);
+        return hsc_fx_fail(f, f->db, "replacing the recovery codes", rc);
     }
-    if ((ex = user_exists(f, user)) <= 0) {
+    if ((ex = hsc_fx_user_exists(f, user)) <= 0) {
         sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
         return ex == 0 ? HSC_ENOUSER : HSC_ESTORE;
     }
-    st = prepare_user(f->db, "DELETE FROM hsc_recovery WHERE username = ?1",
-                      user, &rc);
-    s = st ? run_write(f, f->db, st, "replacing the recovery codes", NULL)
-           : fail(f, f->db, "replacing the recovery codes", rc);
+    st = hsc_fx_prepare_user(f->db,
+                             "DELETE FROM hsc_recovery WHERE username = ?1",
+                             user, &rc);
+    s = st ? hsc_fx_run_write(f, f->db, st, "replacing the recovery codes",
+                              NULL)
+           : hsc_fx_fail(f, f->db, "replacing the recovery codes", rc);
     for (i = 0; s == HSC_OK && i < n; i++) {
-        st = prepare_user(f->db,
-                          "INSERT INTO hsc_recovery (code_hash, username, "
-                          "created) VALUES (?2, ?1, ?3)",
-                          user, &rc);
+        st = hsc_fx_prepare_user(
+            f->db,
+            "INSERT INTO hsc_recovery (code_hash, username, "
+            "created) VALUES (?2, ?1, ?3)",
+            user, &rc);
         if (st == NULL) {
-            s = fail(f, f->db, "replacing the recovery codes", rc);
+            s = hsc_fx_fail(f, f->db, "replacing the recovery codes", rc);
             break;
         }
         sqlite3_bind_blob(st, 2, hashes[i], HSC_RECOVERY_HASH_LEN,
                           SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, now);
-        s = run_write(f, f->db, st, "replacing the recovery codes", NULL);
+        s = hsc_fx_run_write(f, f->db, st, "replacing the recovery codes",
+                             NULL);
     }
     if (s == HSC_OK
         && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
                != SQLITE_OK) {
-        s = fail(f, f->db, "replacing the recovery codes", rc);
+        s = hsc_fx_fail(f, f->db, "replacing the recovery codes", rc);
     }
     if (s != HSC_OK) {
         sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
@@ -468,16 +466,16 @@ hsc_factors_recovery_use(hsc_factors_t *f, const char *user,
 {
     int rc, changes = 0;
     hsc_status_t s;
-    sqlite3_stmt *st = prepare_user(f->db,
-                                    "DELETE FROM hsc_recovery WHERE "
-                                    "code_hash = ?2 AND username = ?1",
-                                    user, &rc);
+    sqlite3_stmt *st = hsc_fx_prepare_user(f->db,
+                                           "DELETE FROM hsc_recovery WHERE "
+                                           "code_hash = ?2 AND username = ?1",
+                                           user, &rc);
 
     if (st == NULL) {
-        return fail(f, f->db, "using a recovery code", rc);
+        return hsc_fx_fail(f, f->db, "using a recovery code", rc);
     }
     sqlite3_bind_blob(st, 2, hash, HSC_RECOVERY_HASH_LEN, SQLITE_STATIC);
-    s = run_write(f, f->db, st, "using a recovery code", &changes);
+    s = hsc_fx_run_write(f, f->db, st, "using a recovery code", &changes);
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_EAUTH;
 }
 
@@ -532,7 +530,7 @@ static hsc_status_t read_enrolments(hsc_factors_t *f, reseal_row_t **rows,
         rc = SQLITE_OK;
     }
     sqlite3_finalize(sel);
-    return rc == SQLITE_DONE ? HSC_OK : fail(f, f->db, "resealing", rc);
+    return rc == SQLITE_DONE ? HSC_OK : hsc_fx_fail(f, f->db, "resealing", rc);
 }
 
 hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
@@ -549,7 +547,7 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
     *resealed = *unopened = 0;
     rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
-        return fail(f, f->db, "resealing", rc);
+        return hsc_fx_fail(f, f->db, "resealing", rc);
     }
     st = read_enrolments(f, &rows, &n);
     if (st == HSC_OK
@@ -558,7 +556,7 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
                                     "WHERE username = ?1",
                                     -1, &upd, NULL))
                != SQLITE_OK) {
-        st = fail(f, f->db, "resealing", rc);
+        st = hsc_fx_fail(f, f->db, "resealing", rc);
     }
     for (i = 0; st == HSC_OK && i < n; i++) {
         st = fn(baton, rows[i].user, rows[i].sealed, rows[i].len, out,
@@ -577,7 +575,7 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
         sqlite3_bind_text(upd, 1, rows[i].user, -1, SQLITE_STATIC);
         sqlite3_bind_blob(upd, 2, out, (int)outlen, SQLITE_STATIC);
         if ((rc = sqlite3_step(upd)) != SQLITE_DONE) {
-            st = fail(f, f->db, "resealing", rc);
+            st = hsc_fx_fail(f, f->db, "resealing", rc);
             break;
         }
         ++*resealed;
@@ -591,7 +589,7 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
     if (st == HSC_OK
         && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
                != SQLITE_OK) {
-        st = fail(f, f->db, "resealing", rc);
+        st = hsc_fx_fail(f, f->db, "resealing", rc);
     }
     if (st != HSC_OK) {
         sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);

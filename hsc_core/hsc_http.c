@@ -155,6 +155,7 @@ static const struct {
      HSC_FORM_PASSWORD_MAX},
     {"new_password2", offsetof(hsc_login_form_t, new_password2),
      HSC_FORM_PASSWORD_MAX},
+    {"link", offsetof(hsc_login_form_t, link), HSC_FORM_CODE_MAX},
 };
 
 /* The field of form called name (nlen bytes) and its limit, or NULL. */

@@ -38,6 +38,7 @@ typedef struct {
     hsc_form_field_t factor; /* "1": a location wants a second factor */
     hsc_form_field_t action; /* the account page: "password", "signout" */
     hsc_form_field_t new_password, new_password2; /* a password change */
+    hsc_form_field_t link; /* a one-time link's token (hsc_links.h) */
 } hsc_login_form_t;
 
 /**
@@ -45,8 +46,8 @@ typedef struct {
  * (body is modified: values are percent- and '+'-decoded where they stand).
  * Unknown fields are ignored; a repeated known field, a bad percent escape,
  * or a decoded field over its limit (username 255, password 1024, return
- * 2048, code 64 bytes, new_password and new_password2 1024) is HSC_EMALFORMED /
- * HSC_ETOOLONG. *form is always assigned.
+ * 2048, code and link 64 bytes, new_password and new_password2 1024) is
+ * HSC_EMALFORMED / HSC_ETOOLONG. *form is always assigned.
  */
 hsc_status_t hsc_form_parse(char *body, size_t len,
                             hsc_login_form_t *form) HSC_MUST_CHECK;

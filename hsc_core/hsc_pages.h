@@ -124,11 +124,13 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
 /*
  * Setting up an authenticator app: the QR code of its otpauth:// URI
  * (qr_svg, from hsc_qr_svg; may be NULL), the key in base32 for typing,
- * and a form for the first code (action=totp-confirm); back: "Cancel".
+ * and a form for the first code (action=totp-confirm, with the one-time
+ * link it came by, or NULL); back: "Cancel".
  */
 const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
                                 const char *qr_svg, const char *key,
-                                const char *back, const char *error);
+                                const char *link, const char *back,
+                                const char *error);
 
 /* New recovery codes, shown once; notice (or NULL) says what else was
  * done; back: "Done". */
@@ -136,5 +138,24 @@ const char *hsc_page_recovery_codes(apr_pool_t *p, const hsc_page_conf_t *c,
                                     const char *notice,
                                     const char *const *codes, size_t n,
                                     const char *back);
+
+/* A one-time link's page: set a password (invite or reset) for user, the
+ * new one twice (action=link-password, the link carried), min_chars for
+ * the hint; error (or NULL) as on the account page. */
+const char *hsc_page_link_password(apr_pool_t *p, const hsc_page_conf_t *c,
+                                   const char *user, int invite,
+                                   const char *link, int min_chars,
+                                   const char *error);
+
+/* A one-time enrolment link's page: who, and a button that sets up an
+ * authenticator app (action=link-enrol). */
+const char *hsc_page_link_enrol(apr_pool_t *p, const hsc_page_conf_t *c,
+                                const char *user, const char *link);
+
+/* A short page: a heading, a sentence (a note, or an alert when alert is
+ * 1) and a link (url and its words; url may be NULL). */
+const char *hsc_page_message(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const char *heading, const char *text, int alert,
+                             const char *url, const char *words);
 
 #endif /* HSC_PAGES_H */

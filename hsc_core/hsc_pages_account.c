@@ -163,9 +163,20 @@ static const char *grouped(apr_pool_t *p, const char *key)
     return out;
 }
 
+/* The hidden field that carries a one-time link through a form. */
+static const char *link_field(apr_pool_t *p, const char *link)
+{
+    if (link == NULL) {
+        return "";
+    }
+    return apr_pstrcat(p, "<input type=\"hidden\" name=\"link\" value=\"",
+                       hsc_page_escape(p, link), "\">\n", NULL);
+}
+
 const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
                                 const char *qr_svg, const char *key,
-                                const char *back, const char *error)
+                                const char *link, const char *back,
+                                const char *error)
 {
     const char *err = hsc_page_error_block(p, error),
                *aria = error ? ERROR_ARIA : "";
@@ -182,7 +193,8 @@ const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
             hsc_page_escape(p, grouped(p, key)),
             "</code></p>\n"
             "<form method=\"post\">\n"
-            "<input type=\"hidden\" name=\"action\" value=\"totp-confirm\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"totp-confirm\">\n",
+            link_field(p, link),
             "<label for=\"hsc-code\">2. Enter the code the app shows</label>\n"
             "<input id=\"hsc-code\" name=\"code\" type=\"text\" "
             "autocomplete=\"one-time-code\" inputmode=\"numeric\" "
@@ -218,4 +230,74 @@ const char *hsc_page_recovery_codes(apr_pool_t *p, const hsc_page_conf_t *c,
             "<ul class=\"hsc-codes\">\n",
             list, "</ul>\n<p><a class=\"hsc-link\" href=\"",
             hsc_page_escape(p, back), "\">Done</a></p>\n", NULL));
+}
+
+const char *hsc_page_link_password(apr_pool_t *p, const hsc_page_conf_t *c,
+                                   const char *user, int invite,
+                                   const char *link, int min_chars,
+                                   const char *error)
+{
+    const char *err = hsc_page_error_block(p, error),
+               *aria = error ? ERROR_ARIA : "";
+
+    return hsc_page_doc(
+        p, c, invite ? "Welcome: choose a password" : "Choose a new password",
+        apr_pstrcat(
+            p, err, "<p>For <strong>", hsc_page_escape(p, user),
+            "</strong>. This link works once.</p>\n"
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"link-password\">\n",
+            link_field(p, link),
+            "<input type=\"hidden\" name=\"username\" "
+            "autocomplete=\"username\" value=\"",
+            hsc_page_escape(p, user),
+            "\">\n"
+            "<label for=\"hsc-new\">New password</label>\n"
+            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
+            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
+            "minlength=\"",
+            apr_itoa(p, min_chars), "\" required autofocus", aria,
+            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
+            apr_itoa(p, min_chars),
+            " characters. Any characters, spaces too; a few unrelated words "
+            "make a good one.</p>\n"
+            "<label for=\"hsc-new2\">New password again</label>\n"
+            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
+            "autocomplete=\"new-password\" required",
+            aria,
+            ">\n<button type=\"submit\">Set the password</button>\n</form>\n",
+            NULL));
+}
+
+const char *hsc_page_link_enrol(apr_pool_t *p, const hsc_page_conf_t *c,
+                                const char *user, const char *link)
+{
+    return hsc_page_doc(
+        p, c, "Set up an authenticator app",
+        apr_pstrcat(p, "<p>For <strong>", hsc_page_escape(p, user),
+                    "</strong>. This link works once: keep your phone at "
+                    "hand.</p>\n"
+                    "<form method=\"post\">\n"
+                    "<input type=\"hidden\" name=\"action\" "
+                    "value=\"link-enrol\">\n",
+                    link_field(p, link),
+                    "<button type=\"submit\">Begin</button>\n</form>\n", NULL));
+}
+
+const char *hsc_page_message(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const char *heading, const char *text, int alert,
+                             const char *url, const char *words)
+{
+    return hsc_page_doc(
+        p, c, heading,
+        apr_pstrcat(p,
+                    alert ? "<p class=\"hsc-error\" role=\"alert\">"
+                          : "<p class=\"hsc-note\" role=\"status\">",
+                    hsc_page_escape(p, text), "</p>\n",
+                    url ? apr_pstrcat(p, "<p><a class=\"hsc-link\" href=\"",
+                                      hsc_page_escape(p, url), "\">",
+                                      hsc_page_escape(p, words), "</a></p>\n",
+                                      NULL)
+                        : "",
+                    NULL));
 }

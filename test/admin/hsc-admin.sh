@@ -253,9 +253,39 @@ expect 0 "beside a second factor 8 characters are enough" -i "short-one
 " "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
 expect 3 "but not 7" -i "short-1
 " "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
-check "the refused users were not stored" \
+# --- one-time links (t/34_links.t uses them on the account page) -------------
+expect 2 "link without --for" "$ADMIN" link "$P" erin
+expect 2 "link --for something else" "$ADMIN" link "$P" erin --for admin
+expect 2 "link --ttl under a minute" "$ADMIN" link "$P" erin --for reset \
+    --ttl 10s
+expect 2 "link --ttl over 30 days" "$ADMIN" link "$P" erin --for reset \
+    --ttl 31d
+expect 0 "link --list of none" "$ADMIN" link "$P" --list
+check "prints nothing" test ! -s "$T/out"
+expect 0 "link --for reset" "$ADMIN" link "$P" erin --for reset
+check "the path and query alone on standard output" \
+    out_has "^/account?link=[A-Za-z0-9_-]\{43\}$"
+check "and its secret is not in the database" sh -c "! grep -q \
+    '$(sed -n 's/.*link=//p' "$T/out")' '$P'"
+check "the purpose and expiry on standard error" \
+    err_has "erin: reset link, valid once until"
+expect 0 "link --list" "$ADMIN" link "$P" --list
+check "lists it" out_has "^erin reset "
+expect 0 "link --revoke" "$ADMIN" link "$P" erin --revoke
+check "deletes it" out_has "erin: 1 link deleted"
+expect 2 "add --invite with --password-stdin" "$ADMIN" add "$P" hal --invite \
+    --password-stdin
+expect 2 "add --ttl without --invite" -i "a long enough password
+" "$ADMIN" add "$P" hal --ttl 1h --password-stdin
+expect 0 "add --invite" "$ADMIN" add "$P" hal --invite --kdf "$FAST" \
+    --url "https://example.org/account?x=1"
+check "prints the invitation, --url's query kept" \
+    out_has "^https://example.org/account?x=1&link=[A-Za-z0-9_-]\{43\}$"
+expect 1 "the invited user has no password anyone knows" -i "
+" "$ADMIN" check "$P" hal --password-stdin
+
     test "$(sqlite3 "$P" 'SELECT group_concat(username) FROM
-          (SELECT username FROM hsc_users ORDER BY 1)')" = "erin,fay,gus"
+          (SELECT username FROM hsc_users ORDER BY 1)')" = "erin,fay,gus,hal"
 check "the password is not in the database" \
     test "$(sqlite3 "$DB" "SELECT count(*) FROM hsc_users WHERE
           instr(CAST(salt AS TEXT) || authenticator, 's3cret') > 0")" = 0

@@ -254,6 +254,95 @@ static void recovery_codes_once_each(void)
     hsc_factors_close(f);
 }
 
+/* hsc_factors_link_list's callback: "user:purpose:expires;" per link. */
+static int list_links(void *baton, const char *user, hsc_link_purpose_t p,
+                      int64_t expires, int64_t created)
+{
+    char *out = baton;
+    size_t n = strlen(out);
+
+    (void)created;
+    snprintf(out + n, 256 - n, "%s:%s:%lld;", user, hsc_link_purpose_name(p),
+             (long long)expires);
+    return 0;
+}
+
+static void links_are_used_once(void)
+{
+    char path[300], user[HSC_USER_MAX + 1], text[HSC_LINK_TEXT_LEN + 1],
+        text2[HSC_LINK_TEXT_LEN + 1], listed[256] = "";
+    unsigned char h[HSC_LINK_HASH_LEN], h2[HSC_LINK_HASH_LEN],
+        again[HSC_LINK_HASH_LEN];
+    hsc_link_purpose_t p = HSC_LINK_ENROL;
+    hsc_factors_t *f;
+    hsc_store_t *s = NULL;
+    char err[256];
+    int n = -1;
+
+    snprintf(path, sizeof(path), "%s/links.db", tmpdir);
+    CHECK(make_db(path), "a user database");
+    if ((f = open_f(path, 0)) == NULL) {
+        CHECK(0, "opened");
+        return;
+    }
+    CHECK_EQ(hsc_link_new(text, h), HSC_OK, "a new link");
+    CHECK_EQ(strlen(text), HSC_LINK_TEXT_LEN, "43 characters");
+    CHECK_EQ(hsc_link_hash(text, strlen(text), again), HSC_OK,
+             "its text hashes");
+    CHECK(memcmp(h, again, sizeof(h)) == 0, "to the hash that is stored");
+    CHECK_EQ(hsc_link_hash(text, 42, again), HSC_EMALFORMED,
+             "a cut link is malformed");
+    CHECK_EQ(hsc_factors_link_put(f, "nobody", HSC_LINK_RESET, h, 2000, 1000),
+             HSC_ENOUSER, "no link for a user who does not exist");
+    CHECK_EQ(hsc_factors_link_put(f, "alice", HSC_LINK_RESET, h, 2000, 1000),
+             HSC_OK, "a reset link for alice, until 2000");
+    CHECK_EQ(hsc_factors_link_peek(f, h, 1500, &p, user), HSC_OK,
+             "peeking finds it");
+    CHECK(strcmp(user, "alice") == 0 && p == HSC_LINK_RESET,
+          "alice's reset link");
+    CHECK_EQ(hsc_factors_link_peek(f, h, 2000, &p, user), HSC_EAUTH,
+             "not at its expiry");
+    CHECK_EQ(hsc_factors_link_take(f, h, HSC_LINK_INVITE, 1500, user),
+             HSC_EAUTH, "not for another purpose");
+    CHECK_EQ(hsc_factors_link_take(f, h, HSC_LINK_RESET, 1500, user), HSC_OK,
+             "taken for its purpose");
+    CHECK(strcmp(user, "alice") == 0, "naming alice");
+    CHECK_EQ(hsc_factors_link_take(f, h, HSC_LINK_RESET, 1500, user), HSC_EAUTH,
+             "once only");
+    CHECK_EQ(hsc_factors_link_peek(f, h, 1500, &p, user), HSC_EAUTH,
+             "and gone");
+    /* A new link replaces the old one of the same purpose. */
+    CHECK_EQ(hsc_link_new(text, h) | hsc_link_new(text2, h2), HSC_OK,
+             "two new links");
+    CHECK_EQ(hsc_factors_link_put(f, "bob", HSC_LINK_ENROL, h, 2000, 1000),
+             HSC_OK, "an enrolment link for bob");
+    CHECK_EQ(hsc_factors_link_put(f, "bob", HSC_LINK_ENROL, h2, 3000, 1000),
+             HSC_OK, "and another");
+    CHECK_EQ(hsc_factors_link_peek(f, h, 1500, &p, user), HSC_EAUTH,
+             "the first is dead");
+    CHECK_EQ(hsc_factors_link_put(f, "bob", HSC_LINK_RESET, h, 2000, 1000),
+             HSC_OK, "a reset link beside it");
+    CHECK_EQ(hsc_factors_link_list(f, list_links, listed), HSC_OK, "listed");
+    CHECK_STR(listed, "bob:enrol:3000;bob:reset:2000;",
+              "by user and purpose, never a hash");
+    CHECK_EQ(hsc_factors_link_revoke(f, "bob", 0, HSC_LINK_RESET, &n), HSC_OK,
+             "revoke bob's reset link");
+    CHECK_EQ(n, 1, "one row");
+    CHECK_EQ(hsc_factors_link_peek(f, h2, 1500, &p, user), HSC_OK,
+             "the enrolment link stays");
+    hsc_factors_close(f);
+    /* A user's links go with the user. */
+    if (hsc_store_open(path, 0, &s, err, sizeof(err)) == HSC_OK) {
+        CHECK_EQ(hsc_store_del(s, "bob"), HSC_OK, "bob deleted");
+        hsc_store_close(s);
+    }
+    if ((f = open_f(path, 0)) != NULL) {
+        CHECK_EQ(hsc_factors_link_peek(f, h2, 1500, &p, user), HSC_EAUTH,
+                 "and his links with him");
+        hsc_factors_close(f);
+    }
+}
+
 static void refusals(void)
 {
     char path[300], err[256];
@@ -291,6 +380,7 @@ int main(void)
     RUN(totp_enrolment_and_replay_guard);
     RUN(recovery_codes_once_each);
     RUN(reseal_rewrites_every_secret_or_none);
+    RUN(links_are_used_once);
     RUN(refusals);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) {

@@ -14,6 +14,7 @@
 
 #include "hsc_util.h"
 #include "hsc_kdf.h"
+#include "hsc_links.h"
 #include "hsc_keys.h"
 #include "hsc_store.h"
 #include "hsc_defaults.h"
@@ -59,7 +60,13 @@ enum {
     OPT_ISSUER = 1 << 17,
     OPT_COUNT = 1 << 18,
     OPT_MIN_LENGTH = 1 << 19,
-    OPT_BLOCKLIST = 1 << 20
+    OPT_BLOCKLIST = 1 << 20,
+    OPT_FOR = 1 << 21,
+    OPT_TTL = 1 << 22,
+    OPT_URL = 1 << 23,
+    OPT_LIST = 1 << 24,
+    OPT_REVOKE = 1 << 25,
+    OPT_INVITE = 1 << 26
 };
 /* The commands that change a user through the store are audited. */
 #define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
@@ -67,7 +74,7 @@ enum {
 #define OPT_POLICY (OPT_MIN_LENGTH | OPT_BLOCKLIST)
 
 /* The number of rows of main.c's option table. */
-#define HSC_ADMIN_NOPTIONS 21
+#define HSC_ADMIN_NOPTIONS 27
 #define MAXPOS 4
 
 typedef struct {
@@ -136,5 +143,10 @@ int cmd_inspect(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_totp(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_show(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_link(apr_pool_t *pool, const char *name, const args_t *a);
+/* A new one-time link of user for purpose, printed (links.c); --ttl and
+ * --url of a. */
+int link_issue(apr_pool_t *pool, const args_t *a, const char *db,
+               const char *user, hsc_link_purpose_t purpose);
 
 #endif /* HSC_ADMIN_H */

@@ -129,6 +129,12 @@ static const struct {
     {"count", OPT_COUNT, 1},
     {"min-length", OPT_MIN_LENGTH, 1},
     {"blocklist", OPT_BLOCKLIST, 1},
+    {"for", OPT_FOR, 1},
+    {"ttl", OPT_TTL, 1},
+    {"url", OPT_URL, 1},
+    {"list", OPT_LIST, 0},
+    {"revoke", OPT_REVOKE, 0},
+    {"invite", OPT_INVITE, 0},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 /* hsc_admin.h sizes args_t by the table. */
@@ -225,10 +231,14 @@ static const struct {
 } commands[] = {
     {"init", cmd_init, 1, 1, 0, "DB", "create an empty user database"},
     {"add", cmd_add, 2, 2,
-     OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT | OPT_POLICY,
+     OPT_GROUPS | OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT | OPT_POLICY
+         | OPT_INVITE | OPT_TTL | OPT_URL,
      "DB USER [--groups G1,G2] [--kdf SPEC] [--password-stdin] "
-     "[--min-length N] [--blocklist FILE|none] [--force]",
-     "add a user (the password is asked for)"},
+     "[--min-length N] [--blocklist FILE|none] [--force]\n"
+     "                    | DB USER --invite [--groups G1,G2] [--ttl "
+     "DURATION] [--url URL]",
+     "add a user (the password is asked for), or invite one (a link that "
+     "sets it)"},
     {"passwd", cmd_passwd, 2, 2,
      OPT_KDF | OPT_STDIN | OPT_FORCE | OPT_AUDIT | OPT_POLICY,
      "DB USER [--kdf SPEC] [--password-stdin] [--min-length N] "
@@ -253,6 +263,13 @@ static const struct {
     {"recovery-codes", cmd_recovery_codes, 2, 2, OPT_COUNT | OPT_AUDIT,
      "DB USER [--count N]",
      "print a new set of recovery codes (the old set stops working)"},
+    {"link", cmd_link, 1, 2,
+     OPT_FOR | OPT_TTL | OPT_URL | OPT_LIST | OPT_REVOKE | OPT_AUDIT,
+     "DB USER --for invite|reset|enrol [--ttl DURATION] [--url URL]\n"
+     "                    | DB --list | DB USER --revoke [--for PURPOSE]",
+     "print a one-time link that sets a password or adds an authenticator "
+     "app (the old one of that purpose stops working), list or delete "
+     "links"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
     {"keygen", cmd_keygen, 1, 1,
@@ -384,8 +401,10 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
         return usage_error("%s: wrong number of arguments", cmd);
     }
-    /* Only changes are audited ("groups DB USER" alone only prints). */
-    if (!(a.given & OPT_AUDIT) || (strcmp(cmd, "groups") == 0 && a.npos < 3)) {
+    /* Only changes are audited ("groups DB USER" alone and "link DB
+     * --list" only print). */
+    if (!(a.given & OPT_AUDIT) || (strcmp(cmd, "groups") == 0 && a.npos < 3)
+        || (strcmp(cmd, "link") == 0 && (a.given & OPT_LIST))) {
         return commands[c].run(pool, commands[c].name, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */

@@ -320,6 +320,14 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
         || (rc = policy_prepare(pool, a, &pol))) {
         return rc;
     }
+    if ((a->given & OPT_INVITE)
+        && (a->given & (OPT_STDIN | OPT_POLICY | OPT_FORCE))) {
+        return usage_error("--invite sets no password: no --password-stdin, "
+                           "--min-length, --blocklist or --force");
+    }
+    if (!(a->given & OPT_INVITE) && (a->given & (OPT_TTL | OPT_URL))) {
+        return usage_error("--ttl and --url go with --invite");
+    }
     if ((rc = open_store(db, 0, &s)) != EX_OK) {
         return rc;
     }
@@ -330,9 +338,20 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
                           : store_fail(s, user, st);
         goto cleanup;
     }
-    rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen);
-    if (rc != EX_OK
-        || (rc = policy_check(pool, &pol, user, pw, pwlen, 0)) != EX_OK) {
+    if (a->given & OPT_INVITE) {
+        /* No password anybody knows: the invitation link sets one. */
+        unsigned char r[24];
+        st = hsc_random(r, sizeof(r));
+        pwlen = hsc_b64url_encode(r, sizeof(r), pw);
+        hsc_wipe(r, sizeof(r));
+        if (st != HSC_OK) {
+            rc = fail(EX_FILE, "no random bytes: %s", hsc_strerror(st));
+            goto cleanup;
+        }
+    }
+    else if ((rc = get_password(a->given & OPT_STDIN, 1, 0, pw, &pwlen))
+                 != EX_OK
+             || (rc = policy_check(pool, &pol, user, pw, pwlen, 0)) != EX_OK) {
         goto cleanup;
     }
     memset(&u, 0, sizeof(u));
@@ -348,6 +367,11 @@ int cmd_add(apr_pool_t *pool, const char *name, const args_t *a)
     st = hsc_store_add(s, &u);
     if (st != HSC_OK) {
         rc = store_fail(s, user, st);
+        goto cleanup;
+    }
+    if (a->given & OPT_INVITE) {
+        /* The link is all it prints: a script mails it. */
+        rc = link_issue(pool, a, db, user, HSC_LINK_INVITE);
         goto cleanup;
     }
     printf("%s: added\n", user);
