@@ -55,6 +55,12 @@ static int fault(request_rec *r, const hsc_account_t *a, const char *action,
     return hsc_userdb_unavailable(r);
 }
 
+/* Why a factor call failed: the store's words, else the status's. */
+static const char *why(const hsc_factors_t *f, hsc_status_t st)
+{
+    return hsc_factors_errmsg(f)[0] ? hsc_factors_errmsg(f) : hsc_strerror(st);
+}
+
 /* The setup page for secret (n bytes): its QR code and key. */
 static int setup_page(request_rec *r, const hsc_account_t *a,
                       const hsc_totp_params_t *p, const unsigned char *secret,
@@ -116,9 +122,7 @@ int hsc_account_totp_setup(request_rec *r, const hsc_account_t *a)
     }
     if (st != HSC_OK) {
         hsc_wipe(secret, sizeof(secret));
-        return fault(r, a, "totp-setup", "a new secret",
-                     hsc_factors_errmsg(f)[0] ? hsc_factors_errmsg(f)
-                                              : hsc_strerror(st));
+        return fault(r, a, "totp-setup", "a new secret", why(f, st));
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(215) "user \"%s\" began setting up an "
@@ -152,9 +156,7 @@ static int new_codes(request_rec *r, const hsc_account_t *a, hsc_factors_t *f,
     }
     if (st != HSC_OK) {
         hsc_wipe(codes, sizeof(codes));
-        return fault(r, a, "recovery-new", "new recovery codes",
-                     hsc_factors_errmsg(f)[0] ? hsc_factors_errmsg(f)
-                                              : hsc_strerror(st));
+        return fault(r, a, "recovery-new", "new recovery codes", why(f, st));
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(216) "user \"%s\" made new recovery codes",
@@ -249,9 +251,7 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
         st = hsc_factors_totp_activate(fs, a->user);
     }
     if (st != HSC_OK) {
-        return fault(r, a, "totp-confirm", "activating it",
-                     hsc_factors_errmsg(fs)[0] ? hsc_factors_errmsg(fs)
-                                               : hsc_strerror(st));
+        return fault(r, a, "totp-confirm", "activating it", why(fs, st));
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(217) "user \"%s\" turned on an authenticator app",

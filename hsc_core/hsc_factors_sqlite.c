@@ -235,6 +235,21 @@ hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
     return HSC_OK;
 }
 
+hsc_status_t hsc_fx_finish(hsc_factors_t *f, hsc_status_t s, const char *what)
+{
+    int rc;
+
+    if (s == HSC_OK
+        && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
+               != SQLITE_OK) {
+        s = hsc_fx_fail(f, f->db, what, rc);
+    }
+    if (s != HSC_OK) {
+        sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return s;
+}
+
 int hsc_fx_user_exists(hsc_factors_t *f, const char *user)
 {
     int rc, found;
@@ -449,15 +464,7 @@ hsc_factors_recovery_set(hsc_factors_t *f, const char *user,
         s = hsc_fx_run_write(f, f->db, st, "replacing the recovery codes",
                              NULL);
     }
-    if (s == HSC_OK
-        && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
-               != SQLITE_OK) {
-        s = hsc_fx_fail(f, f->db, "replacing the recovery codes", rc);
-    }
-    if (s != HSC_OK) {
-        sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
-    }
-    return s;
+    return hsc_fx_finish(f, s, "replacing the recovery codes");
 }
 
 hsc_status_t

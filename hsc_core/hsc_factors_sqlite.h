@@ -30,6 +30,10 @@ sqlite3_stmt *hsc_fx_prepare_user(sqlite3 *db, const char *sql,
 hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
                               const char *what, int *changes);
 
+/* End the transaction begun with BEGIN IMMEDIATE: COMMIT when s is
+ * HSC_OK (its failure becomes the result), else ROLLBACK. */
+hsc_status_t hsc_fx_finish(hsc_factors_t *f, hsc_status_t s, const char *what);
+
 /* 1 when the user exists; 0, or -1 with errmsg. */
 int hsc_fx_user_exists(hsc_factors_t *f, const char *user);
 

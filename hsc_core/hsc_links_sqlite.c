@@ -45,15 +45,7 @@ hsc_status_t hsc_factors_link_put(hsc_factors_t *f, const char *user,
         sqlite3_bind_int64(st, 5, now);
         s = hsc_fx_run_write(f, f->db, st, what, NULL);
     }
-    if (s == HSC_OK
-        && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
-               != SQLITE_OK) {
-        s = hsc_fx_fail(f, f->db, what, rc);
-    }
-    if (s != HSC_OK) {
-        sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
-    }
-    return s;
+    return hsc_fx_finish(f, s, what);
 }
 
 /* Copy a username column into user (HSC_USER_MAX + 1 bytes). */
@@ -140,13 +132,8 @@ hsc_status_t hsc_factors_link_take(hsc_factors_t *f,
             }
         }
     }
-    if (s == HSC_OK
-        && (rc = sqlite3_exec(f->db, "COMMIT", NULL, NULL, NULL))
-               != SQLITE_OK) {
-        s = hsc_fx_fail(f, f->db, what, rc);
-    }
+    s = hsc_fx_finish(f, s, what);
     if (s != HSC_OK) {
-        sqlite3_exec(f->db, "ROLLBACK", NULL, NULL, NULL);
         user[0] = '\0';
     }
     return s;

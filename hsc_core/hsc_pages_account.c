@@ -18,6 +18,29 @@ static const char *fact(apr_pool_t *p, const char *term, const char *desc)
     return apr_pstrcat(p, "<dt>", term, "</dt><dd>", desc, "</dd>\n", NULL);
 }
 
+/* The new password twice, with the minimum as a hint; aria marks them
+ * after a refusal, extra (" autofocus" or "") goes on the first. */
+static const char *new_password_fields(apr_pool_t *p, int min_chars,
+                                       const char *aria, const char *extra)
+{
+    const char *min = apr_itoa(p, min_chars);
+
+    return apr_pstrcat(
+        p,
+        "<label for=\"hsc-new\">New password</label>\n"
+        "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
+        "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
+        "minlength=\"",
+        min, "\" required", extra, aria,
+        ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ", min,
+        " characters. Any characters, spaces too; a few unrelated words "
+        "make a good one.</p>\n"
+        "<label for=\"hsc-new2\">New password again</label>\n"
+        "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
+        "autocomplete=\"new-password\" required",
+        aria, ">\n", NULL);
+}
+
 /* A form posting action to the page; without a recent login it asks for
  * the password first (id names its field uniquely). */
 static const char *action_form(apr_pool_t *p, const hsc_account_view_t *v,
@@ -122,21 +145,8 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
             "<label for=\"hsc-current\">Current password</label>\n"
             "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
             "autocomplete=\"current-password\" required",
-            aria,
-            ">\n<label for=\"hsc-new\">New password</label>\n"
-            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
-            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
-            "minlength=\"",
-            apr_itoa(p, v->min_chars), "\" required", aria,
-            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
-            apr_itoa(p, v->min_chars),
-            " characters. Any characters, spaces too; a few unrelated words "
-            "make a good one.</p>\n"
-            "<label for=\"hsc-new2\">New password again</label>\n"
-            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
-            "autocomplete=\"new-password\" required",
-            aria,
-            ">\n<button type=\"submit\">Change password</button>\n</form>\n",
+            aria, ">\n", new_password_fields(p, v->min_chars, aria, ""),
+            "<button type=\"submit\">Change password</button>\n</form>\n",
             factor_forms(p, v),
             "<h2>Sign out everywhere</h2>\n"
             "<p>Ends every session of your account, on every device, "
@@ -250,22 +260,9 @@ const char *hsc_page_link_password(apr_pool_t *p, const hsc_page_conf_t *c,
             link_field(p, link),
             "<input type=\"hidden\" name=\"username\" "
             "autocomplete=\"username\" value=\"",
-            hsc_page_escape(p, user),
-            "\">\n"
-            "<label for=\"hsc-new\">New password</label>\n"
-            "<input id=\"hsc-new\" name=\"new_password\" type=\"password\" "
-            "autocomplete=\"new-password\" aria-describedby=\"hsc-new-help\" "
-            "minlength=\"",
-            apr_itoa(p, min_chars), "\" required autofocus", aria,
-            ">\n<p id=\"hsc-new-help\" class=\"hsc-help\">At least ",
-            apr_itoa(p, min_chars),
-            " characters. Any characters, spaces too; a few unrelated words "
-            "make a good one.</p>\n"
-            "<label for=\"hsc-new2\">New password again</label>\n"
-            "<input id=\"hsc-new2\" name=\"new_password2\" type=\"password\" "
-            "autocomplete=\"new-password\" required",
-            aria,
-            ">\n<button type=\"submit\">Set the password</button>\n</form>\n",
+            hsc_page_escape(p, user), "\">\n",
+            new_password_fields(p, min_chars, aria, " autofocus"),
+            "<button type=\"submit\">Set the password</button>\n</form>\n",
             NULL));
 }
 
