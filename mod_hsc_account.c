@@ -33,61 +33,6 @@
 #include "hsc_password.h"
 #include "hsc_policy.h"
 
-/* The new-password policy of this location: its blocklist (NULL: none;
- * unset: the built-in one) and, unless HSCPasswordMinLength says, 15
- * characters or 8 beside a second factor. */
-void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
-                        int has_factor, const hsc_blocklist_t **b,
-                        int *min_chars)
-{
-    *min_chars = d->password_min_set ? d->password_min
-                 : has_factor        ? HSC_POLICY_MIN_WITH_FACTOR
-                                     : HSC_POLICY_MIN_ALONE;
-    *b = d->blocklist_set ? d->blocklist : sc->global->default_blocklist;
-}
-
-static void policy_of(const hsc_account_t *a, int has_factor,
-                      const hsc_blocklist_t **b, int *min_chars)
-{
-    hsc_account_policy(a->sc, a->d, has_factor, b, min_chars);
-}
-
-/* What the user has enrolled: -1 (logged) when it cannot be read. A
- * PostgreSQL user database has no factor tables yet: none. */
-static int factors_of(request_rec *r, const hsc_account_t *a,
-                      hsc_factor_info_t *fi)
-{
-    memset(fi, 0, sizeof(*fi));
-    if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
-        return 0;
-    }
-    return hsc_factor_info(r, a->sc, a->user, fi);
-}
-
-/* The page for a, with a notice of what was done or a refusal. */
-int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
-                     const char *notice, const char *error)
-{
-    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
-    hsc_account_view_t v;
-    hsc_factor_info_t fi;
-    const hsc_blocklist_t *b;
-    int known = factors_of(r, a, &fi) == 0;
-
-    memset(&v, 0, sizeof(v));
-    v.user = a->user;
-    v.groups = a->u.groups;
-    v.totp = known ? fi.totp == HSC_TOTP_ACTIVE : -1;
-    v.recovery_left = known ? fi.recovery_left : -1;
-    v.factors = known && a->sc->keys != NULL
-                && hsc_store_spec_conninfo(a->sc->userdb) == NULL;
-    v.recent = a->recent;
-    policy_of(a, known && hsc_factors_any(&fi), &b, &v.min_chars);
-    v.notice = notice;
-    v.error = error;
-    return hsc_form_send(r, status, hsc_page_account(r->pool, &pc, &v));
-}
-
 /* No full login: a browser goes to the login page and back; others get
  * 401 and the page saying so. */
 static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
@@ -104,64 +49,6 @@ static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
     apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);
     return hsc_form_send(r, HTTP_UNAUTHORIZED,
                          hsc_page_account(r->pool, &pc, &v));
-}
-
-/* The cookie of the same login for the new password: the same iat, lid,
- * amr and mfa_at (as the code step re-issues), the new gen and x_n. A
- * format 1 login becomes a format 2 one (a new lid) where the user
- * database has gen. */
-hsc_status_t hsc_account_reissue(request_rec *r, const hsc_account_t *a,
-                                 const hsc_user_t *nu,
-                                 const unsigned char xn[HSC_XN_LEN])
-{
-    const hsc_dir_conf_t *d = a->d;
-    char value[HSC_COOKIE_VALUE_MAX];
-    unsigned char lid[HSC_LID_LEN];
-    hsc_verify_params_t vp;
-    hsc_claims_t cl;
-    hsc_status_t st = HSC_OK;
-    size_t len;
-    int rem = (a->c.amr & HSC_AMR_REM) != 0;
-
-    hsc_session_params(r, a->sc, d, &vp);
-    memset(&cl, 0, sizeof(cl));
-    cl.user = a->c.user;
-    cl.user_len = a->c.user_len;
-    cl.iat = a->c.iat;
-    cl.exp = hsc_cookie_expiry(cl.iat, vp.now, rem ? d->remember : d->idle,
-                               rem ? d->remember : d->max_age);
-    if (cl.exp <= vp.now) {
-        cl.exp = vp.now + 1;
-    }
-    if (nu->gen < 0) {
-        st = hsc_cookie_mint(hsc_keyring_signer(a->sc->keys), cl.user,
-                             cl.user_len, cl.iat, cl.exp, xn, vp.scope,
-                             vp.address, value, sizeof(value), &len);
-    }
-    else {
-        if (a->c.format == 2) {
-            memcpy(lid, a->c.lid, sizeof(lid));
-            cl.amr = a->c.amr;
-            cl.mfa_at = a->c.mfa_at;
-        }
-        else {
-            st = hsc_random(lid, sizeof(lid));
-            cl.amr = HSC_AMR_PWD;
-        }
-        cl.gen = nu->gen;
-        cl.lid = lid;
-        cl.xn = xn;
-        if (st == HSC_OK) {
-            st = hsc_cookie_mint2(hsc_keyring_signer(a->sc->keys), &cl,
-                                  vp.scope, vp.address, value, sizeof(value),
-                                  &len);
-        }
-    }
-    if (st == HSC_OK) {
-        st = hsc_set_cookie(r, d, value, cl.exp - vp.now);
-    }
-    hsc_wipe(value, sizeof(value));
-    return st;
 }
 
 /* A refused action (action: "password", "totp-setup", ...): logged,
@@ -247,8 +134,8 @@ static int change_password(request_rec *r, hsc_account_t *a,
                              "Enter the current password and the new one "
                              "twice.");
     }
-    has_factor = factors_of(r, a, &fi) == 0 && hsc_factors_any(&fi);
-    policy_of(a, has_factor, &b, &min_chars);
+    has_factor = hsc_account_factors(r, a, &fi) == 0 && hsc_factors_any(&fi);
+    hsc_account_policy(a->sc, a->d, has_factor, &b, &min_chars);
     if (np->len != np2->len || !hsc_ct_equal(np->value, np2->value, np->len)) {
         return refuse_change(r, a, HTTP_BAD_REQUEST, "mismatch",
                              "The two new passwords are not the same.");

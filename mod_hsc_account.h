@@ -10,6 +10,7 @@
 #include "httpd.h"
 
 #include "hsc_cookie.h"
+#include "hsc_factors.h"
 #include "hsc_http.h"
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
@@ -35,6 +36,24 @@ typedef struct {
     const unsigned char *link_hash;
 } hsc_account_t;
 
+/* --- mod_hsc_account_view.c: below every other part -------------------- */
+
+/* What a's user has enrolled: 0, or -1 (logged) when it cannot be read.
+ * A PostgreSQL user database has no factor tables yet: none. */
+int hsc_account_factors(request_rec *r, const hsc_account_t *a,
+                        hsc_factor_info_t *fi);
+
+/* A short page (a heading, a sentence: an alert from status 400 up) with
+ * a link to HSCLoginURL; the answer. */
+int hsc_account_message(request_rec *r, const hsc_dir_conf_t *d, int status,
+                        const char *heading, const char *text);
+
+/* The new-password policy of the location for a user (with a second
+ * factor or not): its blocklist and minimum. */
+void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
+                        int has_factor, const struct hsc_blocklist **b,
+                        int *min_chars);
+
 /* The page for a, with a notice of what was done or a refusal. */
 int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
                      const char *notice, const char *error);
@@ -45,6 +64,8 @@ int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
 hsc_status_t hsc_account_reissue(request_rec *r, const hsc_account_t *a,
                                  const hsc_user_t *nu,
                                  const unsigned char xn[HSC_XN_LEN]);
+
+/* --- above it ------------------------------------------------------------ */
 
 /* The actions of mod_hsc_account_factor.c; each returns the answer. */
 int hsc_account_totp_setup(request_rec *r, const hsc_account_t *a);
@@ -58,11 +79,5 @@ int hsc_account_recovery_new(request_rec *r, const hsc_account_t *a);
 int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, int get,
                      const hsc_login_form_t *f);
-
-/* The new-password policy of the location for a user (with a second
- * factor or not): its blocklist and minimum (mod_hsc_account.c). */
-void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
-                        int has_factor, const struct hsc_blocklist **b,
-                        int *min_chars);
 
 #endif /* MOD_HSC_ACCOUNT_H */

@@ -236,13 +236,9 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
         st = hsc_factors_link_take(fs, a->link_hash, HSC_LINK_ENROL, now,
                                    owner);
         if (st != HSC_OK || strcmp(owner, a->user) != 0) {
-            hsc_page_conf_t pc = hsc_form_page_conf(a->d);
-            return hsc_form_send(
-                r, HTTP_BAD_REQUEST,
-                hsc_page_message(r->pool, &pc, "Link used",
-                                 "This link was used already. Ask for a new "
-                                 "one.",
-                                 1, a->d->login_url, "Log in"));
+            return hsc_account_message(r, a->d, HTTP_BAD_REQUEST, "Link used",
+                                       "This link was used already. Ask for "
+                                       "a new one.");
         }
     }
     /* The step is used: this code cannot log in after it. */
@@ -266,13 +262,9 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
     }
     if (a->link != NULL) {
         /* No session to go back to: say so, and where to log in. */
-        hsc_page_conf_t pc = hsc_form_page_conf(a->d);
-        return hsc_form_send(
-            r, HTTP_OK,
-            hsc_page_message(r->pool, &pc, "Authenticator app on",
-                             "The authenticator app is on: signing in asks "
-                             "for its code.",
-                             0, a->d->login_url, "Log in"));
+        return hsc_account_message(r, a->d, HTTP_OK, "Authenticator app on",
+                                   "The authenticator app is on: signing in "
+                                   "asks for its code.");
     }
     apr_table_setn(r->headers_out, "Location", done_url(r, "totp-on"));
     return HTTP_SEE_OTHER;

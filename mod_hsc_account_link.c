@@ -39,27 +39,16 @@ typedef struct {
     hsc_link_purpose_t purpose;
 } link_req_t;
 
-/* A short page with a link to the login page. */
-static int message(request_rec *r, const link_req_t *k, int status,
-                   const char *heading, const char *text)
-{
-    hsc_page_conf_t pc = hsc_form_page_conf(k->d);
-
-    return hsc_form_send(r, status,
-                         hsc_page_message(r->pool, &pc, heading, text,
-                                          status >= 400, k->d->login_url,
-                                          "Log in"));
-}
-
 /* The same refusal for a malformed, unknown, used, replaced or expired
  * link: which of them is nobody's business but the log's. */
 static int dead_link(request_rec *r, const link_req_t *k, const char *why)
 {
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(220) "one-time link refused: %s", why);
-    return message(r, k, HTTP_BAD_REQUEST, "Link not valid",
-                   "This link cannot be used: it was used already, replaced "
-                   "by a newer one, or it has expired. Ask for a new one.");
+    return hsc_account_message(
+        r, k->d, HTTP_BAD_REQUEST, "Link not valid",
+        "This link cannot be used: it was used already, replaced "
+        "by a newer one, or it has expired. Ask for a new one.");
 }
 
 /* The minimum and blocklist of a new password of k's user. */
@@ -163,8 +152,8 @@ static int set_password(request_rec *r, link_req_t *k,
                   ap_escape_logitem(r->pool, k->user),
                   hsc_link_purpose_name(k->purpose));
     hsc_ops_account(r, k->user, action, NULL);
-    return message(r, k, HTTP_OK, "Password set",
-                   "Your password is set. Log in with it now.");
+    return hsc_account_message(r, k->d, HTTP_OK, "Password set",
+                               "Your password is set. Log in with it now.");
 }
 
 /* An enrolment link as the account page's session: the setup steps. */
@@ -232,9 +221,10 @@ int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
     if (hsc_factors_get(k.f, k.user, &fi) == HSC_OK
         && fi.totp == HSC_TOTP_ACTIVE) {
         hsc_wipe(fi.sealed, sizeof(fi.sealed));
-        return message(r, &k, HTTP_BAD_REQUEST, "Already on",
-                       "An authenticator app is on already for this "
-                       "account.");
+        return hsc_account_message(
+            r, k.d, HTTP_BAD_REQUEST, "Already on",
+            "An authenticator app is on already for this "
+            "account.");
     }
     hsc_wipe(fi.sealed, sizeof(fi.sealed));
     return hsc_account_totp_setup(r, &a);

@@ -41,15 +41,6 @@
 /* --- checks of input -------------------------------------------------------
  */
 
-int check_user(const char *user)
-{
-    if (!hsc_username_valid(user, strlen(user))) {
-        return fail(EX_INPUT, "invalid username (1-255 bytes of UTF-8, no "
-                              "control characters)");
-    }
-    return EX_OK;
-}
-
 /* "" or comma-separated valid group names, each once. */
 int check_groups(const char *groups)
 {
@@ -175,13 +166,6 @@ static int has_factor(const char *db, const char *user)
     return any;
 }
 
-/* A duration as the directives take it ("60", "90s", "8h"; 0 allowed):
- * hsc_parse_duration. 1 when valid. */
-int parse_seconds(const char *s, int64_t *out)
-{
-    return hsc_parse_duration(s, 1, out) == HSC_OK;
-}
-
 /* --- the store -------------------------------------------------------------
  */
 
@@ -204,9 +188,6 @@ int open_store(const char *db, int flags, hsc_store_t **ps)
 }
 
 /* Report a failed store call on user. */
-/* Why the last store call failed, for the audit line. */
-const char *audit_reason;
-
 int store_fail(hsc_store_t *s, const char *user, hsc_status_t st)
 {
     audit_reason = st == HSC_ENOUSER     ? "no_such_user"
