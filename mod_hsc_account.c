@@ -155,15 +155,25 @@ static int change_password(request_rec *r, hsc_account_t *a,
     if (!current_right(r, a, "password", f, &l, &rv)) {
         return rv;
     }
-    hsc_wipe(l.xn, sizeof(l.xn));
     /* The user's own KDF setting (hsc-admin passwd --kdf changes it).
      * Outside the KDF cap: only a holder of the session and the current
-     * password gets here, counted by the throttle. */
+     * password gets here, counted by the throttle. The store writes only
+     * while the current password is still l.xn's (PostgreSQL: the httpd
+     * role cannot set a password otherwise). */
     nu = l.u;
     st = hsc_password_make_xn(&l.u.kdf, np->value, np->len, &nu, xn);
     if (st == HSC_OK) {
-        st = hsc_store_set_password(a->store, a->user, nu.salt, &nu.kdf,
-                                    nu.authenticator);
+        st = hsc_store_change_password(a->store, a->user, l.xn, nu.salt,
+                                       &nu.kdf, nu.authenticator);
+    }
+    hsc_wipe(l.xn, sizeof(l.xn));
+    if (st == HSC_EAUTH) {
+        /* Another browser or an administrator changed it after this
+         * request read it: nothing written. */
+        hsc_wipe(xn, sizeof(xn));
+        return refuse_change(r, a, HTTP_CONFLICT, "changed_meanwhile",
+                             "The password was changed meanwhile: sign in "
+                             "again with the new one.");
     }
     if (st == HSC_OK) {
         st = hsc_store_get_fresh(a->store, a->user, strlen(a->user), &nu);
@@ -271,9 +281,8 @@ static int is_action(const hsc_login_form_t *f, const char *name)
 
 /*
  * A factor change (setting up or removing an authenticator app, new
- * recovery codes): where the factors live in an SQLite file, and after a
- * recent login (HSCAccountRecentAuth) or the password again, counted like
- * a login. The action's answer.
+ * recovery codes): after a recent login (HSCAccountRecentAuth) or the password
+ * again, counted like a login. The action's answer.
  */
 static int factor_change(request_rec *r, const hsc_account_t *a,
                          const hsc_login_form_t *f, const char *action)
@@ -281,11 +290,6 @@ static int factor_change(request_rec *r, const hsc_account_t *a,
     hsc_login_t l;
     int rv;
 
-    if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
-        return refuse(r, a, action, HTTP_BAD_REQUEST, "unsupported",
-                      "Second factors need an SQLite user database in this "
-                      "release.");
-    }
     if (!a->recent) {
         if (!f->password.present) {
             return refuse(r, a, action, HTTP_UNAUTHORIZED, "not_recent",

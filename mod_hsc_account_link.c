@@ -129,20 +129,19 @@ static int set_password(request_rec *r, link_req_t *k,
     if (st != HSC_OK) {
         return HTTP_INTERNAL_SERVER_ERROR;
     }
-    st = hsc_factors_link_take(k->f, k->hash, k->purpose, now, owner);
-    if (st == HSC_EAUTH || (st == HSC_OK && strcmp(owner, k->user) != 0)) {
+    /* One transaction: the link goes and the password is set, or neither
+     * (PostgreSQL: hsc_link_password, the httpd role's only way to set a
+     * password without the current one). */
+    st = hsc_factors_link_password(k->f, k->hash, k->purpose, now, &nu, owner);
+    if (st == HSC_EAUTH) {
         return dead_link(r, k, "used by another request first");
-    }
-    if (st == HSC_OK) {
-        st = hsc_store_set_password(store, k->user, nu.salt, &nu.kdf,
-                                    nu.authenticator);
     }
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(221) "a one-time link of user \"%s\" could "
                                     "not set the password: %s (%s)",
                       ap_escape_logitem(r->pool, k->user), hsc_strerror(st),
-                      hsc_store_errmsg(store));
+                      hsc_factors_errmsg(k->f));
         hsc_ops_account(r, k->user, action, "store_fault");
         return hsc_userdb_unavailable(r);
     }

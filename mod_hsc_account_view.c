@@ -38,15 +38,10 @@ static void policy_of(const hsc_account_t *a, int has_factor,
     hsc_account_policy(a->sc, a->d, has_factor, b, min_chars);
 }
 
-/* What the user has enrolled: -1 (logged) when it cannot be read. A
- * PostgreSQL user database has no factor tables yet: none. */
+/* What the user has enrolled: -1 (logged) when it cannot be read. */
 int hsc_account_factors(request_rec *r, const hsc_account_t *a,
                         hsc_factor_info_t *fi)
 {
-    memset(fi, 0, sizeof(*fi));
-    if (hsc_store_spec_conninfo(a->sc->userdb) != NULL) {
-        return 0;
-    }
     return hsc_factor_info(r, a->sc, a->user, fi);
 }
 
@@ -65,8 +60,7 @@ int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
     v.groups = a->u.groups;
     v.totp = known ? fi.totp == HSC_TOTP_ACTIVE : -1;
     v.recovery_left = known ? fi.recovery_left : -1;
-    v.factors = known && a->sc->keys != NULL
-                && hsc_store_spec_conninfo(a->sc->userdb) == NULL;
+    v.factors = known && a->sc->keys != NULL;
     v.recent = a->recent;
     policy_of(a, known && hsc_factors_any(&fi), &b, &v.min_chars);
     v.notice = notice;

@@ -247,12 +247,6 @@ static int check_section(apr_pool_t *p, server_rec *s,
     }
     attrs = hsc_cookie_attrs(d);
     problem = hsc_cookie_attrs_conflict(&attrs);
-    if (problem == NULL && d->second_factor != HSC_SECOND_FACTOR_OFF
-        && hsc_store_spec_conninfo(hsc_srv_conf(s)->userdb) != NULL) {
-        /* Refused at startup rather than answered 503 at every login. */
-        problem = "HSCSecondFactor needs an SQLite HSCUserDB in this "
-                  "release, not a pgsql: one (docs/second-factors.md)";
-    }
     if (problem == NULL) {
         return 0;
     }

@@ -46,11 +46,25 @@ hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
                                int readonly)
 {
     hsc_factors_t *f = NULL;
+    hsc_store_t *store;
     char err[512];
 
-    if (sc->userdb == NULL
-        || hsc_factors_open(sc->userdb, readonly, &f, err, sizeof(err))
-               != HSC_OK) {
+    if (sc->userdb != NULL && hsc_store_spec_conninfo(sc->userdb) != NULL) {
+        /* PostgreSQL: the thread's handle on the child's pool, so a login
+         * connects nothing anew. */
+        if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
+            return NULL;
+        }
+        if (hsc_factors_on_store(store, 0, readonly, &f) != HSC_OK) {
+            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                          HSCLOGNO(193) "second factors cannot be read: %s",
+                          "this build has no PostgreSQL store");
+            return NULL;
+        }
+    }
+    else if (sc->userdb == NULL
+             || hsc_factors_open(sc->userdb, readonly, &f, err, sizeof(err))
+                    != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(193) "second factors cannot be read: %s",
                       sc->userdb == NULL ? "no HSCUserDB" : err);

@@ -10,11 +10,17 @@
  * its record cache stay as they are. A handle is used by one thread at a
  * time.
  *
- * SQLite only in this release (schema version 4): the user file holds the
- * factor tables, and "<file>-state" beside it holds the one frequent
- * write, the time of the last accepted TOTP step, so that a TOTP login
- * does not commit to the user file (whose every commit empties the
- * record caches). A pgsql: spec is refused with a message that says so.
+ * Two backends (hsc_factors_backend.h), chosen by the spec as for users:
+ * - SQLite (schema version 4): the user file holds the factor tables, and
+ *   "<file>-state" beside it holds the one frequent write, the time of
+ *   the last accepted TOTP step, so that a TOTP login does not commit to
+ *   the user file (whose every commit empties the record caches);
+ * - PostgreSQL (schema version 4): tables of their own in the user
+ *   database, reached only through SECURITY DEFINER functions for what a
+ *   web server does (hsc_core/sql/pgsql/004-factors.sql), so the httpd
+ *   role needs no right on them; the last step's table is not hsc_users,
+ *   so the change log never sees it. The module's handle borrows the
+ *   child's connection pool (hsc_factors_on_store).
  */
 #ifndef HSC_FACTORS_H
 #define HSC_FACTORS_H
@@ -23,6 +29,7 @@
 #include <stdint.h>
 
 #include "hsc_recovery.h"
+#include "hsc_store.h"
 #include "hsc_seal.h"
 #include "hsc_links.h"
 #include "hsc_totp.h"
@@ -61,12 +68,21 @@ int hsc_factors_any(const hsc_factor_info_t *fi);
  * writes (hsc-admin show). The file must be an hsc user database of
  * schema version 4 or later ("hsc-admin init" upgrades one). The state
  * file is created when absent (mode 0600, or the umask's), unless
- * readonly. HSC_OK; HSC_EIO, HSC_ESTORE or HSC_EINVAL (a pgsql: spec)
- * with errbuf set.
+ * readonly. A "pgsql:" spec connects (hsc-admin). HSC_OK; HSC_EIO,
+ * HSC_ESTORE or HSC_EINVAL (no PostgreSQL in this build) with errbuf set.
  */
 hsc_status_t hsc_factors_open(const char *spec, int readonly,
                               hsc_factors_t **out, char *errbuf,
                               size_t errlen) HSC_MUST_CHECK;
+
+/**
+ * The factors of a PostgreSQL user store, through the handle s (the
+ * module's thread handle on the child's pool): nothing is connected
+ * anew. own: closing the factors closes s. HSC_EINVAL when s is not a
+ * PostgreSQL store (SQLite: hsc_factors_open with the path).
+ */
+hsc_status_t hsc_factors_on_store(hsc_store_t *s, int own, int readonly,
+                                  hsc_factors_t **out) HSC_MUST_CHECK;
 
 /** The user's factors into *out (zeros when none). HSC_OK or HSC_ESTORE. */
 hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
@@ -131,7 +147,7 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
                                      int *resealed,
                                      int *unopened) HSC_MUST_CHECK;
 
-/* --- one-time links (hsc_links.h; hsc_links_sqlite.c) ------------------- */
+/* --- one-time links (hsc_links.h) ----------------------------------------- */
 
 /**
  * Store a link of user for purpose, valid until expires (Unix seconds),
@@ -163,6 +179,19 @@ hsc_status_t hsc_factors_link_take(hsc_factors_t *f,
                                    hsc_link_purpose_t purpose, int64_t now,
                                    char *user) HSC_MUST_CHECK;
 
+/**
+ * An invitation or a reset: use the link of purpose (HSC_LINK_INVITE or
+ * HSC_LINK_RESET) and set its user's password to nu's salt, kdf and
+ * authenticator (raising gen: every session of the user ends), in one
+ * transaction. HSC_OK with user (the link's, whatever nu names); HSC_EAUTH
+ * when there is no such valid link.
+ */
+hsc_status_t
+hsc_factors_link_password(hsc_factors_t *f,
+                          const unsigned char hash[HSC_LINK_HASH_LEN],
+                          hsc_link_purpose_t purpose, int64_t now,
+                          const hsc_user_t *nu, char *user) HSC_MUST_CHECK;
+
 /** Every stored link (expired ones too), by user and purpose: fn for each;
  *  non-zero from fn stops. Never a hash. */
 typedef int hsc_factors_link_fn(void *baton, const char *user,
@@ -177,7 +206,8 @@ hsc_status_t hsc_factors_link_revoke(hsc_factors_t *f, const char *user,
                                      int all, hsc_link_purpose_t purpose,
                                      int *count) HSC_MUST_CHECK;
 
-/** The last failure's message (SQLite's and ours; never a bound value). */
+/** The last failure's message (the database's and ours; never a bound
+ *  value). */
 const char *hsc_factors_errmsg(const hsc_factors_t *f);
 
 void hsc_factors_close(hsc_factors_t *f);

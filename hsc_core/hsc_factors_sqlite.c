@@ -6,7 +6,7 @@
  * accepted. Time, not the step number, so that a new enrolment with
  * another period cannot lower it.
  *
- * Every failure is HSC_ESTORE (or HSC_EREADONLY) with f->errmsg set from
+ * Every failure is HSC_ESTORE (or HSC_EREADONLY) with f->base.errmsg set from
  * SQLite's message and ours, never a bound value: callers fail closed.
  */
 #include <fcntl.h>
@@ -23,6 +23,8 @@
 #include "hsc_factors_sqlite.h"
 #include "hsc_store.h"
 
+static const hsc_factors_vtable_t sq_vtable;
+
 /* "HSC1": the user file's PRAGMA application_id (hsc_store_sqlite.c). */
 #define USER_FILE_APP_ID 0x48534331
 /* The schema version that made the factor tables. */
@@ -30,19 +32,18 @@
 /* Milliseconds a statement waits for another writer's lock. */
 #define WAIT_MS 3000
 
-static void msgf(hsc_factors_t *f, const char *fmt, ...)
+static void msgf(sq_factors_t *f, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void msgf(hsc_factors_t *f, const char *fmt, ...)
+static void msgf(sq_factors_t *f, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
-    vsnprintf(f->errmsg, sizeof(f->errmsg), fmt, ap);
+    vsnprintf(f->base.errmsg, sizeof(f->base.errmsg), fmt, ap);
     va_end(ap);
 }
 
-hsc_status_t hsc_fx_fail(hsc_factors_t *f, sqlite3 *db, const char *what,
-                         int rc)
+hsc_status_t hsc_fx_fail(sq_factors_t *f, sqlite3 *db, const char *what, int rc)
 {
     msgf(f, "%s: %s", what, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     if (rc == SQLITE_READONLY) {
@@ -51,21 +52,10 @@ hsc_status_t hsc_fx_fail(hsc_factors_t *f, sqlite3 *db, const char *what,
     return rc == SQLITE_NOMEM ? HSC_ENOMEM : HSC_ESTORE;
 }
 
-int hsc_factors_any(const hsc_factor_info_t *fi)
+static void sq_close(hsc_factors_t *fb)
 {
-    return fi->totp == HSC_TOTP_ACTIVE || fi->recovery_left > 0;
-}
+    sq_factors_t *f = (sq_factors_t *)fb;
 
-const char *hsc_factors_errmsg(const hsc_factors_t *f)
-{
-    return f->errmsg;
-}
-
-void hsc_factors_close(hsc_factors_t *f)
-{
-    if (f == NULL) {
-        return;
-    }
     sqlite3_close_v2(f->db);
     sqlite3_close_v2(f->state);
     free(f);
@@ -115,7 +105,7 @@ static void create_like(const char *path, const char *user_file)
 }
 
 /* Open the state file (created when absent) and its one table. */
-static hsc_status_t open_state(hsc_factors_t *f, const char *spec)
+static hsc_status_t open_state(sq_factors_t *f, const char *spec)
 {
     size_t n = strlen(spec);
     char *path = malloc(n + sizeof(HSC_FACTORS_STATE_SUFFIX));
@@ -149,26 +139,22 @@ static hsc_status_t open_state(hsc_factors_t *f, const char *spec)
     return HSC_OK;
 }
 
-hsc_status_t hsc_factors_open(const char *spec, int readonly,
-                              hsc_factors_t **out, char *errbuf, size_t errlen)
+hsc_status_t hsc_factors_sqlite_open(const char *spec, int readonly,
+                                     hsc_factors_t **out, char *errbuf,
+                                     size_t errlen)
 {
-    hsc_factors_t *f;
+    sq_factors_t *f;
     int64_t app = 0, ver = 0;
     hsc_status_t st = HSC_ESTORE;
     int rc;
 
     *out = NULL;
-    if (hsc_store_spec_conninfo(spec) != NULL) {
-        snprintf(errbuf, errlen,
-                 "second factors need an SQLite user database in this "
-                 "release, not pgsql:");
-        return HSC_EINVAL;
-    }
     if ((f = calloc(1, sizeof(*f))) == NULL) {
         snprintf(errbuf, errlen, "out of memory");
         return HSC_ENOMEM;
     }
-    f->readonly = readonly;
+    f->base.vt = &sq_vtable;
+    f->base.readonly = readonly;
     rc = sqlite3_open_v2(spec, &f->db,
                          (readonly ? SQLITE_OPEN_READONLY
                                    : SQLITE_OPEN_READWRITE)
@@ -195,12 +181,12 @@ hsc_status_t hsc_factors_open(const char *spec, int readonly,
                  spec, (long long)ver, spec);
         }
         else if (readonly || (st = open_state(f, spec)) == HSC_OK) {
-            *out = f;
+            *out = &f->base;
             return HSC_OK;
         }
     }
-    snprintf(errbuf, errlen, "%s", f->errmsg);
-    hsc_factors_close(f);
+    snprintf(errbuf, errlen, "%s", f->base.errmsg);
+    sq_close(&f->base);
     return st;
 }
 
@@ -220,7 +206,7 @@ sqlite3_stmt *hsc_fx_prepare_user(sqlite3 *db, const char *sql,
     return st;
 }
 
-hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
+hsc_status_t hsc_fx_run_write(sq_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
                               const char *what, int *changes)
 {
     int rc = sqlite3_step(st);
@@ -235,7 +221,7 @@ hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
     return HSC_OK;
 }
 
-hsc_status_t hsc_fx_finish(hsc_factors_t *f, hsc_status_t s, const char *what)
+hsc_status_t hsc_fx_finish(sq_factors_t *f, hsc_status_t s, const char *what)
 {
     int rc;
 
@@ -250,7 +236,7 @@ hsc_status_t hsc_fx_finish(hsc_factors_t *f, hsc_status_t s, const char *what)
     return s;
 }
 
-int hsc_fx_user_exists(hsc_factors_t *f, const char *user)
+int hsc_fx_user_exists(sq_factors_t *f, const char *user)
 {
     int rc, found;
     sqlite3_stmt
@@ -272,9 +258,10 @@ int hsc_fx_user_exists(hsc_factors_t *f, const char *user)
     return found;
 }
 
-hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
-                             hsc_factor_info_t *out)
+static hsc_status_t sq_get(hsc_factors_t *fb, const char *user,
+                           hsc_factor_info_t *out)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *st;
     const void *blob;
     int rc, n;
@@ -328,11 +315,12 @@ hsc_status_t hsc_factors_get(hsc_factors_t *f, const char *user,
     return HSC_OK;
 }
 
-hsc_status_t hsc_factors_totp_enrol(hsc_factors_t *f, const char *user,
-                                    const unsigned char *sealed, size_t len,
-                                    const hsc_totp_params_t *p, int active,
-                                    int64_t now)
+static hsc_status_t sq_totp_enrol(hsc_factors_t *fb, const char *user,
+                                  const unsigned char *sealed, size_t len,
+                                  const hsc_totp_params_t *p, int active,
+                                  int64_t now)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *st;
     hsc_status_t s;
     int rc, ex;
@@ -365,8 +353,9 @@ hsc_status_t hsc_factors_totp_enrol(hsc_factors_t *f, const char *user,
     return s;
 }
 
-hsc_status_t hsc_factors_totp_activate(hsc_factors_t *f, const char *user)
+static hsc_status_t sq_totp_activate(hsc_factors_t *fb, const char *user)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     int rc, changes = 0;
     hsc_status_t s;
     sqlite3_stmt *st = hsc_fx_prepare_user(
@@ -381,8 +370,9 @@ hsc_status_t hsc_factors_totp_activate(hsc_factors_t *f, const char *user)
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_ENOUSER;
 }
 
-hsc_status_t hsc_factors_totp_remove(hsc_factors_t *f, const char *user)
+static hsc_status_t sq_totp_remove(hsc_factors_t *fb, const char *user)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     int rc, changes = 0;
     hsc_status_t s;
     sqlite3_stmt
@@ -397,9 +387,10 @@ hsc_status_t hsc_factors_totp_remove(hsc_factors_t *f, const char *user)
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_ENOUSER;
 }
 
-hsc_status_t hsc_factors_totp_accept(hsc_factors_t *f, const char *user,
-                                     int64_t step_at)
+static hsc_status_t sq_totp_accept(hsc_factors_t *fb, const char *user,
+                                   int64_t step_at)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     int rc, changes = 0;
     hsc_status_t s;
     sqlite3_stmt *st;
@@ -424,11 +415,12 @@ hsc_status_t hsc_factors_totp_accept(hsc_factors_t *f, const char *user,
     return s != HSC_OK ? s : changes == 1 ? HSC_OK : HSC_EAUTH;
 }
 
-hsc_status_t
-hsc_factors_recovery_set(hsc_factors_t *f, const char *user,
-                         const unsigned char (*hashes)[HSC_RECOVERY_HASH_LEN],
-                         size_t n, int64_t now)
+static hsc_status_t
+sq_recovery_set(hsc_factors_t *fb, const char *user,
+                const unsigned char (*hashes)[HSC_RECOVERY_HASH_LEN], size_t n,
+                int64_t now)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *st;
     hsc_status_t s;
     size_t i;
@@ -467,10 +459,11 @@ hsc_factors_recovery_set(hsc_factors_t *f, const char *user,
     return hsc_fx_finish(f, s, "replacing the recovery codes");
 }
 
-hsc_status_t
-hsc_factors_recovery_use(hsc_factors_t *f, const char *user,
-                         const unsigned char hash[HSC_RECOVERY_HASH_LEN])
+static hsc_status_t
+sq_recovery_use(hsc_factors_t *fb, const char *user,
+                const unsigned char hash[HSC_RECOVERY_HASH_LEN])
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     int rc, changes = 0;
     hsc_status_t s;
     sqlite3_stmt *st = hsc_fx_prepare_user(f->db,
@@ -496,7 +489,7 @@ typedef struct {
 /* Every enrolment into *rows (malloc'd; *n of them), read before any is
  * rewritten: SQLite does not promise what a scan sees of rows changed
  * under it. */
-static hsc_status_t read_enrolments(hsc_factors_t *f, reseal_row_t **rows,
+static hsc_status_t read_enrolments(sq_factors_t *f, reseal_row_t **rows,
                                     size_t *n)
 {
     sqlite3_stmt *sel = NULL;
@@ -540,10 +533,10 @@ static hsc_status_t read_enrolments(hsc_factors_t *f, reseal_row_t **rows,
     return rc == SQLITE_DONE ? HSC_OK : hsc_fx_fail(f, f->db, "resealing", rc);
 }
 
-hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
-                                     hsc_factors_reseal_fn *fn, void *baton,
-                                     int *resealed, int *unopened)
+static hsc_status_t sq_totp_reseal(hsc_factors_t *fb, hsc_factors_reseal_fn *fn,
+                                   void *baton, int *resealed, int *unopened)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *upd = NULL;
     unsigned char out[HSC_TOTP_SEALED_MAX];
     reseal_row_t *rows = NULL;
@@ -604,3 +597,21 @@ hsc_status_t hsc_factors_totp_reseal(hsc_factors_t *f,
     }
     return st;
 }
+
+static const hsc_factors_vtable_t sq_vtable = {
+    .get = sq_get,
+    .totp_enrol = sq_totp_enrol,
+    .totp_activate = sq_totp_activate,
+    .totp_remove = sq_totp_remove,
+    .totp_accept = sq_totp_accept,
+    .recovery_set = sq_recovery_set,
+    .recovery_use = sq_recovery_use,
+    .totp_reseal = sq_totp_reseal,
+    .link_put = hsc_fx_link_put,
+    .link_peek = hsc_fx_link_peek,
+    .link_take = hsc_fx_link_take,
+    .link_password = hsc_fx_link_password,
+    .link_list = hsc_fx_link_list,
+    .link_revoke = hsc_fx_link_revoke,
+    .close = sq_close,
+};

@@ -8,17 +8,16 @@
 
 #include <sqlite3.h>
 
-#include "hsc_factors.h"
+#include "hsc_factors_backend.h"
 
-struct hsc_factors {
-    sqlite3 *db;    /* the user file */
-    sqlite3 *state; /* the state file; NULL when read-only */
-    int readonly;
-    char errmsg[256];
-};
+typedef struct {
+    struct hsc_factors base; /* first: the handle callers hold */
+    sqlite3 *db;             /* the user file */
+    sqlite3 *state;          /* the state file; NULL when read-only */
+} sq_factors_t;
 
 /* errmsg = "<what>: <SQLite's message>"; the status a failure deserves. */
-hsc_status_t hsc_fx_fail(hsc_factors_t *f, sqlite3 *db, const char *what,
+hsc_status_t hsc_fx_fail(sq_factors_t *f, sqlite3 *db, const char *what,
                          int rc);
 
 /* Prepare sql on db and bind user as ?1; NULL (and *rc) on failure. */
@@ -27,14 +26,36 @@ sqlite3_stmt *hsc_fx_prepare_user(sqlite3 *db, const char *sql,
 
 /* Run a prepared write to its end (and finalize it); the rows it changed
  * into *changes (may be NULL). */
-hsc_status_t hsc_fx_run_write(hsc_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
+hsc_status_t hsc_fx_run_write(sq_factors_t *f, sqlite3 *db, sqlite3_stmt *st,
                               const char *what, int *changes);
 
 /* End the transaction begun with BEGIN IMMEDIATE: COMMIT when s is
  * HSC_OK (its failure becomes the result), else ROLLBACK. */
-hsc_status_t hsc_fx_finish(hsc_factors_t *f, hsc_status_t s, const char *what);
+hsc_status_t hsc_fx_finish(sq_factors_t *f, hsc_status_t s, const char *what);
 
 /* 1 when the user exists; 0, or -1 with errmsg. */
-int hsc_fx_user_exists(hsc_factors_t *f, const char *user);
+int hsc_fx_user_exists(sq_factors_t *f, const char *user);
+
+/* The links' part of the table (hsc_links_sqlite.c). */
+hsc_status_t hsc_fx_link_put(hsc_factors_t *fb, const char *user,
+                             hsc_link_purpose_t purpose,
+                             const unsigned char hash[HSC_LINK_HASH_LEN],
+                             int64_t expires, int64_t now);
+hsc_status_t hsc_fx_link_peek(hsc_factors_t *fb,
+                              const unsigned char hash[HSC_LINK_HASH_LEN],
+                              int64_t now, hsc_link_purpose_t *purpose,
+                              char *user);
+hsc_status_t hsc_fx_link_take(hsc_factors_t *fb,
+                              const unsigned char hash[HSC_LINK_HASH_LEN],
+                              hsc_link_purpose_t purpose, int64_t now,
+                              char *user);
+hsc_status_t hsc_fx_link_password(hsc_factors_t *fb,
+                                  const unsigned char hash[HSC_LINK_HASH_LEN],
+                                  hsc_link_purpose_t purpose, int64_t now,
+                                  const hsc_user_t *nu, char *user);
+hsc_status_t hsc_fx_link_list(hsc_factors_t *fb, hsc_factors_link_fn *fn,
+                              void *baton);
+hsc_status_t hsc_fx_link_revoke(hsc_factors_t *fb, const char *user, int all,
+                                hsc_link_purpose_t purpose, int *count);
 
 #endif /* HSC_FACTORS_SQLITE_H */

@@ -10,11 +10,12 @@
 #include "hsc_factors_sqlite.h"
 #include "hsc_store.h"
 
-hsc_status_t hsc_factors_link_put(hsc_factors_t *f, const char *user,
-                                  hsc_link_purpose_t purpose,
-                                  const unsigned char hash[HSC_LINK_HASH_LEN],
-                                  int64_t expires, int64_t now)
+hsc_status_t hsc_fx_link_put(hsc_factors_t *fb, const char *user,
+                             hsc_link_purpose_t purpose,
+                             const unsigned char hash[HSC_LINK_HASH_LEN],
+                             int64_t expires, int64_t now)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     const char *what = "storing a link";
     sqlite3_stmt *st;
     hsc_status_t s;
@@ -62,11 +63,12 @@ static int copy_user(sqlite3_stmt *st, int col, char *user)
     return 1;
 }
 
-hsc_status_t hsc_factors_link_peek(hsc_factors_t *f,
-                                   const unsigned char hash[HSC_LINK_HASH_LEN],
-                                   int64_t now, hsc_link_purpose_t *purpose,
-                                   char *user)
+hsc_status_t hsc_fx_link_peek(hsc_factors_t *fb,
+                              const unsigned char hash[HSC_LINK_HASH_LEN],
+                              int64_t now, hsc_link_purpose_t *purpose,
+                              char *user)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *st = NULL;
     hsc_status_t s = HSC_EAUTH;
     int rc;
@@ -97,39 +99,95 @@ hsc_status_t hsc_factors_link_peek(hsc_factors_t *f,
     return s;
 }
 
-hsc_status_t hsc_factors_link_take(hsc_factors_t *f,
-                                   const unsigned char hash[HSC_LINK_HASH_LEN],
-                                   hsc_link_purpose_t purpose, int64_t now,
-                                   char *user)
+/* Inside a write transaction: delete the link of purpose valid at now,
+ * its user into user. HSC_EAUTH when there is none. */
+static hsc_status_t take_in(hsc_factors_t *fb,
+                            const unsigned char hash[HSC_LINK_HASH_LEN],
+                            hsc_link_purpose_t purpose, int64_t now, char *user,
+                            const char *what)
 {
-    const char *what = "using a link";
+    sq_factors_t *f = (sq_factors_t *)fb;
     hsc_link_purpose_t found;
     sqlite3_stmt *st = NULL;
     hsc_status_t s;
     int rc, changes = 0;
+
+    s = hsc_fx_link_peek(fb, hash, now, &found, user);
+    if (s == HSC_OK && found != purpose) {
+        s = HSC_EAUTH;
+    }
+    if (s != HSC_OK) {
+        return s;
+    }
+    rc = sqlite3_prepare_v2(f->db,
+                            "DELETE FROM hsc_links WHERE token_hash = ?1", -1,
+                            &st, NULL);
+    if (rc != SQLITE_OK) {
+        return hsc_fx_fail(f, f->db, what, rc);
+    }
+    sqlite3_bind_blob(st, 1, hash, HSC_LINK_HASH_LEN, SQLITE_STATIC);
+    s = hsc_fx_run_write(f, f->db, st, what, &changes);
+    return s == HSC_OK && changes != 1 ? HSC_EAUTH : s;
+}
+
+hsc_status_t hsc_fx_link_take(hsc_factors_t *fb,
+                              const unsigned char hash[HSC_LINK_HASH_LEN],
+                              hsc_link_purpose_t purpose, int64_t now,
+                              char *user)
+{
+    sq_factors_t *f = (sq_factors_t *)fb;
+    const char *what = "using a link";
+    hsc_status_t s;
+    int rc;
 
     /* Read and delete in one write transaction: no other writer between. */
     rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
     if (rc != SQLITE_OK) {
         return hsc_fx_fail(f, f->db, what, rc);
     }
-    s = hsc_factors_link_peek(f, hash, now, &found, user);
-    if (s == HSC_OK && found != purpose) {
-        s = HSC_EAUTH;
+    s = hsc_fx_finish(f, take_in(fb, hash, purpose, now, user, what), what);
+    if (s != HSC_OK) {
+        user[0] = '\0';
     }
+    return s;
+}
+
+hsc_status_t hsc_fx_link_password(hsc_factors_t *fb,
+                                  const unsigned char hash[HSC_LINK_HASH_LEN],
+                                  hsc_link_purpose_t purpose, int64_t now,
+                                  const hsc_user_t *nu, char *user)
+{
+    sq_factors_t *f = (sq_factors_t *)fb;
+    const char *what = "setting a password by a link";
+    char spec[HSC_KDF_SPEC_MAX];
+    sqlite3_stmt *st;
+    hsc_status_t s;
+    int rc, changes = 0;
+
+    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        return hsc_fx_fail(f, f->db, what, rc);
+    }
+    s = take_in(fb, hash, purpose, now, user, what);
     if (s == HSC_OK) {
-        rc = sqlite3_prepare_v2(f->db,
-                                "DELETE FROM hsc_links WHERE token_hash = ?1",
-                                -1, &st, NULL);
-        if (rc != SQLITE_OK) {
+        /* The link's user, whatever nu names: the link decides whose. */
+        st = hsc_fx_prepare_user(f->db,
+                                 "UPDATE hsc_users SET salt = ?2, kdf = ?3, "
+                                 "authenticator = ?4, gen = gen + 1, "
+                                 "updated = ?5 WHERE username = ?1",
+                                 user, &rc);
+        if (st == NULL) {
             s = hsc_fx_fail(f, f->db, what, rc);
         }
         else {
-            sqlite3_bind_blob(st, 1, hash, HSC_LINK_HASH_LEN, SQLITE_STATIC);
+            hsc_kdf_format(&nu->kdf, spec, sizeof(spec));
+            sqlite3_bind_blob(st, 2, nu->salt, HSC_SALT_LEN, SQLITE_STATIC);
+            sqlite3_bind_text(st, 3, spec, -1, SQLITE_STATIC);
+            sqlite3_bind_blob(st, 4, nu->authenticator, HSC_AUTH_LEN,
+                              SQLITE_STATIC);
+            sqlite3_bind_int64(st, 5, now);
             s = hsc_fx_run_write(f, f->db, st, what, &changes);
-            if (s == HSC_OK && changes != 1) {
-                s = HSC_EAUTH;
-            }
+            s = s == HSC_OK && changes != 1 ? HSC_EAUTH : s;
         }
     }
     s = hsc_fx_finish(f, s, what);
@@ -139,9 +197,10 @@ hsc_status_t hsc_factors_link_take(hsc_factors_t *f,
     return s;
 }
 
-hsc_status_t hsc_factors_link_list(hsc_factors_t *f, hsc_factors_link_fn *fn,
-                                   void *baton)
+hsc_status_t hsc_fx_link_list(hsc_factors_t *fb, hsc_factors_link_fn *fn,
+                              void *baton)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     char user[HSC_USER_MAX + 1];
     hsc_link_purpose_t p;
     sqlite3_stmt *st = NULL;
@@ -172,10 +231,10 @@ hsc_status_t hsc_factors_link_list(hsc_factors_t *f, hsc_factors_link_fn *fn,
     return HSC_OK;
 }
 
-hsc_status_t hsc_factors_link_revoke(hsc_factors_t *f, const char *user,
-                                     int all, hsc_link_purpose_t purpose,
-                                     int *count)
+hsc_status_t hsc_fx_link_revoke(hsc_factors_t *fb, const char *user, int all,
+                                hsc_link_purpose_t purpose, int *count)
 {
+    sq_factors_t *f = (sq_factors_t *)fb;
     sqlite3_stmt *st;
     int rc;
 

@@ -351,10 +351,11 @@ hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u)
     return s->vt->add(s, u);
 }
 
-hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
-                                    const unsigned char salt[HSC_SALT_LEN],
-                                    const hsc_kdf_t *kdf,
-                                    const unsigned char v[HSC_AUTH_LEN])
+static hsc_status_t password_write(hsc_store_t *s, const char *user,
+                                   const unsigned char *current_xn,
+                                   const unsigned char salt[HSC_SALT_LEN],
+                                   const hsc_kdf_t *kdf,
+                                   const unsigned char v[HSC_AUTH_LEN])
 {
     if (s == NULL || salt == NULL || v == NULL) {
         return HSC_EINVAL;
@@ -367,7 +368,28 @@ hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
         set_msg(s, "set_password: invalid kdf");
         return HSC_EINVAL;
     }
-    return wrote(s, user, s->vt->set_password(s, user, salt, kdf, v));
+    return wrote(s, user,
+                 s->vt->set_password(s, user, current_xn, salt, kdf, v));
+}
+
+hsc_status_t hsc_store_set_password(hsc_store_t *s, const char *user,
+                                    const unsigned char salt[HSC_SALT_LEN],
+                                    const hsc_kdf_t *kdf,
+                                    const unsigned char v[HSC_AUTH_LEN])
+{
+    return password_write(s, user, NULL, salt, kdf, v);
+}
+
+hsc_status_t hsc_store_change_password(hsc_store_t *s, const char *user,
+                                       const unsigned char *current_xn,
+                                       const unsigned char salt[HSC_SALT_LEN],
+                                       const hsc_kdf_t *kdf,
+                                       const unsigned char v[HSC_AUTH_LEN])
+{
+    if (current_xn == NULL) {
+        return HSC_EINVAL;
+    }
+    return password_write(s, user, current_xn, salt, kdf, v);
 }
 
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,

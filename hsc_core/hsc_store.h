@@ -125,6 +125,18 @@ hsc_status_t hsc_store_add(hsc_store_t *s, const hsc_user_t *u) HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_password(
     hsc_store_t *s, const char *user, const unsigned char salt[HSC_SALT_LEN],
     const hsc_kdf_t *kdf, const unsigned char v[HSC_AUTH_LEN]) HSC_MUST_CHECK;
+/**
+ * A user's own password change (the account page): as set_password, but
+ * only while the stored password is still the one whose x_n is
+ * current_xn (HSC_XN_LEN bytes), checked by the database in the statement
+ * that writes; HSC_EAUTH otherwise. On PostgreSQL this is the function
+ * hsc_password_change, so that the httpd role cannot set a password
+ * without the current one.
+ */
+hsc_status_t hsc_store_change_password(
+    hsc_store_t *s, const char *user, const unsigned char *current_xn,
+    const unsigned char salt[HSC_SALT_LEN], const hsc_kdf_t *kdf,
+    const unsigned char v[HSC_AUTH_LEN]) HSC_MUST_CHECK;
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
                                   const char *groups) HSC_MUST_CHECK;
 /** Disabling also revokes (hsc_store_revoke_now), so that enabling the user

@@ -76,8 +76,11 @@ typedef struct {
     /** Insert a new user (name, salt, kdf, authenticator, groups, disabled).
      *  HSC_EEXISTS if present; created/updated are set to now. */
     hsc_status_t (*add)(hsc_store_t *s, const hsc_user_t *u);
-    /** Replace salt, kdf and authenticator. HSC_ENOUSER if absent. */
+    /** Replace salt, kdf and authenticator, and raise gen. HSC_ENOUSER if
+     *  absent. current_xn (HSC_XN_LEN bytes) or NULL: only while the stored
+     *  authenticator is SHA-256(current_xn), else HSC_EAUTH. */
     hsc_status_t (*set_password)(hsc_store_t *s, const char *user,
+                                 const unsigned char *current_xn,
                                  const unsigned char salt[HSC_SALT_LEN],
                                  const hsc_kdf_t *kdf,
                                  const unsigned char v[HSC_AUTH_LEN]);

@@ -1000,22 +1000,24 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
 /* --- writing users (hsc-admin; revoke also from the module) --------------- */
 
 /*
- * Run one write. params in text form except those flagged binary (the
- * bytea columns). HSC_OK with *rows the rows changed, HSC_EREADONLY for a
- * read-only handle or a role without the right (SQLSTATE 42501 or 25006).
+ * Run one statement with parameters (text form except those flagged
+ * binary: the bytea columns), results binary, not retried. write: refused
+ * on a read-only handle. *pres the result (tuples or command); on failure
+ * NULL, errmsg set, and HSC_EREADONLY for a role without the right
+ * (SQLSTATE 42501 or 25006), else HSC_ESTORE.
  */
-static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
-                              int n, const char *const *values,
-                              const int *lengths, const int *formats,
-                              long *rows)
+static hsc_status_t params_run(pg_store_t *ps, const char *what,
+                               const char *sql, int n,
+                               const char *const *values, const int *lengths,
+                               const int *formats, int write, PGresult **pres)
 {
     pg_slot_t *sl;
     PGresult *res;
     hsc_status_t st;
     int fresh, timed_out;
 
-    *rows = 0;
-    if (ps->readonly) {
+    *pres = NULL;
+    if (write && ps->readonly) {
         hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
                        "%s: the store is open read-only", what);
         return HSC_EREADONLY;
@@ -1025,7 +1027,7 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
     }
     res = slot_wait(ps, sl, what,
                     PQsendQueryParams(sl->conn, sql, n, NULL, values, lengths,
-                                      formats, 0),
+                                      formats, 1),
                     &timed_out);
     if (res == NULL
         || (PQresultStatus(res) != PGRES_COMMAND_OK
@@ -1040,10 +1042,38 @@ static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
         slot_put(ps->pool, sl);
         return st;
     }
-    *rows = atol(PQcmdTuples(res));
-    PQclear(res);
     slot_put(ps->pool, sl);
+    *pres = res;
     return HSC_OK;
+}
+
+/* One write: HSC_OK with *rows the rows changed. */
+static hsc_status_t write_run(pg_store_t *ps, const char *what, const char *sql,
+                              int n, const char *const *values,
+                              const int *lengths, const int *formats,
+                              long *rows)
+{
+    PGresult *res;
+    hsc_status_t st = params_run(ps, what, sql, n, values, lengths, formats, 1,
+                                 &res);
+
+    *rows = st == HSC_OK ? atol(PQcmdTuples(res)) : 0;
+    PQclear(res);
+    return st;
+}
+
+hsc_status_t hsc_store_pgsql_exec(hsc_store_t *s, const char *what,
+                                  const char *sql, int n,
+                                  const char *const *values, const int *lengths,
+                                  const int *formats, int write,
+                                  struct pg_result **pres)
+{
+    if (s == NULL || s->vt != &pg_vtable) {
+        *pres = NULL;
+        return HSC_EINVAL;
+    }
+    return params_run((pg_store_t *)s, what, sql, n, values, lengths, formats,
+                      write, pres);
 }
 
 #define NOW_SQL "extract(epoch FROM now())::bigint"
@@ -1092,26 +1122,44 @@ static hsc_status_t update_user(pg_store_t *ps, const char *what,
     return st;
 }
 
+/* With current_xn, through hsc_password_change (schema version 4): the
+ * httpd role's one way to set a password, and only its own user's with
+ * the current one (the database compares SHA-256(x_n)). */
 static hsc_status_t pg_set_password(hsc_store_t *s, const char *user,
+                                    const unsigned char *current_xn,
                                     const unsigned char salt[HSC_SALT_LEN],
                                     const hsc_kdf_t *kdf,
                                     const unsigned char v[HSC_AUTH_LEN])
 {
     char spec[HSC_KDF_SPEC_MAX];
-    const char *vals[4];
-    int l[4] = {0, HSC_SALT_LEN, 0, HSC_AUTH_LEN};
-    int f[4] = {0, 1, 0, 1};
+    const char *vals[5];
+    int l[5] = {0, HSC_SALT_LEN, 0, HSC_AUTH_LEN, HSC_XN_LEN};
+    int f[5] = {0, 1, 0, 1, 1};
+    hsc_status_t st;
 
     hsc_kdf_format(kdf, spec, sizeof(spec));
     vals[0] = user;
     vals[1] = (const char *)salt;
     vals[2] = spec;
     vals[3] = (const char *)v;
-    return update_user((pg_store_t *)s, "set_password",
-                       "UPDATE hsc_users SET salt = $2, kdf = $3, "
-                       "authenticator = $4, gen = gen + 1, "
-                       "updated = " NOW_SQL " WHERE username = $1",
-                       4, vals, l, f);
+    vals[4] = (const char *)current_xn;
+    if (current_xn == NULL) {
+        return update_user((pg_store_t *)s, "set_password",
+                           "UPDATE hsc_users SET salt = $2, kdf = $3, "
+                           "authenticator = $4, gen = gen + 1, "
+                           "updated = " NOW_SQL " WHERE username = $1",
+                           4, vals, l, f);
+    }
+    st = update_user((pg_store_t *)s, "set_password",
+                     "SELECT FROM hsc_password_change($1, $5, $2, $3, $4) "
+                     "AS r WHERE r",
+                     5, vals, l, f);
+    if (st == HSC_ENOUSER) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "set_password: the current password changed meanwhile");
+        st = HSC_EAUTH;
+    }
+    return st;
 }
 
 static hsc_status_t pg_set_groups(hsc_store_t *s, const char *user,

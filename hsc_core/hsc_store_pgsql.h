@@ -28,7 +28,7 @@
 #include "hsc_store.h"
 
 /* Schema version this build creates and reads (hsc_core/sql/pgsql/). */
-#define HSC_PGSQL_SCHEMA_VERSION 1
+#define HSC_PGSQL_SCHEMA_VERSION 4
 
 typedef struct {
     int pool_size;            /* connections per process, >= 1 (default 4) */
@@ -89,6 +89,21 @@ int hsc_pg_pool_store_id(hsc_pg_pool_t *p, char *buf, size_t len);
 /** 1 when s is a PostgreSQL store whose role is a superuser (libpq's
  *  is_superuser parameter of its connection); else 0. */
 int hsc_store_pgsql_superuser(hsc_store_t *s);
+
+/**
+ * For the factor store on PostgreSQL (hsc_factors_pgsql.c): run one
+ * statement on a connection of s's pool, parameters in text form except
+ * where formats[i] is 1 (bytea), results binary. write: refused
+ * (HSC_EREADONLY) on a read-only handle. HSC_OK with *pres (the caller
+ * PQclear()s it); else HSC_ESTORE or HSC_EREADONLY (no right) with
+ * hsc_store_errmsg(s) set. HSC_EINVAL when s is not a PostgreSQL store.
+ */
+struct pg_result;
+hsc_status_t hsc_store_pgsql_exec(hsc_store_t *s, const char *what,
+                                  const char *sql, int n,
+                                  const char *const *values, const int *lengths,
+                                  const int *formats, int write,
+                                  struct pg_result **pres) HSC_MUST_CHECK;
 
 /** For tests and status pages: polls of the change log made and failed,
  *  names they reported changed, and times the whole cache was dropped. */

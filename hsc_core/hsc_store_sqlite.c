@@ -1035,20 +1035,29 @@ static hsc_status_t sq_add(hsc_store_t *s, const hsc_user_t *u)
     return write_run(sq, "add", st);
 }
 
+/* With current_xn, the check is the statement's own WHERE: a change made
+ * meanwhile (another browser, hsc-admin) leaves this one undone. */
 static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
+                                    const unsigned char *current_xn,
                                     const unsigned char salt[HSC_SALT_LEN],
                                     const hsc_kdf_t *kdf,
                                     const unsigned char v[HSC_AUTH_LEN])
 {
     sq_store_t *sq = (sq_store_t *)s;
+    unsigned char cur[HSC_AUTH_LEN];
     sqlite3_stmt *st;
     hsc_status_t status;
     char spec[HSC_KDF_SPEC_MAX];
 
+    if (current_xn != NULL
+        && (status = hsc_authenticator(current_xn, cur)) != HSC_OK) {
+        return status;
+    }
     status = write_prepare(sq, "set_password",
                            "UPDATE hsc_users SET salt = ?2, kdf = ?3, "
                            "authenticator = ?4, gen = gen + 1, updated = ?5 "
-                           "WHERE username = ?1",
+                           "WHERE username = ?1 "
+                           "AND (?6 IS NULL OR authenticator = ?6)",
                            &st);
     if (status != HSC_OK) {
         return status;
@@ -1058,12 +1067,20 @@ static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
         || sqlite3_bind_blob(st, 2, salt, HSC_SALT_LEN, SQLITE_STATIC)
         || sqlite3_bind_text(st, 3, spec, -1, SQLITE_STATIC)
         || sqlite3_bind_blob(st, 4, v, HSC_AUTH_LEN, SQLITE_STATIC)
-        || sqlite3_bind_int64(st, 5, now_s())) {
+        || sqlite3_bind_int64(st, 5, now_s())
+        || (current_xn != NULL
+            && sqlite3_bind_blob(st, 6, cur, HSC_AUTH_LEN, SQLITE_STATIC))) {
         status = sq_fail(sq, "set_password", sqlite3_errcode(sq->db));
         sqlite3_finalize(st);
         return status;
     }
-    return write_run(sq, "set_password", st);
+    status = write_run(sq, "set_password", st);
+    if (status == HSC_ENOUSER && current_xn != NULL) {
+        hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
+                       "set_password: the current password changed meanwhile");
+        status = HSC_EAUTH;
+    }
+    return status;
 }
 
 static hsc_status_t sq_set_groups(hsc_store_t *s, const char *user,

@@ -117,6 +117,73 @@ refuse "the httpd role cannot create a table in public" \
 refuse "the httpd role cannot call the change-log trigger" \
     val hsc_httpd "SELECT hsc_users_changed()"
 
+# --- second factors, links, passwords (schema version 4) -----------------------
+# hsc-admin works on pgsql: as on a file (as the admin role).
+check "hsc-admin keygen" "$ADMIN" keygen "$W/keys"
+check "hsc-admin add bob (admin)" add "$SPEC_ADMIN" bob
+check "hsc-admin totp enrol on pgsql:" "$ADMIN" totp enrol "$SPEC_ADMIN" bob --keys "$W/keys"
+grep -q '^otpauth://totp/' "$W/out" && ok "it prints the otpauth URI" || notok "it prints the otpauth URI"
+check "hsc-admin recovery-codes on pgsql:" "$ADMIN" recovery-codes "$SPEC_ADMIN" bob --count 3
+[ "$(grep -c . "$W/out")" = 3 ] && ok "three codes printed" || notok "three codes printed"
+check "hsc-admin link on pgsql:" "$ADMIN" link "$SPEC_ADMIN" bob --for reset
+check "hsc-admin link --list on pgsql:" "$ADMIN" link "$SPEC_ADMIN" --list
+grep -q 'bob.*reset' "$W/out" && ok "the list names bob's reset link" || notok "the list names bob's reset link"
+check "hsc-admin show on pgsql:" "$ADMIN" show "$SPEC_ADMIN" bob
+grep -q '^totp: yes' "$W/out" && grep -q '^recovery codes left: 3$' "$W/out" && ok "show: TOTP on, 3 codes" \
+    || { notok "show: TOTP on, 3 codes"; sed 's/^/# /' "$W/out"; }
+check "hsc-admin totp reseal on pgsql:" "$ADMIN" totp reseal "$SPEC_ADMIN" --keys "$W/keys"
+
+# Known values as the admin role: alice's x_n is 32 bytes of 09, her TOTP
+# secret is sealed bytes 01, one recovery code, one reset link whose
+# token hash is SHA-256 of 32 bytes of 0a.
+XN9="'\\x$(printf '09%.0s' $(seq 32))'::bytea"
+XN8="'\\x$(printf '08%.0s' $(seq 32))'::bytea"
+TOK="sha256('\\x$(printf '0a%.0s' $(seq 32))'::bytea)"
+val hsc_admin "UPDATE hsc_users SET authenticator = sha256($XN9) WHERE username = 'alice';
+INSERT INTO hsc_totp VALUES ('alice', '\x01', 'SHA1', 6, 30, true, 0);
+INSERT INTO hsc_recovery VALUES (sha256('\x0b'), 'alice', 0);
+INSERT INTO hsc_links VALUES ($TOK, 'alice', 'reset', 9999999999, 0),
+    (sha256('\x0c'), 'alice', 'enrol', 9999999999, 0);" >/dev/null \
+    || bail "factor rows as the admin role"
+for t in hsc_totp hsc_totp_used hsc_recovery hsc_links; do
+    refuse "the httpd role cannot read $t" val hsc_httpd "SELECT * FROM $t"
+done
+refuse "the httpd role cannot mint a link" \
+    val hsc_httpd "INSERT INTO hsc_links VALUES (sha256('\x0d'), 'alice', 'reset', 9999999999, 0)"
+refuse "the httpd role cannot swap a TOTP secret" \
+    val hsc_httpd "UPDATE hsc_totp SET sealed = '\x02'"
+refuse "the httpd role cannot reset TOTP's last step" \
+    val hsc_httpd "DELETE FROM hsc_totp_used"
+one() { [ "$(val hsc_httpd "$1")" = "$2" ]; } # sql expected-output
+adm() { [ "$(val hsc_admin "$1")" = "$2" ]; }
+check "hsc_totp_accept takes step 3000" one "SELECT hsc_totp_accept('alice', 3000)" t
+check "... not 3000 again (a replay)" one "SELECT hsc_totp_accept('alice', 3000) IS NULL" t
+check "... nor an older step" one "SELECT hsc_totp_accept('alice', 2970) IS NULL" t
+check "the last step stays 3000" adm "SELECT last_at FROM hsc_totp_used WHERE username = 'alice'" 3000
+check "hsc_factors_of reads one user's enrolment and codes left" \
+    one "SELECT active, recovery_left FROM hsc_factors_of('alice')" "t|1"
+check "hsc_totp_begin does not replace an active secret" \
+    one "SELECT hsc_totp_begin('alice', '\x02', 'SHA1', 6, 30)" f
+check "alice's secret is still hers" adm "SELECT sealed FROM hsc_totp WHERE username = 'alice'" '\x01'
+check "a recovery code needs its hash" one "SELECT hsc_recovery_use('alice', sha256('\x0e')) IS NULL" t
+check "... and is used once" one "SELECT hsc_recovery_use('alice', sha256('\x0b'))" t
+check "... only once" one "SELECT hsc_recovery_use('alice', sha256('\x0b')) IS NULL" t
+check "a link cannot be guessed" one "SELECT hsc_link_take(sha256('\x0f'), 'reset') IS NULL" t
+check "an enrolment link sets no password" \
+    one "SELECT hsc_link_password(sha256('\x0c'), 'enrol', '\x00', 'x', '\x00') IS NULL" t
+check "a reset link does not serve another purpose" \
+    one "SELECT hsc_link_take($TOK, 'invite') IS NULL" t
+check "hsc_password_change without the current x_n changes nothing" \
+    one "SELECT hsc_password_change('alice', $XN8, '\x00', 'x', sha256($XN8)) IS NULL" t
+check "... so alice's password is as it was" adm "SELECT authenticator = sha256($XN9) FROM hsc_users WHERE username = 'alice'" t
+check "hsc_password_change with it (the account page)" \
+    one "SELECT hsc_password_change('alice', $XN9, decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN8))" t
+check "the reset link sets the password once" \
+    one "SELECT hsc_link_password($TOK, 'reset', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN9))" alice
+check "... only once" \
+    one "SELECT hsc_link_password($TOK, 'reset', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN8)) IS NULL" t
+check "and the password is the link's" adm "SELECT authenticator = sha256($XN9) FROM hsc_users WHERE username = 'alice'" t
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
@@ -149,6 +216,15 @@ if escalated hsc; then notok "the pg_temp attack runs nothing as the owner (vers
 else ok "the pg_temp attack runs nothing as the owner (version 2)"; fi
 refuse "the httpd role still cannot lower revoked_before after it" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0"
+# A temporary sha256() that says every x_n is alice's: the pinned search
+# path (pg_catalog first) must keep hsc_password_change on the real one.
+sql hsc_httpd hsc >"$W/attack-fx.out" 2>&1 <<EOF
+CREATE FUNCTION pg_temp.sha256(bytea) RETURNS bytea LANGUAGE sql
+    AS \$f\$SELECT authenticator FROM public.hsc_users WHERE username = 'alice'\$f\$;
+SELECT coalesce(hsc_password_change('alice', '\x00', '\x00', 'x', '\x00')::text, 'refused');
+EOF
+if grep -q '^refused$' "$W/attack-fx.out"; then ok "a temporary sha256() does not fool hsc_password_change"
+else notok "a temporary sha256() does not fool hsc_password_change"; sed 's/^/# /' "$W/attack-fx.out"; fi
 
 # The same attack on a version-1 schema (its file, applied by hand, with the
 # version-1 grants) succeeds: the test sees the hole it guards.
@@ -186,10 +262,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 3 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 4 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 3: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -219,6 +295,11 @@ if [ "$(val hsc_admin "SELECT gen FROM hsc_users WHERE username = 'carol'" hsc_v
 else notok "raising gen through the replaced hsc_revoke, with the grant it had"; fi
 refuse "and still cannot set gen itself" \
     val hsc_httpd "UPDATE hsc_users SET gen = 0" hsc_v2
+# Version 4 came with it: the role that could call hsc_revoke may call the
+# factor functions, without a new GRANT, and still reads no factor table.
+check "after the upgrade the httpd role accepts a TOTP step there" \
+    val hsc_httpd "SELECT hsc_totp_accept('carol', 30)" hsc_v2
+refuse "but reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp_used" hsc_v2
 
 rm -f "$W/out"
 echo "1..$n"

@@ -154,8 +154,7 @@ static int has_factor(const char *db, const char *user)
     char err[512];
     int any = 0;
 
-    if (is_pgsql(db)
-        || hsc_factors_open(db, 1, &f, err, sizeof(err)) != HSC_OK) {
+    if (hsc_factors_open(db, 1, &f, err, sizeof(err)) != HSC_OK) {
         return 0;
     }
     if (hsc_factors_get(f, user, &fi) == HSC_OK) {

@@ -1,0 +1,27 @@
+#!/bin/sh
+# test/pgsql/factors-pgsql.sh: second factors and one-time links on
+# PostgreSQL: test/unit/test_factor_store in its "pgsql" mode (the same
+# checks as on SQLite, two handles standing for two servers) against a
+# throwaway PostgreSQL that this script starts and stops (pg-tmp.sh).
+set -u
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+. "$top_srcdir/test/pgsql/pg-tmp.sh"
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/hsc-pgfx.XXXXXX") || exit 1
+trap 'pg_tmp_stop; rm -rf "$W"' EXIT INT TERM
+if ! pg_tmp_start "$W"; then
+    echo "not ok 1 - a throwaway PostgreSQL starts (install postgresql)"
+    echo "1..1"
+    exit 1
+fi
+for db in totp rc reseal links pw; do
+    pg_tmp_psql "CREATE DATABASE fx_$db" || {
+        echo "not ok 1 - CREATE DATABASE fx_$db"
+        echo "1..1"
+        exit 1
+    }
+done
+HSC_PG_CONNINFO=$PG_CONNINFO
+export HSC_PG_CONNINFO
+"$top_builddir/test/unit/test_factor_store" pgsql
