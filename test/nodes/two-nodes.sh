@@ -5,7 +5,10 @@
 # every statement logged), memcached on a free loopback port, two httpd
 # (event MPM) with the same key file. Checks: a cookie from A works on B;
 # disable, revoke and a password change on the shared table are honoured by
-# both within HSCUserDBMaxStale; failed logins are counted across nodes;
+# both within HSCUserDBMaxStale; failed logins are counted across nodes; a
+# TOTP code or a recovery code used on one node is refused on the other,
+# and the account page changes a password, with the nodes connected as the
+# least role of the doc (its grants as written);
 # 2,000 cookie requests cost fewer than 200 statements; PostgreSQL stopped
 # gives 503 and back gives 200 within 5 s; memcached stopped does what
 # HSCThrottleUnavailable says; no child crashed.
@@ -29,6 +32,13 @@ check "hsc-admin init on PostgreSQL" sh -c '"$0" init "$1" >/dev/null' "$ADMIN" 
 add() { echo "$2" | "$ADMIN" add "$SPEC" "$1" --password-stdin --force --kdf sha256-chain:1000 >/dev/null; }
 check "hsc-admin add alice" add alice alice-password-1
 check "hsc-admin add bob" add bob bob-password-1
+check "hsc-admin add carol" add carol carol-password-1
+# The nodes connect as the httpd role of docs/several-servers.md, with the
+# doc's grants as written: everything below works with no more.
+pg_tmp_psql "CREATE ROLE hsc_httpd LOGIN" >/dev/null || bail "the httpd role"
+check "the doc's grants for the httpd role run" \
+    pg_tmp_psql "$(pg_doc_block 'GRANT CONNECT ON DATABASE hsc TO hsc_httpd')"
+SPEC_HTTPD="$SPEC user=hsc_httpd"
 
 # --- two nodes --------------------------------------------------------------
 PORT_A=$(free_port)
@@ -45,6 +55,14 @@ HSCLoginURL /login
 <Location /login>
     SetHandler hsc-login
 </Location>
+<Location /2fa-login>
+    SetHandler hsc-login
+    HSCSecondFactor optional
+</Location>
+<Location /account>
+    SetHandler hsc-account
+    HSCPasswordBlocklist none
+</Location>
 <Location /private>
     AuthType HSC
     Require valid-user
@@ -59,8 +77,8 @@ EOF
 }
 # Node B spells the same database differently: the per-user login counts
 # are keyed by the store id, so both nodes still share them.
-write_conf a "$PORT_A" "$SPEC"
-write_conf b "$PORT_B" "$SPEC application_name=node-b"
+write_conf a "$PORT_A" "$SPEC_HTTPD"
+write_conf b "$PORT_B" "$SPEC_HTTPD application_name=node-b"
 check "node A's configuration is valid" node_configtest a
 node_start a || bail "node A starts"
 node_start b || bail "node B starts"
@@ -143,6 +161,66 @@ ok_count=$(cat "$W/codes-a" "$W/codes-b" | grep -c '^200$')
 stmts=$(tail -n +"$((before + 1))" "$PG_LOG" | grep -cE 'duration: .* (execute|statement)')
 check "2,000 cookie requests over both nodes all 200 (got $ok_count)" [ "$ok_count" = 2000 ]
 check "and caused fewer than 200 statements (got $stmts)" [ "$stmts" -lt 200 ]
+
+# --- second factors on two nodes ----------------------------------------------
+# The code step's state is in the shared database: a code, or a recovery
+# code, used on one node is refused on the other (hsc_totp_accept and
+# hsc_recovery_use, as the httpd role). Codes by oathtool, not the module.
+# password_step URL USER PASSWORD and code_step URL COOKIE CODE print the
+# status and leave the cookie in $W/cookie.
+password_step() {
+    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' -H "Origin: $1" \
+        --data-urlencode "username=$2" --data-urlencode "password=$3" \
+        "$1/2fa-login"
+    sed -n 's/^[Ss]et-[Cc]ookie: \(hsc=[^;]*\).*/\1/p' "$W/headers" > "$W/cookie"
+}
+code_step() {
+    curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' -H "Origin: $1" \
+        -H "Cookie: $2" --data-urlencode "code=$3" "$1/2fa-login"
+    sed -n 's/^[Ss]et-[Cc]ookie: \(hsc=[^;]*\).*/\1/p' "$W/headers" > "$W/cookie"
+}
+secret=$("$ADMIN" totp enrol "$SPEC" carol --keys "$W/keys" \
+    | sed -n 's/^otpauth:.*[?&]secret=\([A-Z2-7]*\).*/\1/p')
+check "hsc-admin totp enrol carol on PostgreSQL" [ -n "$secret" ]
+"$ADMIN" recovery-codes "$SPEC" carol --count 2 > "$W/rcodes"
+check "and two recovery codes" [ "$(grep -c . "$W/rcodes")" = 2 ]
+# Not in the last seconds of a step: both nodes see the same code's step.
+[ $(( $(date +%s) % 30 )) -gt 24 ] && sleep $(( 31 - $(date +%s) % 30 ))
+code=$(oathtool --totp -b "$secret")
+st=$(password_step "$A" carol carol-password-1)
+P=$(cat "$W/cookie")
+check "carol's password on node A: 303 with a pending cookie ($st)" [ "$st" = 303 -a -n "$P" ]
+check "the pending cookie opens nothing on node B" [ "$(get "$B" "$P")" != 200 ]
+st=$(code_step "$A" "$P" "$code")
+C3=$(cat "$W/cookie")
+check "her TOTP code on node A completes the login ($st)" [ "$st" = 303 -a -n "$C3" ]
+check "that cookie works on node B" [ "$(get "$B" "$C3")" = 200 ]
+st=$(password_step "$B" carol carol-password-1)
+P=$(cat "$W/cookie")
+check "her password on node B: a pending cookie ($st)" [ "$st" = 303 ]
+check "the code used on node A is refused on node B" [ "$(code_step "$B" "$P" "$code")" = 401 ]
+check "and on node A again" [ "$(code_step "$A" "$P" "$code")" = 401 ]
+rc1=$(sed -n 1p "$W/rcodes")
+check "a recovery code on node B completes the login" [ "$(code_step "$B" "$P" "$rc1")" = 303 ]
+st=$(password_step "$A" carol carol-password-1)
+P=$(cat "$W/cookie")
+check "the same recovery code on node A is refused" [ "$(code_step "$A" "$P" "$rc1")" = 401 ]
+check "hsc-admin show: one recovery code left" \
+    sh -c '"$0" show "$1" carol | grep -q "^recovery codes left: 1$"' "$ADMIN" "$SPEC"
+
+# The account page on node A, as the httpd role: a password change (only
+# with the current password: hsc_password_change) ends the old sessions on
+# both nodes, and the new password logs in on node B.
+st=$(curl -s -o /dev/null -D "$W/headers" -w '%{http_code}' -H "Origin: $A" \
+    -H "Cookie: $C3" --data-urlencode action=password \
+    --data-urlencode password=carol-password-1 \
+    --data-urlencode new_password=carol-password-22 \
+    --data-urlencode new_password2=carol-password-22 "$A/account")
+check "the account page on node A changes carol's password ($st)" [ "$st" = 303 ]
+check "her cookie from before is refused on node B within 1.5 s" within 1500 "$B" "$C3" 401
+check "the new password's first step works on node B" \
+    [ "$(password_step "$B" carol carol-password-22)" = 303 ]
+check "the old one does not" [ "$(password_step "$B" carol carol-password-1)" = 401 ]
 
 # --- the health check on PostgreSQL (docs/metrics.md) ----------------------
 health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }

@@ -48,6 +48,16 @@ pg_tmp_stop() {
     pg_tmp_as "$PG_BIN/pg_ctl" -D "$PG_DIR/pg" -m immediate stop >/dev/null 2>&1 || true
 }
 
+# The fenced sql block of docs/several-servers.md that contains a line
+# matching $1: the doc's setup runs in the tests as written.
+pg_doc_block() {
+    awk -v pat="$1" '
+        /^```sql$/ { inb = 1; buf = ""; hit = 0; next }
+        inb && /^```$/ { if (hit) { printf "%s", buf; exit } inb = 0; next }
+        inb { buf = buf $0 "\n"; if ($0 ~ pat) hit = 1 }' \
+        "${top_srcdir:-.}/docs/several-servers.md"
+}
+
 pg_tmp_start_again() {
     pg_tmp_ctl_start
 }

@@ -13,7 +13,6 @@ set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 ADMIN=${HSC_ADMIN:-$top_builddir/hsc-admin}
-DOC=$top_srcdir/docs/several-servers.md
 V1=$top_srcdir/hsc_core/sql/pgsql/001-users.sql
 . "$top_srcdir/test/pgsql/pg-tmp.sh"
 
@@ -43,13 +42,7 @@ sql() { # role db
     pg_tmp_as "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 -At -h "$PG_DIR/sock" \
         -p "$PG_PORT" -U "$1" -d "$2"
 }
-# The fenced sql block of the doc that contains a line matching $1.
-doc_block() {
-    awk -v pat="$1" '
-        /^```sql$/ { inb = 1; buf = ""; hit = 0; next }
-        inb && /^```$/ { if (hit) { printf "%s", buf; exit } inb = 0; next }
-        inb { buf = buf $0 "\n"; if ($0 ~ pat) hit = 1 }' "$DOC"
-}
+doc_block() { pg_doc_block "$1"; }
 val() { echo "$2" | sql "$1" "${3:-hsc}"; }
 sql_file() { sql "$1" "$2" <"$3"; }
 
