@@ -57,8 +57,9 @@ hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
         }
         if (hsc_factors_on_store(store, 0, readonly, &f) != HSC_OK) {
             ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                          HSCLOGNO(193) "second factors cannot be read: %s",
-                          "this build has no PostgreSQL store");
+                          HSCLOGNO(223) "second factors cannot be read: "
+                                        "this build has no PostgreSQL "
+                                        "store");
             return NULL;
         }
     }
