@@ -222,6 +222,20 @@ check "the new password's first step works on node B" \
     [ "$(password_step "$B" carol carol-password-22)" = 303 ]
 check "the old one does not" [ "$(password_step "$B" carol carol-password-1)" = 401 ]
 
+# A one-time invitation made on the database, used on node B (as the httpd
+# role: hsc_link_password), is dead on node A, and its password logs in.
+link=$("$ADMIN" add "$SPEC" dave --invite --kdf sha256-chain:1000 | sed -n 's/^\/account?link=//p')
+check "hsc-admin add --invite on PostgreSQL prints a link" [ -n "$link" ]
+link_password() { # URL: the status of setting dave's password by the link
+    curl -s -o /dev/null -w '%{http_code}' -H "Origin: $1" \
+        --data-urlencode "link=$link" --data-urlencode action=link-password \
+        --data-urlencode new_password=dave-password-123456 \
+        --data-urlencode new_password2=dave-password-123456 "$1/account"
+}
+check "the invitation on node B sets dave's password" [ "$(link_password "$B")" = 200 ]
+check "the same link on node A is dead (400)" [ "$(link_password "$A")" = 400 ]
+check "dave logs in on node A" [ "$(login "$A" dave dave-password-123456)" = 303 ]
+
 # --- the health check on PostgreSQL (docs/metrics.md) ----------------------
 health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }
 # health_is WHAT STATUS BODY-PART: the last health answer has both.
