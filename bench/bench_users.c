@@ -2,7 +2,7 @@
  * bench_users.c: the benchmarks' bulk path to many users (not installed,
  * not part of make check).
  *
- *   bench_users DB KEYFILE N COOKIES
+ *   bench_users DB KEYFILE N COOKIES [COOKIES2]
  *
  * Adds users b0000000 .. b(N-1) to the user table of DB (made with
  * hsc-admin init) in one transaction, written directly with SQLite, each
@@ -15,7 +15,9 @@
  *
  * HSC_BENCH_AMR=N (environment) mints format 2 cookies with amr N (3:
  * pwd|otp, a second factor done at login) instead of format 1, to
- * compare what verifying each format costs.
+ * compare what verifying each format costs. With COOKIES2, that file gets
+ * a format 2 cookie (amr pwd|otp) for each of the same users besides, so
+ * that one run can measure both formats side by side.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,16 +67,17 @@ int main(int argc, char **argv)
     const char *msg = NULL;
     sqlite3 *db = NULL;
     sqlite3_stmt *ins = NULL;
-    FILE *out = NULL;
+    FILE *out = NULL, *out2 = NULL;
     hsc_kdf_t kdf;
     long n, i;
     int64_t now = (int64_t)time(NULL);
     const char *amr = getenv("HSC_BENCH_AMR");
     int rc = 1;
 
-    if (argc != 5 || (n = strtol(argv[3], NULL, 10)) <= 0 || n > 10000000) {
-        fprintf(stderr, "usage: bench_users DB KEYFILE N COOKIES (N from 1 to "
-                        "10,000,000)\n");
+    if ((argc != 5 && argc != 6) || (n = strtol(argv[3], NULL, 10)) <= 0
+        || n > 10000000) {
+        fprintf(stderr, "usage: bench_users DB KEYFILE N COOKIES [COOKIES2] "
+                        "(N from 1 to 10,000,000)\n");
         return 2;
     }
     if (apr_initialize() != APR_SUCCESS
@@ -100,6 +103,10 @@ int main(int argc, char **argv)
     }
     if ((out = fopen(argv[4], "w")) == NULL) {
         perror(argv[4]);
+        goto done;
+    }
+    if (argc == 6 && (out2 = fopen(argv[5], "w")) == NULL) {
+        perror(argv[5]);
         goto done;
     }
     for (i = 0; i < n; i++) {
@@ -129,6 +136,15 @@ int main(int argc, char **argv)
         }
         sqlite3_reset(ins);
         fprintf(out, "hsc=%s\n", cookie);
+        if (out2 != NULL) {
+            if (mint(hsc_keyring_signer(ring), name, now, xn, "3", cookie,
+                     sizeof(cookie), &clen)
+                != HSC_OK) {
+                fprintf(stderr, "bench_users: cannot make %s\n", name);
+                goto done;
+            }
+            fprintf(out2, "hsc=%s\n", cookie);
+        }
     }
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
         fprintf(stderr, "bench_users: commit: %s\n", sqlite3_errmsg(db));
@@ -138,6 +154,9 @@ int main(int argc, char **argv)
 
 done:
     if (out != NULL && fclose(out) != 0) {
+        rc = 1;
+    }
+    if (out2 != NULL && fclose(out2) != 0) {
         rc = 1;
     }
     sqlite3_finalize(ins);

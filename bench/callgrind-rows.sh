@@ -27,8 +27,12 @@
 # Not part of make check.
 #
 # HSC_CALLGRIND_KEEP=DIR keeps the profiles, one file a row.
-# HSC_BENCH_AMR=3 makes every cookie format 2 with amr pwd|otp (bench_users.c),
-# for the cost of verifying that format against format 1.
+# Row f2-1000: the same 1,000 users' cookies in format 2 with amr pwd|otp
+# (bench_users' second file), beside hsc-1000's format 1: what verifying
+# format 2 costs over format 1, in the same run. (HSC_BENCH_AMR=3 makes
+# every row's cookies format 2 instead.) Valgrind's CPU has no SHA
+# extensions, so OpenSSL takes its AVX2 path here: a SHA-256 block costs
+# about 2,000 instructions, several times what it does on a CPU with them.
 #
 # Usage: bench/callgrind-rows.sh [SECONDS per row, default 4] [USERS]
 # Needs: valgrind, apache2, wrk, curl, perl, make bench/bench_users.
@@ -63,7 +67,8 @@ mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc"
 for loc in control hsc; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
 "$builddir/hsc-admin" keygen "$run/hsc.keys" >/dev/null
 "$builddir/hsc-admin" init "$run/db/users.db" >/dev/null
-"$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" "$run/cookies.txt"
+"$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
+    "$run/cookies.txt" "$run/cookies2.txt"
 {
 # httpd -X: one process, as whoever runs this script (no User line).
 HTTPD_CONF_NO_USER=1 httpd_conf_head "$run" "$run/logs/httpd.pid" \
@@ -125,10 +130,13 @@ cache_stat() {
               v["live"] + 0, v["entries"] + 0 }'
 }
 dumps=0
-rows="control hsc-1 hsc-1000"
+rows="control hsc-1 hsc-1000 f2-1000"
 [ "$users" -gt 1000 ] && rows="$rows hsc-$users"
 for row in $rows; do
+    cookies=$run/cookies.txt
     case $row in control) url=$base/control/1k.html; n=1000 ;;
+                 f2-*) url=$base/hsc/1k.html; n=${row#f2-}
+                       cookies=$run/cookies2.txt ;;
                  *) url=$base/hsc/1k.html; n=${row#hsc-} ;; esac
     # Warm every cookie (and every thread) before counting: file order
     # until the cache holds 99% of them (at most 5 passes, each long
@@ -138,7 +146,7 @@ for row in $rows; do
     wsec=$((n / 800 + 4))
     w=0
     while :; do
-        wrk -t1 -c4 -d"${wsec}s" -s "$lua" "$url" -- "$run/cookies.txt" "$n" seq >/dev/null 2>&1
+        wrk -t1 -c4 -d"${wsec}s" -s "$lua" "$url" -- "$cookies" "$n" seq >/dev/null 2>&1
         w=$((w + 1))
         [ "$row" = control ] && break
         set -- $(cache_stat)
@@ -149,7 +157,7 @@ for row in $rows; do
     [ "$row" = control ] || echo "# $row: warmed in $w passes of $wsec s, $(echo $s0 | cut -d' ' -f3) records held" >&2
     callgrind_control -i on "$vpid" >/dev/null 2>&1
     callgrind_control -z "$vpid" >/dev/null 2>&1
-    wrk -t1 -c4 -d"${secs}s" -s "$lua" "$url" -- "$run/cookies.txt" "$n" random >"$run/wrk.out" 2>&1
+    wrk -t1 -c4 -d"${secs}s" -s "$lua" "$url" -- "$cookies" "$n" random >"$run/wrk.out" 2>&1
     callgrind_control -d "$row" "$vpid" >/dev/null 2>&1
     callgrind_control -i off "$vpid" >/dev/null 2>&1
     s1=$(cache_stat)

@@ -11,6 +11,10 @@
 #   hsc-1k    /hsc/, cookies of 1,000 users, one picked at random a request
 #   hsc-100k  the same over 100,000 users
 #   hsc-1m    the same over 1,000,000 users (more than the default cache)
+#   f2-1k     /hsc/, the same 1,000 users' cookies in format 2 with amr
+#             pwd|otp (a second factor at login; hsc-v2.md): its
+#             "user-space over hsc-1000" column is what format 2 costs
+#             over format 1
 #
 # The users are written straight into the table by bench/bench_users (one
 # transaction, KDF sha256-chain:1, cookies minted with the key file), so a
@@ -31,6 +35,7 @@
 #   --duration S     seconds per row per round (default 5)
 #   --connections C  wrk connections (default 50)
 #   --users LIST     /hsc/ rows (default "1 1000 100000 1000000")
+#   --format2 LIST   format 2 rows (default "1000"; "" for none)
 #   --cache-size N   HSCUserCacheSize (default: the module's, 131072)
 #   --no-record-cache  HSCUserDBCache Off
 #   --pin            httpd on CPU 0, wrk on CPU 1 (taskset)
@@ -44,6 +49,7 @@ rounds=3
 duration=5
 conns=50
 users="1 1000 100000 1000000"
+format2="1000"
 cache_size=""
 record_cache=On
 pin=0
@@ -54,6 +60,7 @@ while [ $# -gt 0 ]; do
         --duration) duration=$2; shift ;;
         --connections) conns=$2; shift ;;
         --users) users=$2; shift ;;
+        --format2) format2=$2; shift ;;
         --cache-size) cache_size=$2; shift ;;
         --no-record-cache) record_cache=Off ;;
         --pin) pin=1 ;;
@@ -89,7 +96,7 @@ if [ -n "$missing" ]; then
     exit 1
 fi
 max=0
-for n in $users; do [ "$n" -gt "$max" ] && max=$n; done
+for n in $users $format2; do [ "$n" -gt "$max" ] && max=$n; done
 [ "$max" -ge 1000 ] || max=1000 # the control's cookies
 
 run=$(mktemp -d "${TMPDIR:-/tmp}/hsc-users-bench.XXXXXX")
@@ -131,7 +138,8 @@ done
 "$admin" keygen "$run/hsc.keys" >/dev/null
 "$admin" init "$run/db/users.db" >/dev/null
 t0=$(date +%s.%N)
-"$mkusers" "$run/db/users.db" "$run/hsc.keys" "$max" "$run/cookies.txt"
+"$mkusers" "$run/db/users.db" "$run/hsc.keys" "$max" "$run/cookies.txt" \
+    "$run/cookies2.txt"
 t1=$(date +%s.%N)
 echo "# bench_users: $max users and cookies in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (one transaction, KDF sha256-chain:1)"
 
@@ -218,6 +226,8 @@ expect "/hsc/ without a cookie" 401 "$(status "$base/hsc/1k.html")"
 expect "/hsc/ with user b0000000's cookie" 200 "$(hstatus "$base/hsc/1k.html" "$first")"
 last=$(sed -n "${max}p" "$run/cookies.txt")
 expect "/hsc/ with the last user's cookie" 200 "$(hstatus "$base/hsc/1k.html" "$last")"
+[ -z "$format2" ] || expect "/hsc/ with user b0000000's format 2 cookie" 200 \
+    "$(hstatus "$base/hsc/1k.html" "$(head -n 1 "$run/cookies2.txt")")"
 [ "$checks_failed" = 0 ] || { tail -n 20 "$run/logs/error_log" >&2; exit 1; }
 
 hz=$(getconf CLK_TCK)
@@ -243,10 +253,14 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 
 rows="open control"
 for n in $users; do rows="$rows hsc-$n"; done
+for n in $format2; do rows="$rows f2-$n"; done
 row_url() { case $1 in open) echo "$base/open/1k.html" ;;
                        control) echo "$base/control/1k.html" ;;
                        *) echo "$base/hsc/1k.html" ;; esac; }
-row_n() { case $1 in open) echo 0 ;; control) echo 1000 ;; *) echo "${1#hsc-}" ;; esac; }
+row_n() { case $1 in open) echo 0 ;; control) echo 1000 ;; f2-*) echo "${1#f2-}" ;;
+                     *) echo "${1#hsc-}" ;; esac; }
+# The cookies of a row: format 2 ones for f2-N, format 1 for the others.
+row_cookies() { case $1 in f2-*) echo "$run/cookies2.txt" ;; *) echo "$run/cookies.txt" ;; esac; }
 
 results=$run/results.txt
 : >"$results"
@@ -262,7 +276,8 @@ while [ $r -le "$rounds" ]; do
     for row in $order; do
         n=$(row_n "$row")
         url=$(row_url "$row")
-        case $row in hsc-*)
+        cookies=$(row_cookies "$row")
+        case $row in hsc-*|f2-*)
             set -- $(cache_stat)
             if [ "$n" -le 100000 ] && { [ "$evicted" = 1 ] || [ "$3" -lt $((n * 99 / 100)) ]; }; then
                 # Warm: every cookie in file order (not measured), until
@@ -275,7 +290,7 @@ while [ $r -le "$rounds" ]; do
                 evicted=0
                 while [ $w -lt 5 ]; do
                     $wrk -t1 -c"$conns" -d"${wsec}s" -s "$lua" "$url" \
-                        -- "$run/cookies.txt" "$n" seq >"$run/warm.out" 2>&1
+                        -- "$cookies" "$n" seq >"$run/warm.out" 2>&1
                     set -- $(cache_stat)
                     [ "$3" -ge $((n * 99 / 100)) ] && break
                     [ "$4" = 0 ] && break # no cache to warm (off, or another build)
@@ -290,7 +305,7 @@ while [ $r -le "$rounds" ]; do
         [ "$n" -gt "$6" ] && evicted=1
         t0=$(httpd_ticks)
         $wrk -t1 -c"$conns" -d"${duration}s" --timeout 30s --latency \
-            -s "$lua" "$url" -- "$run/cookies.txt" "$n" random >"$run/wrk.out" 2>&1
+            -s "$lua" "$url" -- "$cookies" "$n" random >"$run/wrk.out" 2>&1
         t1=$(httpd_ticks)
         s1=$(cache_stat)
         rps=$(awk '/^Requests\/sec:/ { print $2 }' "$run/wrk.out")
