@@ -7,6 +7,7 @@
  * HTTP status.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "apr_atomic.h"
 #include "apr_strings.h"
@@ -191,18 +192,43 @@ hsc_status_t hsc_session_verify_step(request_rec *r, const hsc_srv_conf_t *sc,
 }
 
 /* Tell the rest of httpd: r->user, the auth type, the environment. */
+/* 1 when t has an entry whose name begins with "HSC_" (any case). */
+static int has_hsc_entry(const apr_table_t *t)
+{
+    const apr_array_header_t *a = apr_table_elts(t);
+    const apr_table_entry_t *e = (const apr_table_entry_t *)a->elts;
+    int i;
+
+    for (i = 0; i < a->nelts; i++) {
+        if (e[i].key != NULL && strncasecmp(e[i].key, "HSC_", 4) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void export_verdict(request_rec *r, const hsc_req_t *rq)
 {
+    apr_table_t *env = r->subprocess_env;
+    /* apr_table_setn compares a new name with every entry whose first
+     * four bytes match it, and all of ours begin "HSC_": seven setn were
+     * 21 strcasecmp()s a request. Where no HSC_ entry is there yet (a new
+     * request: the usual case), addn makes the same table; otherwise
+     * (an earlier SetEnv, an internal redirect's adoption) setn replaces
+     * whatever is there, so nothing else can speak for these names. */
+    void (*put)(apr_table_t *, const char *, const char *) =
+        has_hsc_entry(env) ? apr_table_setn : apr_table_addn;
+
     r->user = (char *)rq->user;
     r->ap_auth_type = (char *)HSC_AUTH_TYPE;
-    apr_table_setn(r->subprocess_env, "HSC_USER", rq->user);
-    apr_table_setn(r->subprocess_env, "HSC_GROUPS", rq->groups);
-    apr_table_setn(r->subprocess_env, "HSC_LOGIN_TIME", rq->iat);
-    apr_table_setn(r->subprocess_env, "HSC_EXPIRES", rq->exp);
-    apr_table_setn(r->subprocess_env, "HSC_AMR", rq->amr);
-    apr_table_setn(r->subprocess_env, "HSC_MFA_TIME", rq->mfa_at);
+    put(env, "HSC_USER", rq->user);
+    put(env, "HSC_GROUPS", rq->groups);
+    put(env, "HSC_LOGIN_TIME", rq->iat);
+    put(env, "HSC_EXPIRES", rq->exp);
+    put(env, "HSC_AMR", rq->amr);
+    put(env, "HSC_MFA_TIME", rq->mfa_at);
     if (rq->lid[0] != '\0') {
-        apr_table_setn(r->subprocess_env, "HSC_LOGIN_ID", rq->lid);
+        put(env, "HSC_LOGIN_ID", rq->lid);
         apr_table_setn(r->notes, HSC_NOTE_LOGIN_ID, rq->lid);
     }
 }

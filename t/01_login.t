@@ -9,7 +9,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST);
 use HSCTest;
 
-plan tests => 37;
+plan tests => 40;
 
 ua_jar();
 
@@ -83,6 +83,12 @@ is($res->header('X-HSC-Login-Id'), (cookie_fields($value))[6],
 my $other = cookie_from(login('alice', $PW{alice}));
 isnt((cookie_fields($other // ''))[6], (cookie_fields($value))[6],
      'another login of alice has another login id');
+
+# A name the configuration set before the check is the module's after it.
+$res = GET '/private-preset/page.html';
+is($res->code, 200, 'a location that presets HSC_USER with SetEnvIf: 200');
+is($res->header('X-HSC-User'), 'alice', 'HSC_USER is alice, not the preset');
+is($res->header('X-HSC-AMR'), 'pwd', 'HSC_AMR is the cookie\'s, not the preset');
 
 # mod_dir's internal subrequest and redirect reuse the verdict.
 $res = GET '/private/';

@@ -128,7 +128,9 @@ static const struct {
     {"0", HSC_OK, 0},
     {"1", HSC_OK, 1},
     {"1800000000", HSC_OK, 1800000000},
+    {"999999999999999999", HSC_OK, 999999999999999999}, /* 18 digits */
     {"9223372036854775807", HSC_OK, INT64_MAX},
+    {"9223372036854775799", HSC_OK, INT64_MAX - 8},
     {"9223372036854775808", HSC_EMALFORMED, 0},  /* INT64_MAX + 1 */
     {"9999999999999999999", HSC_EMALFORMED, 0},  /* 19 digits, overflow */
     {"10000000000000000000", HSC_EMALFORMED, 0}, /* 20 digits */
@@ -142,6 +144,8 @@ static const struct {
     {"18000x0000", HSC_EMALFORMED, 0},
     {"1e9", HSC_EMALFORMED, 0},
     {"0x10", HSC_EMALFORMED, 0},
+    {"18000/0000", HSC_EMALFORMED, 0}, /* the character before '0' */
+    {"18000:0000", HSC_EMALFORMED, 0}, /* and the one after '9' */
 };
 
 static void parse_time_accepts_only_canonical_decimal(void)
