@@ -294,6 +294,33 @@ check "after the upgrade the httpd role accepts a TOTP step there" \
     val hsc_httpd "SELECT hsc_totp_accept('carol', 30)" hsc_v2
 refuse "but reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp_used" hsc_v2
 
+# --- upgrading version 3 (before second factors) --------------------------------
+# A database of schema version 3, as the release before second factors
+# left it, with its grants: init brings it to 4, its user keeps gen, and
+# the httpd role may use the new functions (and reads no factor table).
+V3=$top_srcdir/hsc_core/sql/pgsql/003-gen.sql
+val postgres "CREATE DATABASE hsc_v3 OWNER hsc_admin" postgres >/dev/null
+cat "$V1" "$V2" "$V3" | sql hsc_admin hsc_v3 >/dev/null 2>&1 \
+    && val hsc_admin "INSERT INTO hsc_schema (version) VALUES (1), (2), (3);
+INSERT INTO hsc_users (username, salt, kdf, authenticator, created, updated, gen)
+VALUES ('erin', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000',
+        decode(repeat('00', 32), 'hex'), 0, 0, 5);
+GRANT CONNECT ON DATABASE hsc_v3 TO hsc_httpd;
+GRANT USAGE ON SCHEMA public TO hsc_httpd;
+GRANT SELECT ON hsc_users, hsc_generation, hsc_changes, hsc_schema, hsc_meta
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/null \
+    || bail "a version-3 database"
+SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
+check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 4 ] \
+    && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
+    ok "version 4, and erin kept her gen"
+else notok "version 4, and erin kept her gen"; fi
+check "the httpd role reads erin's (empty) factors there" \
+    val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
+refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
+
 rm -f "$W/out"
 echo "1..$n"
 [ "$fails" = 0 ]
