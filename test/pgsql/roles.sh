@@ -3,7 +3,10 @@
 # TAP. Runs the doc's SQL blocks as written (as the superuser, then as the
 # admin role) on a throwaway PostgreSQL, creates the schema with hsc-admin
 # as the admin role, and then attacks the database as the httpd role:
-# every write but hsc_revoke is refused, revoked_before only grows, and
+# every write but through its functions is refused, revoked_before only
+# grows, each second-factor function does its one thing and no more (a
+# TOTP step only rises, a link or code needs its hash, a password needs
+# the current x_n or a link, no factor table is readable), and
 # the pg_temp attack of issue 18 (a temporary hsc_changes with a trigger,
 # then the one write the role may make) runs nothing as the owner. The
 # same attack on a version-1 schema must succeed, so that this test is
