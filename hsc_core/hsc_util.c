@@ -122,18 +122,34 @@ hsc_status_t hsc_parse_time(const char *s, size_t len, int64_t *out)
 
 size_t hsc_format_time(int64_t t, char *buf)
 {
-    uint64_t v = t < 0 ? 0 : (uint64_t)t, w;
-    size_t n = 1, i;
+    /* Two digits a step from a table, from the end of tmp: a request
+     * formats three of these for its HSC_ variables. */
+    static const char pairs[] = "00010203040506070809101112131415161718192021"
+                                "22232425262728293031323334353637383940414243"
+                                "44454647484950515253545556575859606162636465"
+                                "66676869707172737475767778798081828384858687"
+                                "888990919293949596979899";
+    uint64_t v = t < 0 ? 0 : (uint64_t)t;
+    char tmp[20];
+    size_t i = sizeof(tmp), n;
 
-    /* The length first, then the digits from the end: no copy. */
-    for (w = v; w >= 10; w /= 10) {
-        n++;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+
+        v /= 100;
+        i -= 2;
+        memcpy(tmp + i, pairs + 2 * r, 2);
     }
+    if (v >= 10) {
+        i -= 2;
+        memcpy(tmp + i, pairs + 2 * v, 2);
+    }
+    else {
+        tmp[--i] = (char)('0' + (int)v);
+    }
+    n = sizeof(tmp) - i;
+    memcpy(buf, tmp + i, n);
     buf[n] = '\0';
-    for (i = n; i > 0; i--) {
-        buf[i - 1] = (char)('0' + (int)(v % 10));
-        v /= 10;
-    }
     return n;
 }
 

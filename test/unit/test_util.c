@@ -177,7 +177,10 @@ static void parse_time_reads_only_len_bytes(void)
 
 static void format_time_round_trips(void)
 {
-    static const int64_t values[] = {0, 1, 9, 10, 1800000000, INT64_MAX};
+    static const int64_t values[] = {0,        1,     9,         10,
+                                     11,       42,    99,        100,
+                                     101,      12345, 987654321, 1800000000,
+                                     INT64_MAX};
     size_t i;
     char buf[21], what[80];
 
@@ -194,6 +197,19 @@ static void format_time_round_trips(void)
     }
     hsc_format_time(INT64_MAX, buf);
     CHECK_STR(buf, "9223372036854775807", "INT64_MAX text");
+    for (i = 0; i < 200000; i += 7) {
+        char want[24];
+        int64_t v = (int64_t)i * 1000003;
+
+        snprintf(want, sizeof(want), "%lld", (long long)v);
+        hsc_format_time(v, buf);
+        if (strcmp(buf, want) != 0) {
+            break;
+        }
+    }
+    CHECK(i >= 200000, "28,572 values formatted as printf does");
+    hsc_format_time(-1, buf);
+    CHECK_STR(buf, "0", "a negative time is 0");
 }
 
 /* --- hsc_username_valid -------------------------------------------------- */
