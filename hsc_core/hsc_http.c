@@ -23,6 +23,80 @@ static int is_ows(char c)
     return c == ' ' || c == '\t';
 }
 
+int hsc_header_name_same(const char *a, const char *b)
+{
+    if (a == NULL || b == NULL) {
+        return 0;
+    }
+    for (; *a != '\0' && *b != '\0'; ++a, ++b) {
+        unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+
+        x = x == '_'                 ? '-'
+            : (x >= 'A' && x <= 'Z') ? (unsigned char)(x + 32)
+                                     : x;
+        y = y == '_'                 ? '-'
+            : (y >= 'A' && y <= 'Z') ? (unsigned char)(y + 32)
+                                     : y;
+        if (x != y) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+size_t hsc_cookie_header_without(const char *header, const char *name,
+                                 char *out, size_t cap, int *removed)
+{
+    size_t namelen = name != NULL ? strlen(name) : 0, o = 0;
+    const char *p = header;
+
+    *removed = 0;
+    if (cap == 0) {
+        return (size_t)-1;
+    }
+    out[0] = '\0';
+    if (header == NULL) {
+        return 0;
+    }
+    while (*p) {
+        /* Pairs end at ';' or ',' as in hsc_cookie_header_find. */
+        const char *end = p + strcspn(p, ";,"), *ns = p, *ne, *te = end;
+
+        while (ns < end && is_ows(*ns)) {
+            ++ns;
+        }
+        while (te > ns && is_ows(te[-1])) {
+            --te;
+        }
+        ne = memchr(ns, '=', (size_t)(te - ns));
+        if (ne != NULL) {
+            while (ne > ns && is_ows(ne[-1])) {
+                --ne;
+            }
+        }
+        if (ne != NULL && namelen > 0 && (size_t)(ne - ns) == namelen
+            && memcmp(ns, name, namelen) == 0) {
+            ++*removed;
+        }
+        else if (te > ns) {
+            size_t n = (size_t)(te - ns) + (o > 0 ? 2 : 0);
+
+            if (o + n + 1 > cap) {
+                return (size_t)-1;
+            }
+            if (o > 0) {
+                memcpy(out + o, "; ", 2);
+                o += 2;
+            }
+            memcpy(out + o, ns, (size_t)(te - ns));
+            o += (size_t)(te - ns);
+            out[o] = '\0';
+        }
+        p = *end ? end + 1 : end;
+    }
+    return o;
+}
+
 hsc_status_t hsc_cookie_header_find(const char *header, const char *name,
                                     const char **val, size_t *vallen,
                                     int *count)

@@ -119,4 +119,25 @@ const char *hsc_forwarded_proto(const char *xfp);
 const char *hsc_referer_path(const char *ref, const char *host,
                              const char *self);
 
+/**
+ * 1 when two header names are the same once lower-cased and with '_'
+ * read as '-': the spelling every server and CGI gateway may fold
+ * together ("X_Remote_User" reaches a CGI or a WSGI app as the
+ * X-Remote-User it trusts). Identity headers are stripped, and trusted,
+ * by this comparison only. NULL: 0.
+ */
+int hsc_header_name_same(const char *a, const char *b);
+
+/**
+ * The Cookie header without any cookie called name (exact, as
+ * hsc_cookie_header_find matches it), into out (cap bytes, NUL-
+ * terminated): the other pairs as they were, joined by "; ". Returns the
+ * length, 0 when no other cookie is left (the header should go), or
+ * (size_t)-1 when out is too small (never for cap > 2 x strlen(header):
+ * a pair may gain a space after its ';').
+ * *removed counts the pairs taken out.
+ */
+size_t hsc_cookie_header_without(const char *header, const char *name,
+                                 char *out, size_t cap, int *removed);
+
 #endif /* HSC_HTTP_H */

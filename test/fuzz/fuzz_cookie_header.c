@@ -1,5 +1,6 @@
 /*
- * fuzz_cookie_header.c: hsc_cookie_header_find() on an untrusted Cookie
+ * fuzz_cookie_header.c: hsc_cookie_header_find() and
+ * hsc_cookie_header_without() (HSCStripCookie) on an untrusted Cookie
  * request header.
  *
  * Input: when it holds a NUL byte and the part before it is 1..64 bytes,
@@ -12,7 +13,11 @@
  *     value is NULL and its length 0;
  *   - no other status;
  *   - a found value holds no ';' (it ends at the next cookie);
- *   - the call is pure: asking again gives the same answer.
+ *   - the call is pure: asking again gives the same answer;
+ *   - without(): it fits in 2 x the header + 1 bytes, removes as many
+ *     pairs as find() counts, and what is left has no cookie of that name
+ *     (find() on it: HSC_EINVAL) and is a fixed point (without() again
+ *     removes nothing and changes nothing).
  */
 #include <string.h>
 
@@ -72,6 +77,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         HSC_FUZZ_ASSERT(val == NULL && vallen == 0);
         break;
     default: HSC_FUZZ_ASSERT(!"unexpected status");
+    }
+    {
+        size_t cap = 2 * hlen + 1, n, n2;
+        char *rest = malloc(cap), *again = malloc(cap);
+        int removed = -1, removed2 = -1;
+
+        if (rest == NULL || again == NULL) {
+            free(rest);
+            free(again);
+            free(header);
+            return 0;
+        }
+        n = hsc_cookie_header_without(header, name, rest, cap, &removed);
+        HSC_FUZZ_ASSERT(n != (size_t)-1 && n == strlen(rest) && n < cap);
+        HSC_FUZZ_ASSERT(removed == count);
+        st2 = hsc_cookie_header_find(rest, name, &val2, &vallen2, &count2);
+        HSC_FUZZ_ASSERT(st2 == HSC_EINVAL && count2 == 0);
+        n2 = hsc_cookie_header_without(rest, name, again, cap, &removed2);
+        HSC_FUZZ_ASSERT(removed2 == 0 && n2 == n && !memcmp(rest, again, n));
+        free(rest);
+        free(again);
     }
     free(header);
     return 0;

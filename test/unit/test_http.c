@@ -604,6 +604,55 @@ static void referer_path_is_a_safe_path_of_this_host(void)
     CHECK(hsc_referer_path("http://h/a", "h", NULL) == NULL, "no self");
 }
 
+static void header_names_are_the_same_in_every_spelling(void)
+{
+    CHECK(hsc_header_name_same("X-Remote-User", "X-Remote-User"), "itself");
+    CHECK(hsc_header_name_same("x-remote-user", "X-Remote-User"), "any case");
+    CHECK(hsc_header_name_same("X_Remote_User", "X-Remote-User"),
+          "'_' for '-'");
+    CHECK(hsc_header_name_same("X-REMOTE_user", "x_remote-USER"), "mixed");
+    CHECK(!hsc_header_name_same("X-Remote-User2", "X-Remote-User"),
+          "not a longer name");
+    CHECK(!hsc_header_name_same("X-Remote-Use", "X-Remote-User"),
+          "nor a shorter one");
+    CHECK(!hsc_header_name_same("X.Remote.User", "X-Remote-User"),
+          "'.' is not '-'");
+    CHECK(!hsc_header_name_same("X-Remote User", "X-Remote-User"),
+          "nor is a space");
+    CHECK(!hsc_header_name_same(NULL, "X"), "NULL");
+}
+
+static void cookie_header_without_takes_out_one_name(void)
+{
+    static const struct {
+        const char *in, *out;
+        int removed;
+    } cases[] = {
+        {"hsc=abc", "", 1},
+        {"a=1; hsc=abc; b=2", "a=1; b=2", 1},
+        {"a=1;hsc=abc;b=2", "a=1; b=2", 1},
+        {"hsc=1, hsc=2", "", 2}, /* two lines joined by httpd */
+        {" a=1 ;  hsc = x ; b=2 ", "a=1; b=2", 1},
+        {"xhsc=1; hscx=2; HSC=3", "xhsc=1; hscx=2; HSC=3", 0},
+        {"a=1", "a=1", 0},
+        {"flag; hsc=1", "flag", 1}, /* a pair without '=' stays */
+        {"", "", 0},
+    };
+    char out[128];
+    size_t i, n;
+    int removed;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        n = hsc_cookie_header_without(cases[i].in, "hsc", out, sizeof(out),
+                                      &removed);
+        CHECK_STR(out, cases[i].out, cases[i].in);
+        CHECK(n == strlen(cases[i].out) && removed == cases[i].removed,
+              "its length and count");
+    }
+    CHECK_EQ(hsc_cookie_header_without("a=1; b=2", "hsc", out, 4, &removed),
+             (size_t)-1, "too small: -1");
+}
+
 int main(void)
 {
     RUN(cookie_header_find_follows_the_table);
@@ -625,5 +674,7 @@ int main(void)
     RUN(query_escape_keeps_unreserved_and_slash_only);
     RUN(forwarded_proto_takes_one_exact_value);
     RUN(referer_path_is_a_safe_path_of_this_host);
+    RUN(header_names_are_the_same_in_every_spelling);
+    RUN(cookie_header_without_takes_out_one_name);
     return hsc_test_done();
 }
