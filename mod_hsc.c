@@ -28,6 +28,7 @@
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
 #include "mod_hsc_factor.h"
+#include "mod_hsc_identity.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_login_floor.h"
 #include "mod_hsc_ops.h"
@@ -232,6 +233,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_floor_register_hooks(p);    /* failed logins take the dummy's time */
     hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
     hsc_factor_register_hooks(p);   /* Require hsc-factor, its 401/303 */
+    hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

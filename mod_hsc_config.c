@@ -138,6 +138,16 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     return d;
 }
 
+/* A list directive's merge: the parent's entries, then the section's. */
+static apr_array_header_t *concat(apr_pool_t *p, apr_array_header_t *base,
+                                  apr_array_header_t *add)
+{
+    if (base == NULL || add == NULL) {
+        return base != NULL ? base : add;
+    }
+    return apr_array_append(p, base, add);
+}
+
 void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 {
     const hsc_dir_conf_t *base = basev, *add = addv;
@@ -170,6 +180,10 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, password_min);
     HSC_MERGE(d, base, add, blocklist);
     HSC_MERGE(d, base, add, recent_auth);
+    HSC_MERGE(d, base, add, strip_cookie);
+    d->identity_headers = concat(p, base->identity_headers,
+                                 add->identity_headers);
+    d->strip_headers = concat(p, base->strip_headers, add->strip_headers);
     return d;
 }
 
@@ -608,6 +622,74 @@ static const char *set_skew(cmd_parms *cmd, void *dv, const char *arg)
     return duration(cmd, arg, 1, &d->skew);
 }
 
+/* An HTTP field name (RFC 9110 token): what a header directive may name. */
+static int header_name_ok(const char *s)
+{
+    if (*s == '\0') {
+        return 0;
+    }
+    for (; *s != '\0'; ++s) {
+        if (!apr_isalnum(*s) && strchr("!#$%&'*+-.^_`|~", *s) == NULL) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static const char *set_identity_header(cmd_parms *cmd, void *dv,
+                                       const char *field, const char *name)
+{
+    static const char *const fields[HSC_ID_FIELD_COUNT] =
+        {"user",    "groups",   "login-time", "expires",
+         "methods", "mfa-time", "login-id"};
+    hsc_dir_conf_t *d = dv;
+    hsc_identity_header_t *h;
+    int i;
+
+    for (i = 0; i < HSC_ID_FIELD_COUNT; i++) {
+        if (!strcasecmp(field, fields[i])) {
+            break;
+        }
+    }
+    if (i == HSC_ID_FIELD_COUNT) {
+        return apr_psprintf(cmd->pool,
+                            "HSCIdentityHeader: '%s' is not user, groups, "
+                            "login-time, expires, methods, mfa-time or "
+                            "login-id",
+                            field);
+    }
+    if (!header_name_ok(name)) {
+        return apr_psprintf(cmd->pool,
+                            "HSCIdentityHeader: '%s' is not a header name",
+                            name);
+    }
+    if (d->identity_headers == NULL) {
+        d->identity_headers = apr_array_make(cmd->pool, 4, sizeof(*h));
+    }
+    h = apr_array_push(d->identity_headers);
+    h->field = (hsc_identity_field_t)i;
+    h->name = name;
+    return NULL;
+}
+
+static const char *add_strip_header(cmd_parms *cmd, void *dv, const char *name)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (!header_name_ok(name)) {
+        return apr_psprintf(cmd->pool,
+                            "HSCStripRequestHeaders: '%s' is not a header "
+                            "name",
+                            name);
+    }
+    if (d->strip_headers == NULL) {
+        d->strip_headers = apr_array_make(cmd->pool, 4, sizeof(const char *));
+    }
+    *(const char **)apr_array_push(d->strip_headers) = name;
+    return NULL;
+}
+
+HSC_DIR_FLAG_SETTER(strip_cookie)
 HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
 HSC_DIR_FLAG_SETTER(cookie_format1)
@@ -1147,6 +1229,19 @@ const command_rec hsc_cmds[] = {
         "before a factor change when the login (password or "
         "second factor) is older (default " HSC_DEFAULT_ACCOUNT_RECENT_AUTH_TEXT
         ")"),
+    AP_INIT_TAKE2("HSCIdentityHeader", set_identity_header, NULL,
+                  OR_AUTHCFG | RSRC_CONF,
+                  "FIELD NAME: after authentication, the request header NAME "
+                  "carries the user's FIELD (user, groups, login-time, "
+                  "expires, methods, mfa-time, login-id); a client's NAME, in "
+                  "any spelling, is removed first"),
+    AP_INIT_ITERATE("HSCStripRequestHeaders", add_strip_header, NULL,
+                    OR_AUTHCFG | RSRC_CONF,
+                    "NAME...: request headers removed from the client's "
+                    "request, in any case and with '_' for '-'"),
+    HSC_DIR_FLAG("HSCStripCookie", set_strip_cookie,
+                 "On|Off: after authentication, remove this module's cookie "
+                 "from the Cookie header sent on (default Off)"),
     HSC_DIR_TAKE1("HSCPasswordMinLength", set_password_min,
                   "Characters a new password needs at least, 8 to 256 "
                   "(default 15, or 8 for a user with a second factor)"),

@@ -89,6 +89,23 @@ typedef enum {
     HSC_SECOND_FACTOR_REQUIRED  /* and a user without one cannot log in */
 } hsc_second_factor_t;
 
+/* HSCIdentityHeader: which part of the verified identity a header names. */
+typedef enum {
+    HSC_ID_USER = 0,   /* user */
+    HSC_ID_GROUPS,     /* groups: "g1,g2" */
+    HSC_ID_LOGIN_TIME, /* login-time: iat, Unix seconds */
+    HSC_ID_EXPIRES,    /* expires: the cookie's exp after this response */
+    HSC_ID_METHODS,    /* methods: RFC 8176 names, "pwd otp mfa" */
+    HSC_ID_MFA_TIME,   /* mfa-time: the last second factor, or 0 */
+    HSC_ID_LOGIN_ID,   /* login-id: format 2's lid */
+    HSC_ID_FIELD_COUNT
+} hsc_identity_field_t;
+
+typedef struct {
+    hsc_identity_field_t field;
+    const char *name; /* the request header the backend reads */
+} hsc_identity_header_t;
+
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
 typedef struct {
     const char *cookie_name;           /* HSCCookieName */
@@ -122,6 +139,11 @@ typedef struct {
     const struct hsc_blocklist *blocklist; /* HSCPasswordBlocklist, loaded;
                                             * NULL when set to none; unset:
                                             * sc->global's default */
+    /* HSCIdentityHeader (hsc_identity_header_t) and HSCStripRequestHeaders
+     * (const char *): a nested section adds to its parent's. NULL: none. */
+    apr_array_header_t *identity_headers;
+    apr_array_header_t *strip_headers;
+    int strip_cookie; /* HSCStripCookie */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -131,7 +153,7 @@ typedef struct {
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
-        blocklist_set : 1, recent_auth_set : 1;
+        blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

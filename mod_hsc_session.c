@@ -216,8 +216,9 @@ static void export_verdict(request_rec *r, const hsc_req_t *rq)
      * request: the usual case), addn makes the same table; otherwise
      * (an earlier SetEnv, an internal redirect's adoption) setn replaces
      * whatever is there, so nothing else can speak for these names. */
-    void (*put)(apr_table_t *, const char *, const char *) =
-        has_hsc_entry(env) ? apr_table_setn : apr_table_addn;
+    void (*put)(apr_table_t *, const char *,
+                const char *) = has_hsc_entry(env) ? apr_table_setn
+                                                   : apr_table_addn;
 
     r->user = (char *)rq->user;
     r->ap_auth_type = (char *)HSC_AUTH_TYPE;
@@ -495,6 +496,28 @@ int hsc_session_auth(const request_rec *r, unsigned *amr, int64_t *iat,
     *iat = rq->iat_n;
     *mfa_at = rq->mfa_at_n;
     return 1;
+}
+
+const char *hsc_session_field(const request_rec *r, hsc_identity_field_t f)
+{
+    const hsc_req_t *rq = ap_get_module_config(r->request_config, &hsc_module);
+
+    if (rq == NULL) {
+        rq = inherited_verdict(r);
+    }
+    if (rq == NULL) {
+        return NULL;
+    }
+    switch (f) {
+    case HSC_ID_USER: return rq->user;
+    case HSC_ID_GROUPS: return rq->groups;
+    case HSC_ID_LOGIN_TIME: return rq->iat;
+    case HSC_ID_EXPIRES: return rq->exp;
+    case HSC_ID_METHODS: return rq->amr;
+    case HSC_ID_MFA_TIME: return rq->mfa_at;
+    case HSC_ID_LOGIN_ID: return rq->lid;
+    default: return NULL;
+    }
 }
 
 const char *hsc_session_groups(const request_rec *r)

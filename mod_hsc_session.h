@@ -78,6 +78,11 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
  * did not verify r (nor a request it inherits from). */
 const char *hsc_session_groups(const request_rec *r);
 
+/* One field of r's verdict, as text (HSCIdentityHeader; the same text as
+ * its HSC_ variable), or NULL when this module did not verify r (nor a
+ * request it inherits from). */
+const char *hsc_session_field(const request_rec *r, hsc_identity_field_t f);
+
 /* 1 for a browser's navigation: GET that accepts HTML (what
  * HSCUnauthenticated auto redirects, and step-up sends to the code step). */
 int hsc_browser_navigation(const request_rec *r);
