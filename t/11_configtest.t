@@ -197,7 +197,7 @@ push @cases,
     push @cases, ['conf/hsc.conf', $ok . qq{Include "$defaults"\n}, undef];
 }
 
-plan tests => 2 * @cases + 11;
+plan tests => 2 * @cases + 16;
 
 # The running server warned about the key file readable by others.
 my $log = Apache::Test::vars('t_logs') . '/error_log';
@@ -272,6 +272,39 @@ EOT
     is($? >> 8, 0, 'httpd -t passes a version 1 user database');
     like($out, qr{HSC187: HSCUserDB \S*storeid-v1/users\.db has schema version 1},
          'but says it has no store id yet (HSC187)') or diag $out;
+}
+
+# Issue 20: a header built from %{REMOTE_USER}s or %{REMOTE_USER}e where
+# AuthType HSC is used sends "(null)": `httpd -t` says so (HSC225), and
+# still passes; expr=%{REMOTE_USER} is not warned about.
+{
+    my $file = "$dir/remoteuser.conf";
+    spew($file, <<"EOT");
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:1
+PidFile "$dir/pid"
+ErrorLog "$dir/error_log"
+Include "$modules"
+LoadModule hsc_module "$module"
+HSCKeyFile "$var/keys"
+HSCUserDB "$var/users.db"
+<Location /app>
+    AuthType HSC
+    Require valid-user
+    RequestHeader set X-User "%{REMOTE_USER}s"
+    RequestHeader set X-User-E "%{REMOTE_USER}e"
+    RequestHeader set X-User-X "expr=%{REMOTE_USER}"
+</Location>
+EOT
+    my $out = `"$httpd" -t -f "$file" 2>&1`;
+    is($? >> 8, 0, 'httpd -t passes RequestHeader from REMOTE_USER');
+    like($out, qr{HSC225: \S*remoteuser\.conf:13: RequestHeader builds a header from %\{REMOTE_USER\}s, which is "\(null\)" here},
+         'but warns about %{REMOTE_USER}s (HSC225), naming the line') or diag $out;
+    like($out, qr{HSC225: \S*remoteuser\.conf:14: .*%\{REMOTE_USER\}e},
+         'and about %{REMOTE_USER}e');
+    is(() = $out =~ /HSC225/g, 2, 'and not about expr=%{REMOTE_USER}');
+    like($out, qr{use HSCIdentityHeader user NAME}, 'naming the way out');
 }
 
 # The sample configurations set TraceEnable Off: httpd answers TRACE before
