@@ -4,7 +4,9 @@
 #      tests, hsc-admin end to end, the fuzz corpora replayed, and the
 #      Apache::Test suite under the event, worker and prefork MPMs;
 #   2. the same under AddressSanitizer + UndefinedBehaviorSanitizer, module
-#      included (in a copy of the tree, so the normal build stays);
+#      included (in a copy of the tree, so the normal build stays), the
+#      Apache::Test suite under the event and prefork MPMs (HSC_SAN_MPMS:
+#      worker's threads are event's, and stage 1 ran all three);
 #   3. the unit tests once under valgrind memcheck;
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
 # Stage 1 also runs `make distcheck` (scripts/distcheck.sh: the tarball
@@ -112,7 +114,7 @@ count_suite()
 stage()
 {
     echo
-    echo "=== $1"
+    echo "=== $1 ($(date -u +%H:%M:%S) UTC)"
 }
 
 build()
@@ -180,7 +182,8 @@ if [ "${HSC_QUICK:-0}" != 1 ]; then
     git ls-files -z | xargs -0 tar cf - | tar xf - -C "$san"
     if build "$san" --enable-werror --enable-sanitizers; then
         (cd "$san" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-            UBSAN_OPTIONS=print_stacktrace=1 make -j2 check)
+            UBSAN_OPTIONS=print_stacktrace=1 \
+            HSC_MPMS="${HSC_SAN_MPMS:-event prefork}" make -j2 check)
         if [ $? -ne 0 ]; then
             stage_failed="$stage_failed 2"
             note_failures "$san"
