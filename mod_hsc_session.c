@@ -458,11 +458,11 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
 
 int hsc_browser_navigation(const request_rec *r)
 {
-    /* GET (HEAD included: its method number is M_GET) accepting HTML. */
-    const char *accept = apr_table_get(r->headers_in, "Accept");
-
-    return r->method_number == M_GET && accept != NULL
-           && ap_strcasestr(accept, "text/html") != NULL;
+    /* HEAD included: its method number is M_GET. */
+    return hsc_is_navigation(r->method_number == M_GET,
+                             apr_table_get(r->headers_in, "Sec-Fetch-Mode"),
+                             apr_table_get(r->headers_in, "Sec-Fetch-Dest"),
+                             apr_table_get(r->headers_in, "Accept"));
 }
 
 const char *hsc_login_url_back(request_rec *r, const hsc_dir_conf_t *d,

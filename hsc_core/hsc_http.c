@@ -23,6 +23,39 @@ static int is_ows(char c)
     return c == ' ' || c == '\t';
 }
 
+/* 1 when s (a header value) is, ignoring case, exactly word. */
+static int value_is(const char *s, const char *word)
+{
+    return s != NULL && strcasecmp(s, word) == 0;
+}
+
+int hsc_is_navigation(int get, const char *fetch_mode, const char *fetch_dest,
+                      const char *accept)
+{
+    size_t i, n;
+
+    if (!get) {
+        return 0;
+    }
+    if (fetch_mode != NULL) {
+        return value_is(fetch_mode, "navigate")
+               && (fetch_dest == NULL || value_is(fetch_dest, "document")
+                   || value_is(fetch_dest, "iframe")
+                   || value_is(fetch_dest, "frame"));
+    }
+    if (accept == NULL) {
+        return 0;
+    }
+    /* "text/html" anywhere in the list, any case. */
+    n = strlen(accept);
+    for (i = 0; i + 9 <= n; i++) {
+        if (strncasecmp(accept + i, "text/html", 9) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int hsc_header_name_same(const char *a, const char *b)
 {
     if (a == NULL || b == NULL) {

@@ -120,6 +120,19 @@ const char *hsc_referer_path(const char *ref, const char *host,
                              const char *self);
 
 /**
+ * 1 when a request is a browser's navigation to a page, which a login
+ * redirect suits; 0 for everything else (a script's fetch() or XHR, an
+ * image, curl), which gets 401. get: the method is GET or HEAD. Fetch
+ * metadata first, which every current browser sends and a page's script
+ * cannot set: Sec-Fetch-Mode "navigate" with Sec-Fetch-Dest "document",
+ * "iframe" or "frame" (or no Dest) is one, any other mode is not, whatever
+ * its Accept says. Without Sec-Fetch-Mode (older browsers, tools): an
+ * Accept that names text/html. Arguments may be NULL (header absent).
+ */
+int hsc_is_navigation(int get, const char *fetch_mode, const char *fetch_dest,
+                      const char *accept);
+
+/**
  * 1 when two header names are the same once lower-cased and with '_'
  * read as '-': the spelling every server and CGI gateway may fold
  * together ("X_Remote_User" reaches a CGI or a WSGI app as the

@@ -1,6 +1,6 @@
 # A protected URL without a valid cookie: 302 to the login URL (with the
-# original path and query in return=) for a browser navigation, 401 for
-# anything else; HSCUnauthenticated redirect|401; malformed, duplicated and
+# original path and query in return=) for a browser navigation (by fetch
+# metadata, else Accept), 401 for anything else; HSCUnauthenticated redirect|401; malformed, duplicated and
 # look-alike cookies.
 use strict;
 use warnings FATAL => 'all';
@@ -11,7 +11,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET HEAD POST);
 use HSCTest;
 
-plan tests => 31;
+plan tests => 34;
 
 ua_plain();
 my $html = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -42,6 +42,19 @@ $res = GET '/private/page.html', Accept => 'application/json';
 is($res->code, 401, 'GET accepting JSON only is 401');
 $res = POST '/private/page.html', Accept => $html, content => 'x=1';
 is($res->code, 401, 'POST accepting HTML is 401');
+
+# Fetch metadata first (issue 20): a single-page app's fetch() is 401
+# whatever it accepts; a browser's navigation is redirected whatever its
+# Accept says.
+$res = GET '/private/page.html', Accept => $html, 'Sec-Fetch-Mode' => 'cors',
+    'Sec-Fetch-Dest' => 'empty';
+is($res->code, 401, 'a fetch() that accepts HTML (Sec-Fetch-Mode: cors) is 401');
+$res = GET '/private/page.html', Accept => '*/*', 'Sec-Fetch-Mode' => 'navigate',
+    'Sec-Fetch-Dest' => 'document';
+is($res->code, 302, 'a navigation to a document accepting */* is 302');
+$res = GET '/private/page.html', Accept => $html, 'Sec-Fetch-Mode' => 'navigate',
+    'Sec-Fetch-Dest' => 'embed';
+is($res->code, 401, 'a navigation into an <embed> is 401');
 
 # HSCUnauthenticated redirect and 401.
 $res = GET '/always-redirect/page.html', Accept => 'application/json';

@@ -653,6 +653,37 @@ static void cookie_header_without_takes_out_one_name(void)
              (size_t)-1, "too small: -1");
 }
 
+static void navigation_reads_fetch_metadata_then_accept(void)
+{
+    static const struct {
+        int get;
+        const char *mode, *dest, *accept;
+        int want;
+        const char *what;
+    } cases[] = {
+        {1, NULL, NULL, "text/html,*/*", 1, "no fetch metadata: Accept html"},
+        {1, NULL, NULL, "TEXT/HTML", 1, "in any case"},
+        {1, NULL, NULL, "application/json", 0, "Accept json: not"},
+        {1, NULL, NULL, NULL, 0, "no Accept: not"},
+        {0, NULL, NULL, "text/html", 0, "a POST never"},
+        {1, "navigate", "document", "*/*", 1, "navigate to a document"},
+        {1, "navigate", "iframe", NULL, 1, "or an iframe"},
+        {1, "Navigate", NULL, NULL, 1, "navigate without a Dest"},
+        {1, "navigate", "embed", "text/html", 0, "navigate into an embed: not"},
+        {1, "cors", "empty", "text/html", 0, "a fetch() asking for html: not"},
+        {1, "same-origin", "empty", "text/html", 0, "same-origin: not"},
+        {1, "no-cors", "image", "text/html", 0, "an image: not"},
+        {0, "navigate", "document", "text/html", 0, "a form POST: not"},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK_EQ(hsc_is_navigation(cases[i].get, cases[i].mode, cases[i].dest,
+                                   cases[i].accept),
+                 cases[i].want, cases[i].what);
+    }
+}
+
 int main(void)
 {
     RUN(cookie_header_find_follows_the_table);
@@ -676,5 +707,6 @@ int main(void)
     RUN(referer_path_is_a_safe_path_of_this_host);
     RUN(header_names_are_the_same_in_every_spelling);
     RUN(cookie_header_without_takes_out_one_name);
+    RUN(navigation_reads_fetch_metadata_then_accept);
     return hsc_test_done();
 }
