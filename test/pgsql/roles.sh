@@ -150,6 +150,14 @@ refuse "the httpd role cannot swap a TOTP secret" \
     val hsc_httpd "UPDATE hsc_totp SET sealed = '\x02'"
 refuse "the httpd role cannot reset TOTP's last step" \
     val hsc_httpd "DELETE FROM hsc_totp_used"
+# Not granted to PUBLIC: another role of the database calls none of them.
+val postgres "CREATE ROLE hsc_other LOGIN; GRANT CONNECT ON DATABASE hsc TO hsc_other;
+GRANT USAGE ON SCHEMA public TO hsc_other;" >/dev/null || bail "another role"
+refuse "a role without the grants cannot accept a TOTP step" \
+    val hsc_other "SELECT hsc_totp_accept('alice', 99999)"
+refuse "nor set a password by a link" \
+    val hsc_other "SELECT hsc_link_password(sha256('\x0c'), 'reset', '\x00', 'x', '\x00')"
+refuse "nor read a user's factors" val hsc_other "SELECT * FROM hsc_factors_of('alice')"
 one() { [ "$(val hsc_httpd "$1")" = "$2" ]; } # sql expected-output
 adm() { [ "$(val hsc_admin "$1")" = "$2" ]; }
 check "hsc_totp_accept takes step 3000" one "SELECT hsc_totp_accept('alice', 3000)" t

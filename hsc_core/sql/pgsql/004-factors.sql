@@ -21,6 +21,16 @@ DO $do$
 DECLARE
     sch text := current_schema();
     grantee text;
+    -- Every function below, as REVOKE and GRANT name them.
+    fns text := format('%1$I.hsc_factors_of(text), '
+        '%1$I.hsc_totp_begin(text, bytea, text, integer, integer), '
+        '%1$I.hsc_totp_confirm(text), %1$I.hsc_totp_remove(text), '
+        '%1$I.hsc_totp_accept(text, bigint), '
+        '%1$I.hsc_recovery_use(text, bytea), '
+        '%1$I.hsc_recovery_replace(text, bytea[]), '
+        '%1$I.hsc_link_peek(bytea), %1$I.hsc_link_take(bytea, text), '
+        '%1$I.hsc_link_password(bytea, text, bytea, text, bytea), '
+        '%1$I.hsc_password_change(text, bytea, bytea, text, bytea)', sch);
 BEGIN
     EXECUTE format($f$
 CREATE TABLE %1$I.hsc_totp (
@@ -220,18 +230,10 @@ AS $body$
     RETURNING true
 $body$;
 
-REVOKE ALL ON FUNCTION %1$I.hsc_factors_of(text),
-    %1$I.hsc_totp_begin(text, bytea, text, integer, integer),
-    %1$I.hsc_totp_confirm(text), %1$I.hsc_totp_remove(text),
-    %1$I.hsc_totp_accept(text, bigint),
-    %1$I.hsc_recovery_use(text, bytea),
-    %1$I.hsc_recovery_replace(text, bytea[]),
-    %1$I.hsc_link_peek(bytea), %1$I.hsc_link_take(bytea, text),
-    %1$I.hsc_link_password(bytea, text, bytea, text, bytea),
-    %1$I.hsc_password_change(text, bytea, bytea, text, bytea)
-    FROM PUBLIC;
 $f$, sch);
 
+    -- Only the roles granted below may call them.
+    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fns);
     FOR grantee IN
         SELECT DISTINCT a.grantee::regrole::text
           FROM pg_proc p
@@ -241,16 +243,7 @@ $f$, sch);
            AND a.privilege_type = 'EXECUTE'
            AND a.grantee <> 0 AND a.grantee <> p.proowner
     LOOP
-        EXECUTE format('GRANT EXECUTE ON FUNCTION %1$I.hsc_factors_of(text),
-    %1$I.hsc_totp_begin(text, bytea, text, integer, integer),
-    %1$I.hsc_totp_confirm(text), %1$I.hsc_totp_remove(text),
-    %1$I.hsc_totp_accept(text, bigint),
-    %1$I.hsc_recovery_use(text, bytea),
-    %1$I.hsc_recovery_replace(text, bytea[]),
-    %1$I.hsc_link_peek(bytea), %1$I.hsc_link_take(bytea, text),
-    %1$I.hsc_link_password(bytea, text, bytea, text, bytea),
-    %1$I.hsc_password_change(text, bytea, bytea, text, bytea) TO %2$s',
-                       sch, grantee);
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %s', fns, grantee);
     END LOOP;
 END
 $do$;
