@@ -235,6 +235,26 @@ link_password() { # URL: the status of setting dave's password by the link
 check "the invitation on node B sets dave's password" [ "$(link_password "$B")" = 200 ]
 check "the same link on node A is dead (400)" [ "$(link_password "$A")" = 400 ]
 check "dave logs in on node A" [ "$(login "$A" dave dave-password-123456)" = 303 ]
+D=$(cat "$W/cookie")
+
+# dave sets up an authenticator app on node A's account page, as the httpd
+# role (hsc_totp_begin, hsc_totp_confirm, hsc_recovery_replace); node B's
+# login then asks him for it.
+account() { # NODE ACTION [CODE]: the page into $W/page, the status printed
+    curl -s -o "$W/page" -w '%{http_code}' -H "Origin: $1" -H "Cookie: $D" \
+        --data-urlencode "action=$2" --data-urlencode "code=${3:-}" "$1/account"
+}
+check "totp-setup on node A's account page (200)" [ "$(account "$A" totp-setup)" = 200 ]
+key=$(sed -n 's/.*<p class="hsc-secret"><code>\([A-Z2-7 ]*\)<\/code>.*/\1/p' "$W/page" | tr -d ' ')
+check "it shows a 160-bit key" [ "${#key}" = 32 ]
+[ $(( $(date +%s) % 30 )) -gt 24 ] && sleep $(( 31 - $(date +%s) % 30 ))
+check "its first code turns it on (200)" \
+    [ "$(account "$A" totp-confirm "$(oathtool --totp -b "$key")")" = 200 ]
+check "with ten recovery codes" [ "$(grep -o '<li><code>[0-9a-z-]*</code></li>' "$W/page" | wc -l)" = 10 ]
+st=$(password_step "$B" dave dave-password-123456)
+P=$(cat "$W/cookie")
+check "dave's password on node B now gives a pending cookie ($st)" \
+    [ "$st" = 303 ] && [ "$(get "$B" "$P")" != 200 ]
 
 # --- the health check on PostgreSQL (docs/metrics.md) ----------------------
 health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }
