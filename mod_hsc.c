@@ -24,6 +24,7 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_account.h"
+#include "mod_hsc_authz.h"
 #include "mod_hsc_cachectl.h"
 #include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
@@ -59,7 +60,11 @@ static int hsc_post_config(apr_pool_t *pconf, apr_pool_t *plog,
 /* The answer to a request without a valid cookie: 302 or 401. */
 static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
 {
-    int redirect;
+    int redirect = hsc_authz_unauthenticated(r, d);
+
+    if (redirect != DECLINED) {
+        return redirect; /* an hsc-authz location answers its proxy */
+    }
 
     apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
     switch (d->unauth) {
@@ -234,6 +239,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
     hsc_factor_register_hooks(p);   /* Require hsc-factor, its 401/303 */
     hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
+    hsc_authz_register_hooks(p);    /* hsc-authz for nginx, Caddy, HAProxy */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

@@ -25,6 +25,7 @@
 #include "mod_hsc_config.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_ops.h"
+#include "hsc_authz.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
 #include "hsc_policy.h"
@@ -184,6 +185,9 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     d->identity_headers = concat(p, base->identity_headers,
                                  add->identity_headers);
     d->strip_headers = concat(p, base->strip_headers, add->strip_headers);
+    HSC_MERGE(d, base, add, authz_forward);
+    d->authz_proxies = concat(p, base->authz_proxies, add->authz_proxies);
+    d->return_hosts = concat(p, base->return_hosts, add->return_hosts);
     return d;
 }
 
@@ -686,6 +690,65 @@ static const char *add_strip_header(cmd_parms *cmd, void *dv, const char *name)
         d->strip_headers = apr_array_make(cmd->pool, 4, sizeof(const char *));
     }
     *(const char **)apr_array_push(d->strip_headers) = name;
+    return NULL;
+}
+
+static const char *set_authz_style(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    (void)cmd;
+    if (!strcasecmp(arg, "auth-request")) {
+        d->authz_forward = 0;
+    }
+    else if (!strcasecmp(arg, "forward-auth")) {
+        d->authz_forward = 1;
+    }
+    else {
+        return "HSCAuthzStyle: auth-request (nginx) or forward-auth (Caddy, "
+               "Traefik, HAProxy)";
+    }
+    d->authz_forward_set = 1;
+    return NULL;
+}
+
+static const char *add_authz_proxy(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    char *ip = apr_pstrdup(cmd->pool, arg), *mask = strchr(ip, '/');
+    apr_ipsubnet_t *net;
+
+    if (mask != NULL) {
+        *mask++ = '\0';
+    }
+    if (apr_ipsubnet_create(&net, ip, mask, cmd->pool) != APR_SUCCESS) {
+        return apr_psprintf(cmd->pool,
+                            "HSCAuthzTrustedProxy: '%s' is not an IP address "
+                            "or network (a.b.c.d, a.b.c.d/nn, an IPv6 one)",
+                            arg);
+    }
+    if (d->authz_proxies == NULL) {
+        d->authz_proxies = apr_array_make(cmd->pool, 2, sizeof(net));
+    }
+    *(apr_ipsubnet_t **)apr_array_push(d->authz_proxies) = net;
+    return NULL;
+}
+
+static const char *add_return_host(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    char probe[HSC_AUTHZ_URL_MAX + 1];
+
+    if (hsc_authz_url("https", arg, "/", probe, sizeof(probe)) != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "HSCReturnHosts: '%s' is not a host name or "
+                            "host:port",
+                            arg);
+    }
+    if (d->return_hosts == NULL) {
+        d->return_hosts = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    }
+    *(const char **)apr_array_push(d->return_hosts) = arg;
     return NULL;
 }
 
@@ -1239,6 +1302,17 @@ const command_rec hsc_cmds[] = {
                     OR_AUTHCFG | RSRC_CONF,
                     "NAME...: request headers removed from the client's "
                     "request, in any case and with '_' for '-'"),
+    HSC_DIR_TAKE1("HSCAuthzStyle", set_authz_style,
+                  "auth-request|forward-auth: how the proxy in front asks "
+                  "hsc-authz (default auth-request)"),
+    AP_INIT_ITERATE("HSCAuthzTrustedProxy", add_authz_proxy, NULL,
+                    OR_AUTHCFG | RSRC_CONF,
+                    "ADDRESS[/BITS]...: the proxies hsc-authz answers; "
+                    "any other client gets 403"),
+    AP_INIT_ITERATE("HSCReturnHosts", add_return_host, NULL,
+                    OR_AUTHCFG | RSRC_CONF,
+                    "HOST[:PORT]...: hosts a login may go back to by an "
+                    "absolute URL (the applications behind hsc-authz)"),
     HSC_DIR_FLAG("HSCStripCookie", set_strip_cookie,
                  "On|Off: after authentication, remove this module's cookie "
                  "from the Cookie header sent on (default Off)"),

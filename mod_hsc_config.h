@@ -143,7 +143,12 @@ typedef struct {
      * (const char *): a nested section adds to its parent's. NULL: none. */
     apr_array_header_t *identity_headers;
     apr_array_header_t *strip_headers;
-    int strip_cookie; /* HSCStripCookie */
+    int strip_cookie;  /* HSCStripCookie */
+    int authz_forward; /* HSCAuthzStyle: 0 auth-request, 1 forward-auth */
+    /* HSCAuthzTrustedProxy (apr_ipsubnet_t *) and HSCReturnHosts (const
+     * char *): a nested section adds to its parent's. */
+    apr_array_header_t *authz_proxies;
+    apr_array_header_t *return_hosts;
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -153,7 +158,8 @@ typedef struct {
         stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
-        blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1;
+        blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1,
+        authz_forward_set : 1;
 } hsc_dir_conf_t;
 
 /* The auth type this module answers (AuthType HSC). */

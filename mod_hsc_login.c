@@ -32,6 +32,7 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_b64.h"
+#include "hsc_authz.h"
 #include "hsc_http.h"
 #include "hsc_password.h"
 #include "hsc_pages.h"
@@ -60,10 +61,17 @@ static int login_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                          hsc_page_login(r->pool, &c, ret, username, message));
 }
 
-/* The return target of a form or query, when it is safe; else NULL. */
-static const char *safe_return(const hsc_login_form_t *f)
+/* The return target of a form or query, when it is safe (a local path,
+ * or an absolute URL to an HSCReturnHosts host); else NULL. */
+static const char *safe_return(const hsc_dir_conf_t *d,
+                               const hsc_login_form_t *f)
 {
-    if (f->ret.present && hsc_return_url_safe(f->ret.value, f->ret.len)) {
+    const apr_array_header_t *h = d->return_hosts;
+
+    if (f->ret.present
+        && hsc_return_url_allowed(f->ret.value, f->ret.len,
+                                  h ? (const char *const *)h->elts : NULL,
+                                  h ? (size_t)h->nelts : 0)) {
         return f->ret.value;
     }
     return NULL;
@@ -128,7 +136,7 @@ static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
     if (r->args != NULL) {
         args = apr_pstrdup(r->pool, r->args);
         if (hsc_form_parse(args, strlen(args), &f) == HSC_OK) {
-            ret = safe_return(&f);
+            ret = safe_return(d, &f);
             step_up = f.factor.present;
         }
     }
@@ -388,8 +396,8 @@ static const char *cancel_url(request_rec *r, const hsc_dir_conf_t *d,
 {
     const char *path;
 
-    if (q != NULL && safe_return(q) != NULL) {
-        return safe_return(q);
+    if (q != NULL && safe_return(d, q) != NULL) {
+        return safe_return(d, q);
     }
     path = hsc_referer_path(apr_table_get(r->headers_in, "Referer"),
                             apr_table_get(r->headers_in, "Host"), r->uri);
@@ -439,7 +447,7 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
 static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
 {
-    const char *target = safe_return(f), *user;
+    const char *target = safe_return(d, f), *user;
     hsc_store_t *store;
     hsc_login_t a;
     hsc_attempt_t attempt;
@@ -524,7 +532,7 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
 static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
 {
-    const char *target = safe_return(f), *user;
+    const char *target = safe_return(d, f), *user;
     char value[HSC_COOKIE_VALUE_MAX];
     const char *lid;
     hsc_verify_params_t vp;
