@@ -32,12 +32,15 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # oathtool, an independent RFC 6238 implementation the TOTP code is checked
 # against (test/unit/test_totp.c); zbar-tools, whose zbarimg reads the
 # account page's QR code from the browser test's screenshot, as a phone
-# would.
+# would; nginx, caddy and haproxy, the proxies t/36_authz.t puts in front
+# of hsc-authz (each started by the test on its own port, never the
+# system's service).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev clang-format
       valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
       chromium chromium-driver python3-selenium postgresql memcached
-      fail2ban python3-prometheus-client apache2-utils oathtool zbar-tools"
+      fail2ban python3-prometheus-client apache2-utils oathtool zbar-tools
+      nginx caddy haproxy"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"
 

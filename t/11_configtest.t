@@ -182,6 +182,11 @@ push @cases,
     ['the second-factor directives', $ok . "HSCSecondFactor optional\nHSCSecondFactorMaxAge 15m\nHSCMaxAuthAge Off\n<Location /a>\nAuthType HSC\nRequire hsc-factor 2\n</Location>\n", undef],
     ['HSCSecondFactor not a mode', $ok . "HSCSecondFactor maybe\n", qr{HSCSecondFactor: must be off, optional or required}],
     ['Require hsc-factor 3', $ok . "<Location /a>\nAuthType HSC\nRequire hsc-factor 3\n</Location>\n", qr{Require hsc-factor: 2, phishing-resistant or sealed, not '3'}],
+    ['hsc-authz with AuthzSendForbiddenOnFailure On', $ok . "<Location /authz>\nSetHandler hsc-authz\nAuthType HSC\nRequire valid-user\nAuthzSendForbiddenOnFailure On\nHSCAuthzStyle forward-auth\nHSCAuthzTrustedProxy 127.0.0.1 10.0.0.0/8\nHSCReturnHosts app.example.com app.example.com:8443\n</Location>\n", undef],
+    ['hsc-authz without AuthzSendForbiddenOnFailure On', $ok . "<Location /authz>\nSetHandler hsc-authz\nAuthType HSC\nRequire valid-user\n</Location>\n", qr{HSC229: .*SetHandler hsc-authz needs AuthzSendForbiddenOnFailure On}],
+    ['HSCAuthzStyle not a style', $ok . "HSCAuthzStyle nginx\n", qr{HSCAuthzStyle: auth-request \(nginx\) or forward-auth}],
+    ['HSCAuthzTrustedProxy not an address', $ok . "HSCAuthzTrustedProxy proxy.example\n", qr{HSCAuthzTrustedProxy: 'proxy.example' is not an IP address}],
+    ['HSCReturnHosts not a host', $ok . "HSCReturnHosts https://app.example\n", qr{HSCReturnHosts: 'https://app.example' is not a host name}],
     ['HSCSecondFactor with a pgsql: database (its factors are there too)', qq{HSCKeyFile "$var/keys"\nHSCUserDB "pgsql:host=/nonexistent dbname=none"\nHSCSecondFactor required\n}, undef];
 
 # The annotated sample, with this tree's module, database and key file.
