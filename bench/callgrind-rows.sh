@@ -27,6 +27,8 @@
 # Not part of make check.
 #
 # HSC_CALLGRIND_KEEP=DIR keeps the profiles, one file a row.
+# Row authz-1000: the same 1,000 users' cookies asking hsc-authz (as nginx
+# does: X-Original-URL), the call a proxy makes for each request.
 # Row f2-1000: the same 1,000 users' cookies in format 2 with amr pwd|otp
 # (bench_users' second file), beside hsc-1000's format 1: what verifying
 # format 2 costs over format 1, in the same run. (HSC_BENCH_AMR=3 makes
@@ -93,6 +95,15 @@ HSCThrottleCache none
     HSCMaxAge 8h
     Require valid-user
 </Location>
+<Location "/hsc-authz">
+    SetHandler hsc-authz
+    AuthType HSC
+    Require valid-user
+    AuthzSendForbiddenOnFailure On
+    HSCAuthzTrustedProxy 127.0.0.1
+    HSCIdentityHeader user X-Remote-User
+    HSCIdentityHeader groups X-Remote-Groups
+</Location>
 <Location "/hsc-cache-status">
     SetHandler hsc-cache-status
 </Location>
@@ -130,11 +141,14 @@ cache_stat() {
               v["live"] + 0, v["entries"] + 0 }'
 }
 dumps=0
-rows="control hsc-1 hsc-1000 f2-1000"
+rows="control hsc-1 hsc-1000 authz-1000 f2-1000"
 [ "$users" -gt 1000 ] && rows="$rows hsc-$users"
 for row in $rows; do
     cookies=$run/cookies.txt
+    extra=""
     case $row in control) url=$base/control/1k.html; n=1000 ;;
+                 authz-*) url=$base/hsc-authz; n=${row#authz-}
+                          extra="X-Original-URL: http://app.example/page" ;;
                  f2-*) url=$base/hsc/1k.html; n=${row#f2-}
                        cookies=$run/cookies2.txt ;;
                  *) url=$base/hsc/1k.html; n=${row#hsc-} ;; esac
@@ -146,7 +160,7 @@ for row in $rows; do
     wsec=$((n / 800 + 4))
     w=0
     while :; do
-        wrk -t1 -c4 -d"${wsec}s" -s "$lua" "$url" -- "$cookies" "$n" seq >/dev/null 2>&1
+        wrk -t1 -c4 -d"${wsec}s" -s "$lua" "$url" -- "$cookies" "$n" seq ${extra:+"$extra"} >/dev/null 2>&1
         w=$((w + 1))
         [ "$row" = control ] && break
         set -- $(cache_stat)
@@ -157,7 +171,7 @@ for row in $rows; do
     [ "$row" = control ] || echo "# $row: warmed in $w passes of $wsec s, $(echo $s0 | cut -d' ' -f3) records held" >&2
     callgrind_control -i on "$vpid" >/dev/null 2>&1
     callgrind_control -z "$vpid" >/dev/null 2>&1
-    wrk -t1 -c4 -d"${secs}s" -s "$lua" "$url" -- "$cookies" "$n" random >"$run/wrk.out" 2>&1
+    wrk -t1 -c4 -d"${secs}s" -s "$lua" "$url" -- "$cookies" "$n" random ${extra:+"$extra"} >"$run/wrk.out" 2>&1
     callgrind_control -d "$row" "$vpid" >/dev/null 2>&1
     callgrind_control -i off "$vpid" >/dev/null 2>&1
     s1=$(cache_stat)

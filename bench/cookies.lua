@@ -6,15 +6,23 @@
 -- once). N = 0 sends no Cookie header, so every row of the bench pays the
 -- same script cost.
 --
--- Usage: wrk -s bench/cookies.lua URL -- COOKIEFILE N [random|seq]
+-- A fourth argument "Name: value" adds that header to every request (the
+-- X-Original-URL a proxy sends hsc-authz).
+--
+-- Usage: wrk -s bench/cookies.lua URL -- COOKIEFILE N [random|seq] [HEADER]
 
 local cookies = {}
 local n = 0
 local seq = false
 local i = 0
 
+local extra_name, extra_value = nil, nil
+
 function init(args)
     local file, count, mode = args[1], tonumber(args[2] or "0"), args[3]
+    if args[4] then
+        extra_name, extra_value = args[4]:match("^([^:]+):%s*(.*)$")
+    end
     seq = (mode == "seq")
     if count > 0 then
         local f = assert(io.open(file, "r"))
@@ -42,5 +50,9 @@ function request()
     else
         i = math.random(n)
     end
-    return wrk.format(nil, nil, { ["Cookie"] = cookies[i] })
+    local headers = { ["Cookie"] = cookies[i] }
+    if extra_name then
+        headers[extra_name] = extra_value
+    end
+    return wrk.format(nil, nil, headers)
 end
