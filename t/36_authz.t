@@ -7,7 +7,7 @@
 # ServerName (the test configuration has name-based virtual hosts).
 # Through each: no cookie sends a browser to the login page with the
 # proxied URL to come back to; wes (group ops) gets the page with his
-# name; bob (not in ops) gets 403, never a login loop. nginx relays the
+# name; xena (not in ops) gets 403, never a login loop. nginx relays the
 # refreshed cookie. The endpoint itself: only trusted proxies, and only a
 # URL that parses.
 use strict;
@@ -161,8 +161,8 @@ ok(start($cport, 'caddy', 'run', '--config', "$dir/Caddyfile", '--adapter',
 ok(start($hport, 'haproxy', '-f', "$dir/haproxy.cfg"), 'haproxy starts');
 
 my $wes = cookie_from(login('wes', $PW{wes})) // '';
-my $bob = cookie_from(login('bob', $PW{bob})) // '';
-ok($wes && $bob, 'wes and bob log in');
+my $xena = cookie_from(login('xena', $PW{xena})) // '';
+ok($wes && $xena, 'wes and xena log in');
 
 for my $p (['nginx', $nport, 302], ['caddy', $cport, 401],
            ['haproxy', $hport, 302]) {
@@ -182,8 +182,8 @@ for my $p (['nginx', $nport, 302], ['caddy', $cport, 401],
     is($res->code, 200, "$name: wes (group ops) gets the page");
     is($res->header('X-Seen-User'), 'wes', "$name: the backend sees X-Remote-User: wes");
     is($res->header('X-Seen-Groups'), 'ops,staff', "$name: and his groups");
-    $res = GET($url, Cookie => "hsc=$bob");
-    is($res->code, 403, "$name: bob, not in ops, gets 403 (no login loop)");
+    $res = GET($url, Cookie => "hsc=$xena");
+    is($res->code, 403, "$name: xena, not in ops, gets 403 (no login loop)");
     if ($name eq 'nginx') {
         $res = GET($url, Cookie => "hsc=$wes");
         like(join("\n", $res->header('Set-Cookie')), qr/^hsc=/m,
