@@ -34,6 +34,7 @@
 #include "ap_expr.h"
 
 #include "mod_hsc_authz.h"
+#include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_session.h"
@@ -196,19 +197,6 @@ static int authz_handler(request_rec *r)
 
 /* --- startup: a refused authorization must be 403 -------------------- */
 
-/* 1 when the directive's first argument is word (quotes allowed). */
-static int first_arg_is(const ap_directive_t *d, const char *word)
-{
-    const char *a = d->args;
-    size_t n = strlen(word);
-
-    if (a == NULL) {
-        return 0;
-    }
-    a += (*a == '"' || *a == '\'');
-    return !strncasecmp(a, word, n) && strchr("\"' \t", a[n]) != NULL;
-}
-
 /*
  * Every section with SetHandler hsc-authz must say
  * AuthzSendForbiddenOnFailure On: httpd answers 401 to an authenticated
@@ -225,11 +213,11 @@ static int check_sections(const ap_directive_t *d, server_rec *s)
 
         for (c = d->first_child; c != NULL; c = c->next) {
             if (!strcasecmp(c->directive, "SetHandler")
-                && first_arg_is(c, HSC_AUTHZ_HANDLER)) {
+                && hsc_directive_arg_is(c, HSC_AUTHZ_HANDLER)) {
                 authz = 1;
             }
             if (!strcasecmp(c->directive, "AuthzSendForbiddenOnFailure")
-                && first_arg_is(c, "on")) {
+                && hsc_directive_arg_is(c, "on")) {
                 forbidden = 1;
             }
         }

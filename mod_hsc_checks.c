@@ -315,31 +315,35 @@ static server_rec *vhost_of(server_rec *main_s, const ap_directive_t *d)
  * it belongs to has no key file or no user database: a protected location
  * that could only answer 500 is a configuration error.
  */
+int hsc_directive_arg_is(const ap_directive_t *d, const char *word)
+{
+    const char *a = d->args;
+    size_t n = strlen(word);
+
+    if (a == NULL) {
+        return 0;
+    }
+    a += (*a == '"' || *a == '\'');
+    return !strncasecmp(a, word, n) && strchr("\"' \t", a[n]) != NULL;
+}
+
 static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
                                server_rec *cur)
 {
     int bad = 0;
 
     for (; d != NULL; d = d->next) {
-        if (!strcasecmp(d->directive, "AuthType") && d->args != NULL) {
-            const char *a = d->args;
-            size_t n;
-            if (*a == '"' || *a == '\'') {
-                ++a;
-            }
-            n = strcspn(a, "\"' \t");
-            if (n == 3 && !strncasecmp(a, HSC_AUTH_TYPE, 3)) {
-                const hsc_srv_conf_t
-                    *sc = ap_get_module_config(cur->module_config, &hsc_module);
-                if (sc->keys == NULL || sc->userdb == NULL) {
-                    ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0,
-                                 cur,
-                                 HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
-                                               "is not set for this server",
-                                 d->filename, d->line_num,
-                                 sc->keys == NULL ? "HSCKeyFile" : "HSCUserDB");
-                    bad = -1;
-                }
+        if (!strcasecmp(d->directive, "AuthType")
+            && hsc_directive_arg_is(d, HSC_AUTH_TYPE)) {
+            const hsc_srv_conf_t *sc = ap_get_module_config(cur->module_config,
+                                                            &hsc_module);
+            if (sc->keys == NULL || sc->userdb == NULL) {
+                ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, cur,
+                             HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
+                                           "is not set for this server",
+                             d->filename, d->line_num,
+                             sc->keys == NULL ? "HSCKeyFile" : "HSCUserDB");
+                bad = -1;
             }
         }
         if (d->first_child != NULL) {

@@ -28,6 +28,7 @@
 #include "http_log.h"
 #include "http_request.h"
 
+#include "mod_hsc_checks.h"
 #include "mod_hsc_config.h"
 #include "mod_hsc_identity.h"
 #include "mod_hsc_log.h"
@@ -160,13 +161,9 @@ static int set_identity_headers(request_rec *r)
 static int uses_hsc(const ap_directive_t *d)
 {
     for (; d != NULL; d = d->next) {
-        if (!strcasecmp(d->directive, "AuthType") && d->args != NULL) {
-            const char *a = d->args + (*d->args == '"' || *d->args == '\'');
-
-            if (!strncasecmp(a, HSC_AUTH_TYPE, 3)
-                && strchr("\"' \t", a[3]) != NULL) {
-                return 1;
-            }
+        if (!strcasecmp(d->directive, "AuthType")
+            && hsc_directive_arg_is(d, HSC_AUTH_TYPE)) {
+            return 1;
         }
         if (d->first_child != NULL && uses_hsc(d->first_child)) {
             return 1;

@@ -421,8 +421,7 @@ static hsc_status_t pq_link_put(hsc_factors_t *f, const char *user,
 }
 
 /* The user named in the first column of a one-row answer into user. */
-static hsc_status_t user_answer(hsc_factors_t *f, const char *what,
-                                hsc_status_t st, PGresult *res, char *user)
+static hsc_status_t user_answer(hsc_status_t st, PGresult *res, char *user)
 {
     if (st == HSC_OK
         && (PQntuples(res) != 1
@@ -430,8 +429,6 @@ static hsc_status_t user_answer(hsc_factors_t *f, const char *what,
         user[0] = '\0';
         st = HSC_EAUTH;
     }
-    (void)what;
-    (void)f;
     PQclear(res);
     return st;
 }
@@ -457,7 +454,7 @@ static hsc_status_t pq_link_peek(hsc_factors_t *f,
         PQclear(res);
         return HSC_EAUTH;
     }
-    return user_answer(f, "reading a link", st, res, user);
+    return user_answer(st, res, user);
 }
 
 static hsc_status_t pq_link_take(hsc_factors_t *f,
@@ -474,7 +471,7 @@ static hsc_status_t pq_link_take(hsc_factors_t *f,
     st = exec(f, "using a link",
               "SELECT u FROM hsc_link_take($1, $2) AS u WHERE u IS NOT NULL", 2,
               v, l, fmt, 1, &res);
-    return user_answer(f, "using a link", st, res, user);
+    return user_answer(st, res, user);
 }
 
 static hsc_status_t
@@ -497,7 +494,7 @@ pq_link_password(hsc_factors_t *f, const unsigned char hash[HSC_LINK_HASH_LEN],
               "SELECT u FROM hsc_link_password($1, $2, $3, $4, $5) AS u "
               "WHERE u IS NOT NULL",
               5, v, l, fmt, 1, &res);
-    return user_answer(f, "setting a password by a link", st, res, user);
+    return user_answer(st, res, user);
 }
 
 static hsc_status_t pq_link_list(hsc_factors_t *f, hsc_factors_link_fn *fn,
