@@ -21,6 +21,7 @@
 
 #include "hsc_store.h"
 #include "hsc_cache.h"
+#include "hsc_tokens.h"
 
 /* What a validation rule answers (hsc_validation_t.verdict). */
 typedef enum {
@@ -106,6 +107,15 @@ typedef struct {
     void (*validate)(hsc_store_t *s, hsc_validation_t *v);
     /** Optional (NULL: none). The store's id (32 hex digits) into buf. */
     hsc_status_t (*store_id)(hsc_store_t *s, char *buf, size_t len);
+    /* App passwords (hsc_tokens.h; the wrapper hsc_tokens.c has checked
+     * the arguments): each as its hsc_tokens_* call. */
+    hsc_status_t (*token_get)(hsc_store_t *s, const char *id, hsc_token_t *out);
+    hsc_status_t (*token_add)(hsc_store_t *s, const hsc_token_t *t,
+                              int64_t now);
+    hsc_status_t (*token_list)(hsc_store_t *s, const char *user,
+                               hsc_tokens_each_fn *fn, void *baton);
+    hsc_status_t (*token_revoke)(hsc_store_t *s, const char *user,
+                                 const char *id, int64_t now, int *count);
 } hsc_store_vtable_t;
 
 /* The part of every handle the wrapper owns; first in a backend's handle. */

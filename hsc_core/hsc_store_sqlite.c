@@ -109,6 +109,7 @@ typedef struct {
     hsc_store_t base;     /* first: the handle callers hold */
     sqlite3 *db;          /* NULL while the file is gone */
     sqlite3_stmt *get_st; /* the lookup, prepared once per connection */
+    sqlite3_stmt *kept[HSC_SQ_KEPT]; /* hsc_sq_kept(): other files' lookups */
     char *path;
     int flags;    /* as passed to open, without HSC_STORE_CREATE */
     int readonly; /* 1: read-only open, or SQLite fell back to it */
@@ -690,10 +691,16 @@ static void cache_attach(sq_store_t *sq)
 
 static void disconnect(sq_store_t *sq)
 {
+    int i;
+
     sq->shm = NULL;
     sq->small_pages = 0; /* a new connection starts with SQLite's default */
     sqlite3_finalize(sq->get_st);
     sq->get_st = NULL;
+    for (i = 0; i < HSC_SQ_KEPT; i++) {
+        sqlite3_finalize(sq->kept[i]);
+        sq->kept[i] = NULL;
+    }
     sqlite3_close(sq->db);
     sq->db = NULL;
 }
@@ -1265,17 +1272,22 @@ static void sq_close(hsc_store_t *s)
     free(sq);
 }
 
-static const hsc_store_vtable_t sq_vtable = {.get = sq_get,
-                                             .add = sq_add,
-                                             .set_password = sq_set_password,
-                                             .set_groups = sq_set_groups,
-                                             .set_disabled = sq_set_disabled,
-                                             .revoke = sq_revoke,
-                                             .del = sq_del,
-                                             .list = sq_list,
-                                             .close = sq_close,
-                                             .validate = sq_validate,
-                                             .store_id = sq_store_id};
+static const hsc_store_vtable_t sq_vtable =
+    {.get = sq_get,
+     .add = sq_add,
+     .set_password = sq_set_password,
+     .set_groups = sq_set_groups,
+     .set_disabled = sq_set_disabled,
+     .revoke = sq_revoke,
+     .del = sq_del,
+     .list = sq_list,
+     .close = sq_close,
+     .validate = sq_validate,
+     .store_id = sq_store_id,
+     .token_get = hsc_sq_token_get,
+     .token_add = hsc_sq_token_add,
+     .token_list = hsc_sq_token_list,
+     .token_revoke = hsc_sq_token_revoke};
 
 hsc_status_t hsc_store_sqlite_open(const char *path, int flags,
                                    hsc_store_t **ps, char *errbuf,
@@ -1334,6 +1346,61 @@ cleanup:
     free(sq->path);
     free(sq);
     return st;
+}
+
+/* --- for the backend's other files (hsc_tokens_sqlite.c) ----------------- */
+
+sqlite3 *hsc_sq_conn(hsc_store_t *s, int write, int *version)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+
+    if (s->vt != &sq_vtable || watch(sq) != HSC_OK) {
+        return NULL; /* errmsg says why */
+    }
+    if (write && sq->readonly) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "the database is open read-only");
+        return NULL;
+    }
+    *version = sq->version;
+    return sq->db;
+}
+
+sqlite3_stmt *hsc_sq_kept(hsc_store_t *s, int slot, const char *sql)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+    int rc;
+
+    if (sq->kept[slot] == NULL) {
+        rc = sqlite3_prepare_v3(sq->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
+                                &sq->kept[slot], NULL);
+        if (rc != SQLITE_OK) {
+            sq_fail(sq, "prepare", rc);
+            sq->kept[slot] = NULL;
+        }
+    }
+    return sq->kept[slot];
+}
+
+hsc_status_t hsc_sq_fail(hsc_store_t *s, const char *what, int rc)
+{
+    sq_store_t *sq = (sq_store_t *)s;
+
+    if ((rc & 0xff) == SQLITE_READONLY) {
+        sq_fail(sq, what, rc);
+        return HSC_EREADONLY;
+    }
+    if ((rc & 0xff) == SQLITE_CONSTRAINT) {
+        sq_fail(sq, what, rc);
+        return HSC_EINVAL;
+    }
+    return sq_fail(sq, what, rc);
+}
+
+void hsc_sq_write_wait(hsc_store_t *s, int on)
+{
+    sqlite3_busy_timeout(((sq_store_t *)s)->db, on ? HSC_SQLITE_WRITE_WAIT_MS
+                                                   : HSC_SQLITE_READ_WAIT_MS);
 }
 
 int hsc_store_sqlite_cached(const hsc_store_t *s)

@@ -7,6 +7,7 @@
 #define HSC_STORE_SQLITE_H
 
 #include "hsc_store.h"
+#include "hsc_tokens.h"
 
 /**
  * Open the SQLite user store at path. Without HSC_STORE_CREATE the file
@@ -73,5 +74,34 @@ int hsc_store_sqlite_cached(const hsc_store_t *s);
  * heap limit, which no part of mod_hsc uses.
  */
 int hsc_store_sqlite_process_init(void);
+
+/*
+ * For the backend's other files (hsc_tokens_sqlite.c), which use the
+ * handle's connection; nothing outside hsc_core/ calls these.
+ */
+struct sqlite3;
+struct sqlite3_stmt;
+/* Statements kept prepared per connection (hsc_sq_kept's slots). */
+enum { HSC_SQ_TOKEN_GET, HSC_SQ_KEPT };
+/* The connection after the file check (a replaced file reconnects), with
+ * the file's schema version; NULL (errmsg set) when the file is gone, s is
+ * not an SQLite store, or write and the handle is read-only. */
+struct sqlite3 *hsc_sq_conn(hsc_store_t *s, int write, int *version);
+/* The statement of slot, prepared on the connection's first use; NULL
+ * (errmsg set) when it does not prepare. Reset it after each use. */
+struct sqlite3_stmt *hsc_sq_kept(hsc_store_t *s, int slot, const char *sql);
+/* errmsg = "<what>: <SQLite's message>": HSC_EREADONLY, HSC_EINVAL (a
+ * CHECK or UNIQUE refused), HSC_ENOMEM or HSC_ESTORE. */
+hsc_status_t hsc_sq_fail(hsc_store_t *s, const char *what, int rc);
+/* hsc_tokens_sqlite.c: the token entries of the SQLite backend's table. */
+hsc_status_t hsc_sq_token_get(hsc_store_t *s, const char *id, hsc_token_t *out);
+hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t,
+                              int64_t now);
+hsc_status_t hsc_sq_token_list(hsc_store_t *s, const char *user,
+                               hsc_tokens_each_fn *fn, void *baton);
+hsc_status_t hsc_sq_token_revoke(hsc_store_t *s, const char *user,
+                                 const char *id, int64_t now, int *count);
+/* Writers wait longer for the lock than readers: on (1) around a write. */
+void hsc_sq_write_wait(hsc_store_t *s, int on);
 
 #endif /* HSC_STORE_SQLITE_H */
