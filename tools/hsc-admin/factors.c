@@ -1,8 +1,8 @@
 /*
  * factors.c: the second-factor commands of hsc-admin (docs/hsc-admin.md):
- * totp enrol|remove, recovery-codes, show. They work on the factor tables
- * of an SQLite user database (hsc_factors.h); TOTP secrets are sealed
- * under the key file's sealing key, so enrol needs --keys.
+ * totp enrol|remove, recovery-codes, show (its tokens: tokens.c). They work on
+ * the factor tables of an SQLite user database (hsc_factors.h); TOTP secrets
+ * are sealed under the key file's sealing key, so enrol needs --keys.
  */
 #include <stdio.h>
 #include <unistd.h>
@@ -306,8 +306,8 @@ int cmd_show(apr_pool_t *pool, const char *name, const args_t *a)
     if (u.gen >= 0) {
         printf("gen: %lld\n", (long long)u.gen);
     }
-    hsc_store_close(s);
     if ((rc = open_factors(db, 1, &f)) != EX_OK) {
+        hsc_store_close(s);
         return rc;
     }
     st = hsc_factors_get(f, user, &fi);
@@ -326,7 +326,9 @@ int cmd_show(apr_pool_t *pool, const char *name, const args_t *a)
                    fi.params.period, utc(fi.totp_created, when, sizeof(when)));
         }
         printf("recovery codes left: %d\n", fi.recovery_left);
+        rc = show_tokens(s, user);
     }
     hsc_factors_close(f);
+    hsc_store_close(s);
     return rc;
 }

@@ -3,7 +3,8 @@
  * command line, messages, input checks, the store and key helpers, and
  * one function per command, all of one shape. main.c holds the command
  * table; users.c the user commands; keys.c keygen; inspect.c inspect;
- * tty.c reading passwords; factors.c the second-factor commands.
+ * tty.c reading passwords; factors.c the second-factor commands;
+ * links.c one-time links; tokens.c app passwords.
  */
 #ifndef HSC_ADMIN_H
 #define HSC_ADMIN_H
@@ -66,7 +67,11 @@ enum {
     OPT_URL = 1 << 23,
     OPT_LIST = 1 << 24,
     OPT_REVOKE = 1 << 25,
-    OPT_INVITE = 1 << 26
+    OPT_INVITE = 1 << 26,
+    OPT_NAME = 1 << 27,
+    OPT_SCOPES = 1 << 28,
+    OPT_EXPIRES = 1 << 29,
+    OPT_ALL = 1 << 30
 };
 /* The commands that change a user through the store are audited. */
 #define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
@@ -74,7 +79,7 @@ enum {
 #define OPT_POLICY (OPT_MIN_LENGTH | OPT_BLOCKLIST)
 
 /* The number of rows of main.c's option table. */
-#define HSC_ADMIN_NOPTIONS 27
+#define HSC_ADMIN_NOPTIONS 31
 #define MAXPOS 4
 
 typedef struct {
@@ -144,6 +149,9 @@ int cmd_totp(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_recovery_codes(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_show(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_link(apr_pool_t *pool, const char *name, const args_t *a);
+int cmd_token(apr_pool_t *pool, const char *name, const args_t *a);
+/* show's tokens of user: a count, then a line each (tokens.c). */
+int show_tokens(hsc_store_t *s, const char *user);
 /* A new one-time link of user for purpose, printed (links.c); --ttl and
  * --url of a. */
 int link_issue(apr_pool_t *pool, const args_t *a, const char *db,

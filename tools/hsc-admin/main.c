@@ -135,6 +135,10 @@ static const struct {
     {"list", OPT_LIST, 0},
     {"revoke", OPT_REVOKE, 0},
     {"invite", OPT_INVITE, 0},
+    {"name", OPT_NAME, 1},
+    {"scopes", OPT_SCOPES, 1},
+    {"expires", OPT_EXPIRES, 1},
+    {"all", OPT_ALL, 0},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 /* hsc_admin.h sizes args_t by the table. */
@@ -254,7 +258,7 @@ static const struct {
      "print or set a user's groups"},
     {"list", cmd_list, 1, 1, 0, "DB", "list the users"},
     {"show", cmd_show, 2, 2, 0, "DB USER",
-     "print a user's record and second factors"},
+     "print a user's record, second factors and app passwords"},
     {"totp", cmd_totp, 2, 3, OPT_KEYS | OPT_ISSUER | OPT_AUDIT,
      "enrol DB USER --keys KEYFILE [--issuer NAME] | remove DB USER\n"
      "                    | reseal DB --keys KEYFILE",
@@ -270,6 +274,12 @@ static const struct {
      "print a one-time link that sets a password or adds an authenticator "
      "app (the old one of that purpose stops working), list or delete "
      "links"},
+    {"token", cmd_token, 2, 4,
+     OPT_NAME | OPT_SCOPES | OPT_EXPIRES | OPT_ALL | OPT_AUDIT,
+     "add DB USER --name NAME [--scopes S1,S2] [--expires DURATION|never]\n"
+     "                    | list DB [USER] | revoke DB USER ID|--all",
+     "make an app password (printed once), list them, or revoke one or "
+     "all of a user's"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
     {"keygen", cmd_keygen, 1, 1,
@@ -401,10 +411,11 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     if (a.npos < commands[c].min_pos || a.npos > commands[c].max_pos) {
         return usage_error("%s: wrong number of arguments", cmd);
     }
-    /* Only changes are audited ("groups DB USER" alone and "link DB
-     * --list" only print). */
+    /* Only changes are audited ("groups DB USER" alone, "link DB --list"
+     * and "token list" only print). */
     if (!(a.given & OPT_AUDIT) || (strcmp(cmd, "groups") == 0 && a.npos < 3)
-        || (strcmp(cmd, "link") == 0 && (a.given & OPT_LIST))) {
+        || (strcmp(cmd, "link") == 0 && (a.given & OPT_LIST))
+        || (strcmp(cmd, "token") == 0 && strcmp(a.pos[0], "list") == 0)) {
         return commands[c].run(pool, commands[c].name, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */
@@ -424,11 +435,11 @@ static int run(apr_pool_t *pool, int argc, char **argv)
         }
     }
     rc = commands[c].run(pool, commands[c].name, &a);
-    /* The user is the argument after DB; "totp enrol DB USER" has one
-     * more word, and "totp reseal DB" no user. */
+    /* The user is the argument after DB; "totp enrol DB USER" and "token
+     * add DB USER" have one more word, and "totp reseal DB" no user. */
     action = cmd;
     who = a.pos[1];
-    if (strcmp(cmd, "totp") == 0) {
+    if (strcmp(cmd, "totp") == 0 || strcmp(cmd, "token") == 0) {
         action = apr_pstrcat(pool, "totp-", a.pos[0], NULL);
         who = a.npos > 2 ? a.pos[2] : "";
     }
