@@ -284,7 +284,7 @@ check "prints the invitation, --url's query kept" \
     out_has "^https://example.org/account?x=1&link=[A-Za-z0-9_-]\{43\}$"
 expect 1 "the invited user has no password anyone knows" -i "
 " "$ADMIN" check "$P" hal --password-stdin
-
+check "the refused users were not stored" \
     test "$(sqlite3 "$P" 'SELECT group_concat(username) FROM
           (SELECT username FROM hsc_users ORDER BY 1)')" = "erin,fay,gus,hal"
 check "the password is not in the database" \
