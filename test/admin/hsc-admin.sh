@@ -669,6 +669,233 @@ check "and leaves it" test "$(sqlite3 "$DB" \
 expect 0 "totp remove" "$ADMIN" totp remove "$DB" alice
 expect 3 "totp remove again" "$ADMIN" totp remove "$DB" alice
 check "says there is none" err_has "no TOTP enrolled"
+# --- app passwords (tokens) ---------------------------------------------------
+# Their own database, so that the users and rows they add disturb nothing
+# above. The token's hash is recomputed here from the printed text with
+# python3 (base32, SHA-256), not with the C code under test.
+K="$T/tokens.db"
+"$ADMIN" init "$K" >/dev/null
+for u in tina tom; do
+    run -i "pw
+" "$ADMIN" add "$K" $u --kdf "$FAST" --password-stdin --force
+done
+TOKEN_RE='^hsc_[a-z2-7]\{16\}_[a-z2-7]\{52\}_[0-9a-f]\{8\}$'
+# token_sha256 PART: SHA-256 (hex) of the base32-decoded PART (lower case,
+# unpadded); token_check TEXT: the check digits TEXT should end with.
+token_sha256() {
+    python3 -c 'import base64, hashlib, sys
+s = sys.argv[1].upper()
+print(hashlib.sha256(base64.b32decode(s + "=" * (-len(s) % 8))).hexdigest())' "$1"
+}
+token_check() {
+    python3 -c 'import hashlib, sys
+print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:8])' "$1"
+}
+tq() { sqlite3 "$K" "$1"; }
+
+expect 2 "token without add, list or revoke" "$ADMIN" token frob "$K"
+check "says which" err_has "token: add, list or revoke"
+expect 2 "token add without --name" "$ADMIN" token add "$K" tina
+expect 2 "token list with --name" "$ADMIN" token list "$K" --name x
+expect 2 "token add --all" "$ADMIN" token add "$K" tina --name x --all
+expect 2 "token add --expires 30s (under a minute)" \
+    "$ADMIN" token add "$K" tina --name x --expires 30s
+expect 2 "token add --expires of no duration" \
+    "$ADMIN" token add "$K" tina --name x --expires tomorrow
+check "says what it takes" err_has "never, or a duration"
+expect 3 "token add for an unknown user" \
+    "$ADMIN" token add "$K" nobody --name x
+check "says no such user" err_has "nobody: no such user"
+check "in one line" err_is_one_line
+check "and prints no token" test ! -s "$T/out"
+expect 3 "a name with a leading space" "$ADMIN" token add "$K" tina --name " x"
+check "says invalid token name" err_has "invalid token name"
+expect 3 "a name of 65 bytes" \
+    "$ADMIN" token add "$K" tina --name "$(printf '%065d' 0)"
+expect 3 "a name with a control character" \
+    "$ADMIN" token add "$K" tina --name "$(printf 'a\tb')"
+expect 3 "a scope in capitals" \
+    "$ADMIN" token add "$K" tina --name x --scopes CalDAV
+check "names the scopes" err_has 'invalid scopes "CalDAV"'
+check "in one line" err_is_one_line
+expect 3 "a scope listed twice" \
+    "$ADMIN" token add "$K" tina --name x --scopes git,git
+expect 3 "an empty scope" "$ADMIN" token add "$K" tina --name x --scopes "a,,b"
+expect 3 "a scope of 33 characters" "$ADMIN" token add "$K" tina --name x \
+    --scopes "$(printf '%033d' 0)"
+check "none of the refused tokens was stored" \
+    test "$(tq 'SELECT count(*) FROM hsc_tokens')" = 0
+
+expect 0 "token add" "$ADMIN" token add "$K" tina --name "laptop calendar" \
+    --scopes caldav,git --audit-log "$T/tokens-audit.log"
+check "standard output is one line" test "$(wc -l <"$T/out")" -eq 1
+check "the token alone, hsc_<id>_<secret>_<check>" grep -q "$TOKEN_RE" "$T/out"
+tok=$(cat "$T/out")
+tid=$(echo "$tok" | cut -d_ -f2)
+tsec=$(echo "$tok" | cut -d_ -f3)
+check "its check digits are SHA-256 of the rest (computed here)" \
+    test "${tok##*_}" = "$(token_check "${tok%_*}")"
+check "standard error says to store it now" \
+    err_has "store it now: it cannot be shown again"
+check "and names its id, scopes and expiry" \
+    err_has "tina: token $tid \"laptop calendar\", scopes caldav,git, expires never"
+check "standard error never holds the secret" sh -c "! grep -q '$tsec' '$T/err'"
+check "one row, its id the token's" \
+    test "$(tq 'SELECT group_concat(id) FROM hsc_tokens')" = "$tid"
+check "the row: owner, name, scopes, no expiry, not revoked" \
+    test "$(tq "SELECT username || '|' || name || '|' || scopes || '|' || \
+        expires || '|' || revoked FROM hsc_tokens")" = \
+        "tina|laptop calendar|caldav,git|0|0"
+check "the stored hash is 32 bytes" \
+    test "$(tq 'SELECT length(secret_hash) FROM hsc_tokens')" = 32
+check "and is SHA-256 of the base32-decoded secret (computed here)" \
+    test "$(tq 'SELECT lower(hex(secret_hash)) FROM hsc_tokens')" = \
+        "$(token_sha256 "$tsec")"
+check "no column holds the secret's text" \
+    test "$(tq "SELECT count(*) FROM hsc_tokens WHERE instr(id || username || \
+        name || scopes || created || expires || revoked || \
+        CAST(secret_hash AS TEXT) || hex(secret_hash), '$tsec') > 0 \
+        OR instr(lower(hex(secret_hash)), lower(hex('$tsec'))) > 0")" = 0
+check "nor does any byte of the file or its WAL" \
+    sh -c "! cat '$K' '$K-wal' 2>/dev/null | grep -aq '$tsec'"
+check "the audit line says token-add, tina, success" \
+    grep -q '"outcome":"success","user":"tina","action":"token-add"' \
+    "$T/tokens-audit.log"
+th=$(tq 'SELECT lower(hex(secret_hash)) FROM hsc_tokens')
+
+expect 3 "a second live token of that name" \
+    "$ADMIN" token add "$K" tina --name "laptop calendar"
+check "is refused, naming it" err_has 'tina: a live token is named "laptop calendar"'
+check "in one line" err_is_one_line
+check "and prints no token" test ! -s "$T/out"
+check "still one row" test "$(tq 'SELECT count(*) FROM hsc_tokens')" = 1
+expect 0 "another user may use that name" \
+    "$ADMIN" token add "$K" tom --name "laptop calendar"
+expect 0 "token add --expires 90d" "$ADMIN" token add "$K" tina --name ci \
+    --expires 90d
+check "expires 90 days after it was made" test "$(tq "SELECT expires - created \
+    FROM hsc_tokens WHERE name = 'ci'")" = 7776000
+check "and says when" err_has "expires 20[0-9-]*T[0-9:]*Z"
+ci=$(cut -d_ -f2 "$T/out")
+expect 0 "token add --expires never" "$ADMIN" token add "$K" tina --name old \
+    --expires never
+old=$(cut -d_ -f2 "$T/out")
+# Expired: its end moved into the past, as time would.
+tq "UPDATE hsc_tokens SET expires = created - 1 WHERE id = '$old'"
+
+expect 0 "token list" "$ADMIN" token list "$K"
+check "one line a token" test "$(wc -l <"$T/out")" -eq 4
+check "seven tab-separated fields" \
+    test "$(awk -F'\t' 'NF != 7' "$T/out" | wc -l)" -eq 0
+check "id, user, name, scopes, created, expires never, live" grep -q \
+    "^$tid	tina	laptop calendar	caldav,git	20[0-9-]*T[0-9:]*Z	never	live$" \
+    "$T/out"
+check "an expired token shows as expired" \
+    grep -q "^$old	tina	old	-	.*	expired$" "$T/out"
+check "a token with an expiry shows its date" \
+    grep -q "^$ci	tina	ci	-	[^	]*	20[0-9-]*T[0-9:]*Z	live$" "$T/out"
+check "never the secret" sh -c "! grep -q '$tsec' '$T/out'"
+check "never the hash" sh -c "! grep -qi '$th' '$T/out'"
+expect 0 "token list DB USER" "$ADMIN" token list "$K" tom
+check "only that user's" test "$(cut -f2 "$T/out" | sort -u)" = tom
+expect 3 "token list of an unknown user" "$ADMIN" token list "$K" nobody
+check "says no such user" err_has "nobody: no such user"
+expect 0 "token list --audit-log changes nothing" \
+    "$ADMIN" token list "$K" --audit-log "$T/tokens-audit.log"
+check "and writes no audit line" test "$(wc -l <"$T/tokens-audit.log")" -eq 1
+
+expect 0 "show" "$ADMIN" show "$K" tina
+check "counts the live tokens" out_has "^tokens: 2 live, 3 in all$"
+check "and lists them" test "$(grep -c '^token: ' "$T/out")" -eq 3
+check "with name, scopes, dates and state" out_has \
+    "^token: $tid \"laptop calendar\", scopes caldav,git, created 20.*, expires never, live$"
+check "show never prints the secret" sh -c "! grep -q '$tsec' '$T/out'"
+
+expect 2 "token revoke without ID or --all" "$ADMIN" token revoke "$K" tina
+expect 2 "token revoke with both" "$ADMIN" token revoke "$K" tina "$tid" --all
+expect 3 "token revoke of an unknown id" \
+    "$ADMIN" token revoke "$K" tina aaaaaaaaaaaaaaaa
+check "says there is no such token" err_has "tina: no live token aaaaaaaaaaaaaaaa"
+check "in one line" err_is_one_line
+expect 3 "token revoke of a malformed id" "$ADMIN" token revoke "$K" tina 'x;y'
+expect 3 "token revoke of another user's token" \
+    "$ADMIN" token revoke "$K" tom "$tid"
+expect 3 "token revoke for an unknown user" \
+    "$ADMIN" token revoke "$K" nobody --all
+check "says no such user" err_has "nobody: no such user"
+check "nothing was revoked" \
+    test "$(tq 'SELECT count(*) FROM hsc_tokens WHERE revoked != 0')" = 0
+expect 0 "token revoke ID" "$ADMIN" token revoke "$K" tina "$tid" \
+    --audit-log "$T/tokens-audit.log"
+check "says one was revoked" test "$(cat "$T/out")" = "tina: 1 token revoked"
+check "the row is kept, revoked" \
+    test "$(tq "SELECT revoked > 0 FROM hsc_tokens WHERE id = '$tid'")" = 1
+check "the audit line says token-revoke" \
+    grep -q '"user":"tina","action":"token-revoke"' "$T/tokens-audit.log"
+expect 3 "token revoke ID again" "$ADMIN" token revoke "$K" tina "$tid"
+check "says already revoked" err_has "already revoked"
+expect 0 "token list after revoke" "$ADMIN" token list "$K" tina
+check "shows it revoked at a date" \
+    grep -q "^$tid	tina	.*	revoked at 20[0-9-]*T[0-9:]*Z$" "$T/out"
+expect 0 "a revoked token's name is free again" \
+    "$ADMIN" token add "$K" tina --name "laptop calendar"
+expect 0 "token revoke --all" "$ADMIN" token revoke "$K" tina --all
+check "says how many: the three not revoked yet" \
+    test "$(cat "$T/out")" = "tina: 3 tokens revoked"
+check "none of tina's is left unrevoked" test "$(tq "SELECT count(*) \
+    FROM hsc_tokens WHERE username = 'tina' AND revoked = 0")" = 0
+check "tom's is untouched" test "$(tq "SELECT count(*) \
+    FROM hsc_tokens WHERE username = 'tom' AND revoked = 0")" = 1
+expect 0 "token revoke --all again" "$ADMIN" token revoke "$K" tina --all
+check "says none" test "$(cat "$T/out")" = "tina: 0 tokens revoked"
+expect 0 "show after revoke --all" "$ADMIN" show "$K" tina
+check "no live token" out_has "^tokens: 0 live, 4 in all$"
+
+# A reader that may not write (as in "a reader that may not write"
+# above): it may list, not add or revoke.
+mkdir "$T/tro"
+chmod 755 "$T/tro"
+cp "$K" "$T/tro/t.db"
+if [ "$(id -u)" = 0 ]; then
+    chmod 644 "$T/tro/t.db"
+    as_reader="runuser -u nobody --"
+else
+    chmod 444 "$T/tro/t.db"
+    as_reader=""
+fi
+"$ADMIN" list "$T/tro/t.db" >/dev/null # makes its -wal and -shm
+chmod 644 "$T/tro/t.db-wal" "$T/tro/t.db-shm"
+[ -n "$as_reader" ] || chmod 444 "$T/tro/t.db-wal" "$T/tro/t.db-shm"
+[ -n "$as_reader" ] || chmod 555 "$T/tro"
+expect 0 "a reader without write access can list tokens" \
+    $as_reader "$ADMIN" token list "$T/tro/t.db" tom
+check "and sees tom's" out_has "	tom	laptop calendar	"
+expect 4 "but not add one" $as_reader "$ADMIN" token add "$T/tro/t.db" tom \
+    --name ro
+check "says read-only" err_has "read-only"
+check "in one line" err_is_one_line
+check "and prints no token" test ! -s "$T/out"
+expect 4 "nor revoke one" $as_reader "$ADMIN" token revoke "$T/tro/t.db" tom --all
+check "says read-only" err_has "read-only"
+chmod 755 "$T/tro"
+
+# A file of schema version 4 has no token table: a clear refusal.
+cp "$K" "$T/v4.db"
+sqlite3 "$T/v4.db" "DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
+    PRAGMA user_version = 4"
+expect 4 "token list on a schema 4 file" "$ADMIN" token list "$T/v4.db"
+check "says to run init" err_has "hsc-admin init"
+expect 4 "on a pgsql: database that does not answer, a clear refusal" \
+    "$ADMIN" token list "pgsql:dbname=none host=$T/no-such-socket"
+check "naming the connection" err_has "cannot connect to dbname=none"
+
+expect 0 "del tina" "$ADMIN" del "$K" tina
+check "deletes her tokens" test "$(tq "SELECT count(*) FROM hsc_tokens \
+    WHERE username = 'tina'")" = 0
+check "and keeps tom's" test "$(tq "SELECT count(*) FROM hsc_tokens \
+    WHERE username = 'tom'")" = 1
+expect 3 "token list of the deleted user" "$ADMIN" token list "$K" tina
+
 # (pgsql: works as a file does: test/pgsql/roles.sh.) A database that
 # does not answer is a clear refusal, not a crash.
 expect 4 "on a pgsql: database that does not answer, a clear refusal" \

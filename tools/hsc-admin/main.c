@@ -440,7 +440,7 @@ static int run(apr_pool_t *pool, int argc, char **argv)
     action = cmd;
     who = a.pos[1];
     if (strcmp(cmd, "totp") == 0 || strcmp(cmd, "token") == 0) {
-        action = apr_pstrcat(pool, "totp-", a.pos[0], NULL);
+        action = apr_pstrcat(pool, cmd, "-", a.pos[0], NULL);
         who = a.npos > 2 ? a.pos[2] : "";
     }
     arc = audit_change(fd, (a.given & OPT_AUDIT_SYSLOG) != 0, action, who, rc);
