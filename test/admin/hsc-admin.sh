@@ -885,6 +885,9 @@ sqlite3 "$T/v4.db" "DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
     PRAGMA user_version = 4"
 expect 4 "token list on a schema 4 file" "$ADMIN" token list "$T/v4.db"
 check "says to run init" err_has "hsc-admin init"
+expect 4 "show on a schema 4 file" "$ADMIN" show "$T/v4.db" tom
+check "prints the record and factors first" out_has "^recovery codes left: 0$"
+check "then says the tokens need init" err_has "tom: tokens: .*hsc-admin init"
 expect 4 "on a pgsql: database that does not answer, a clear refusal" \
     "$ADMIN" token list "pgsql:dbname=none host=$T/no-such-socket"
 check "naming the connection" err_has "cannot connect to dbname=none"
