@@ -266,10 +266,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 4 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 5 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -324,10 +324,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 4 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 5 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 4, and erin kept her gen"
-else notok "version 4, and erin kept her gen"; fi
+    ok "version 5, and erin kept her gen"
+else notok "version 5, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
