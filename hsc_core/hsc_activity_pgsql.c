@@ -76,45 +76,6 @@ static void drop(pg_activity_t *h)
     h->conn = NULL;
 }
 
-/* The connection, made now if there is none. NULL with errmsg set. */
-static PGconn *conn(pg_activity_t *h, const char *what)
-{
-    const char *keys[] = {"connect_timeout", "client_encoding",
-                          "fallback_application_name", "dbname", NULL};
-    const char *vals[] = {"2", "UTF8", "mod_hsc-activity", h->conninfo, NULL};
-    char m[200], sql[64];
-    PGresult *res;
-
-    if (h->conn != NULL) {
-        return h->conn;
-    }
-    if (now_ms() < h->retry_at) {
-        hsc_activity_msgf(&h->base,
-                          "%s: %s: down a moment ago (next attempt "
-                          "within %d ms)",
-                          what, h->display, HSC_ACTIVITY_RETRY_MS);
-        return NULL;
-    }
-    h->conn = PQconnectdbParams(keys, vals, 1);
-    if (h->conn != NULL && PQstatus(h->conn) == CONNECTION_OK) {
-        PQsetNoticeProcessor(h->conn, ignore_notice, NULL);
-        snprintf(sql, sizeof(sql), "SET statement_timeout = %d",
-                 HSC_ACTIVITY_STATEMENT_MS);
-        res = PQexec(h->conn, sql);
-        if (PQresultStatus(res) == PGRES_COMMAND_OK) {
-            PQclear(res);
-            return h->conn;
-        }
-        PQclear(res);
-    }
-    one_line(m, sizeof(m), h->conn ? PQerrorMessage(h->conn) : "out of memory");
-    hsc_activity_msgf(&h->base, "%s: cannot connect to %s: %s", what,
-                      h->display, m);
-    drop(h);
-    h->retry_at = now_ms() + HSC_ACTIVITY_RETRY_MS;
-    return NULL;
-}
-
 /* The last result of the statement just sent, waiting at most
  * HSC_ACTIVITY_WAIT_MS; NULL (and *timed_out) past that. */
 static PGresult *wait_result(PGconn *c, int *timed_out)
@@ -151,6 +112,47 @@ static PGresult *wait_result(PGconn *c, int *timed_out)
             return res;
         }
     }
+}
+
+/* The connection, made now if there is none. NULL with errmsg set. */
+static PGconn *conn(pg_activity_t *h, const char *what)
+{
+    const char *keys[] = {"connect_timeout", "client_encoding",
+                          "fallback_application_name", "dbname", NULL};
+    const char *vals[] = {"2", "UTF8", "mod_hsc-activity", h->conninfo, NULL};
+    char m[200], sql[64];
+    PGresult *res;
+    int timed_out;
+
+    if (h->conn != NULL) {
+        return h->conn;
+    }
+    if (now_ms() < h->retry_at) {
+        hsc_activity_msgf(&h->base,
+                          "%s: %s: down a moment ago (next attempt "
+                          "within %d ms)",
+                          what, h->display, HSC_ACTIVITY_RETRY_MS);
+        return NULL;
+    }
+    h->conn = PQconnectdbParams(keys, vals, 1);
+    if (h->conn != NULL && PQstatus(h->conn) == CONNECTION_OK) {
+        PQsetNoticeProcessor(h->conn, ignore_notice, NULL);
+        snprintf(sql, sizeof(sql), "SET statement_timeout = %d",
+                 HSC_ACTIVITY_STATEMENT_MS);
+        res = PQsendQuery(h->conn, sql) ? wait_result(h->conn, &timed_out)
+                                        : NULL;
+        if (res != NULL && PQresultStatus(res) == PGRES_COMMAND_OK) {
+            PQclear(res);
+            return h->conn;
+        }
+        PQclear(res);
+    }
+    one_line(m, sizeof(m), h->conn ? PQerrorMessage(h->conn) : "out of memory");
+    hsc_activity_msgf(&h->base, "%s: cannot connect to %s: %s", what,
+                      h->display, m);
+    drop(h);
+    h->retry_at = now_ms() + HSC_ACTIVITY_RETRY_MS;
+    return NULL;
 }
 
 /* Run sql (text parameters and results). HSC_OK with *pres (tuples);
