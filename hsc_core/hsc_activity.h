@@ -27,16 +27,21 @@ typedef struct hsc_activity hsc_activity_t;
 
 /**
  * Open the activity store spec names. readonly: never create or write
- * (hsc-admin token list). HSC_OK; HSC_EIO, HSC_ESTORE, HSC_EINVAL (a
- * pgsql: spec without PostgreSQL in this build) with errbuf set.
+ * (hsc-admin token list); an SQLite file that does not exist then reads
+ * as one in which no token was ever used. A "pgsql:" spec connects on
+ * first use, not here. HSC_OK; HSC_EIO, HSC_ESTORE, HSC_EINVAL (a pgsql:
+ * spec without PostgreSQL in this build, a conninfo that does not parse,
+ * the user database's file) with errbuf set.
  */
 hsc_status_t hsc_activity_open(const char *spec, int readonly,
                                hsc_activity_t **out, char *errbuf,
                                size_t errlen) HSC_MUST_CHECK;
 
-/** Token id was used at time at (Unix seconds) from addr: the row's time
- *  only grows (an older touch arriving late changes nothing). HSC_OK,
- *  HSC_EREADONLY, HSC_ESTORE. */
+/** Token id was used at time at (Unix seconds) from addr (kept to its
+ *  first HSC_ACTIVITY_ADDR_MAX - 1 bytes): the row's time only grows (an
+ *  older touch arriving late changes nothing). HSC_OK, HSC_EREADONLY,
+ *  HSC_ESTORE (SQLite: the file stayed locked over 200 ms), HSC_EINVAL (a
+ *  malformed id, a negative time). */
 hsc_status_t hsc_activity_touch(hsc_activity_t *a, const char *id, int64_t at,
                                 const char *addr) HSC_MUST_CHECK;
 

@@ -1225,17 +1225,22 @@ static void pg_close(hsc_store_t *s)
     free(ps);
 }
 
-static const hsc_store_vtable_t pg_vtable = {.get = pg_get,
-                                             .add = pg_add,
-                                             .set_password = pg_set_password,
-                                             .set_groups = pg_set_groups,
-                                             .set_disabled = pg_set_disabled,
-                                             .revoke = pg_revoke,
-                                             .del = pg_del,
-                                             .list = pg_list,
-                                             .close = pg_close,
-                                             .validate = pg_validate,
-                                             .store_id = pg_store_id};
+static const hsc_store_vtable_t pg_vtable =
+    {.get = pg_get,
+     .add = pg_add,
+     .set_password = pg_set_password,
+     .set_groups = pg_set_groups,
+     .set_disabled = pg_set_disabled,
+     .revoke = pg_revoke,
+     .del = pg_del,
+     .list = pg_list,
+     .close = pg_close,
+     .validate = pg_validate,
+     .store_id = pg_store_id,
+     .token_get = hsc_pg_token_get,
+     .token_add = hsc_pg_token_add,
+     .token_list = hsc_pg_token_list,
+     .token_revoke = hsc_pg_token_revoke};
 
 hsc_status_t hsc_pg_pool_create(const char *conninfo,
                                 const hsc_pg_options_t *opt, hsc_pg_pool_t **pp,

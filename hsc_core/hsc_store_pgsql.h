@@ -26,9 +26,10 @@
 #define HSC_STORE_PGSQL_H
 
 #include "hsc_store.h"
+#include "hsc_tokens.h"
 
 /* Schema version this build creates and reads (hsc_core/sql/pgsql/). */
-#define HSC_PGSQL_SCHEMA_VERSION 4
+#define HSC_PGSQL_SCHEMA_VERSION 5
 
 typedef struct {
     int pool_size;            /* connections per process, >= 1 (default 4) */
@@ -104,6 +105,16 @@ hsc_status_t hsc_store_pgsql_exec(hsc_store_t *s, const char *what,
                                   const char *const *values, const int *lengths,
                                   const int *formats, int write,
                                   struct pg_result **pres) HSC_MUST_CHECK;
+
+/* App passwords (hsc_tokens_pgsql.c): the backend's token entries
+ * (hsc_store_backend.h), each as its hsc_tokens_* call. */
+hsc_status_t hsc_pg_token_get(hsc_store_t *s, const char *id, hsc_token_t *out);
+hsc_status_t hsc_pg_token_add(hsc_store_t *s, const hsc_token_t *t,
+                              int64_t now);
+hsc_status_t hsc_pg_token_list(hsc_store_t *s, const char *user,
+                               hsc_tokens_each_fn *fn, void *baton);
+hsc_status_t hsc_pg_token_revoke(hsc_store_t *s, const char *user,
+                                 const char *id, int64_t now, int *count);
 
 /** For tests and status pages: polls of the change log made and failed,
  *  names they reported changed, and times the whole cache was dropped. */

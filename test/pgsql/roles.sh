@@ -160,6 +160,7 @@ refuse "nor set a password by a link" \
 refuse "nor read a user's factors" val hsc_other "SELECT * FROM hsc_factors_of('alice')"
 one() { [ "$(val hsc_httpd "$1")" = "$2" ]; } # sql expected-output
 adm() { [ "$(val hsc_admin "$1")" = "$2" ]; }
+one4() { [ "$(val hsc_httpd "$1" hsc_v4)" = "$2" ]; }
 check "hsc_totp_accept takes step 3000" one "SELECT hsc_totp_accept('alice', 3000)" t
 check "... not 3000 again (a replay)" one "SELECT hsc_totp_accept('alice', 3000) IS NULL" t
 check "... nor an older step" one "SELECT hsc_totp_accept('alice', 2970) IS NULL" t
@@ -187,6 +188,52 @@ check "the reset link sets the password once" \
 check "... only once" \
     one "SELECT hsc_link_password($TOK, 'reset', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN8)) IS NULL" t
 check "and the password is the link's" adm "SELECT authenticator = sha256($XN9) FROM hsc_users WHERE username = 'alice'" t
+
+# --- app passwords and their last use (schema version 5) ----------------------
+# A token of alice's, written as hsc-admin writes it (the admin role, on
+# the table itself); its id is 16 letters, its hash SHA-256 of 01.
+TID=abcdefghijklmnop
+check "the admin role writes hsc_tokens directly" val hsc_admin \
+    "INSERT INTO hsc_tokens (id, username, name, secret_hash, scopes, created)
+     VALUES ('$TID', 'alice', 'ci', sha256('\x01'), 'dav', 100)"
+refuse "the httpd role cannot read hsc_tokens" val hsc_httpd "SELECT * FROM hsc_tokens"
+refuse "nor mint a token" val hsc_httpd \
+    "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
+     VALUES ('qrstuvwxyz234567', 'alice', 'evil', sha256('\x02'), 0)"
+check "the admin role revokes it" val hsc_admin "UPDATE hsc_tokens SET revoked = 200 WHERE id = '$TID'"
+refuse "the httpd role cannot un-revoke a token" val hsc_httpd "UPDATE hsc_tokens SET revoked = 0"
+refuse "nor delete one" val hsc_httpd "DELETE FROM hsc_tokens"
+refuse "the httpd role cannot read hsc_token_activity" \
+    val hsc_httpd "SELECT * FROM hsc_token_activity"
+refuse "nor insert into it" val hsc_httpd \
+    "INSERT INTO hsc_token_activity VALUES ('$TID', 1, '')"
+refuse "nor update it" val hsc_httpd "UPDATE hsc_token_activity SET last_at = 0"
+check "hsc_token_get reads the token by its id (owner, hash, revocation)" \
+    one "SELECT username, secret_hash = sha256('\x01'), scopes, created, revoked FROM hsc_token_get('$TID')" \
+    "alice|t|dav|100|200"
+check "... and nothing for an unknown id" \
+    one "SELECT count(*) FROM hsc_token_get('aaaaaaaaaaaaaaaa')" 0
+check "hsc_token_touch records a use" \
+    one "SELECT hsc_token_touch('$TID', 1000, '192.0.2.1')" t
+check "... not an older one (NULL)" \
+    one "SELECT hsc_token_touch('$TID', 900, '198.51.100.1') IS NULL" t
+check "... nor the same second again" \
+    one "SELECT hsc_token_touch('$TID', 1000, '198.51.100.2') IS NULL" t
+check "the last use stays 1000 from 192.0.2.1" \
+    adm "SELECT last_at, last_addr FROM hsc_token_activity WHERE id = '$TID'" "1000|192.0.2.1"
+check "hsc_token_touch far in the future is cut to the database's clock" \
+    one "SELECT hsc_token_touch('$TID', 99999999999, '192.0.2.2')" t
+check "... a minute past now at most" \
+    adm "SELECT last_at <= extract(epoch FROM now())::bigint + 60 FROM hsc_token_activity WHERE id = '$TID'" t
+refuse "hsc_token_touch refuses a malformed id (the table's CHECK)" \
+    val hsc_httpd "SELECT hsc_token_touch('NOT-AN-ID', 1, '')"
+refuse "nor an address over 64 bytes" \
+    val hsc_httpd "SELECT hsc_token_touch('$TID', 99999999999, repeat('a', 65))"
+refuse "a role without the grants cannot read a token" \
+    val hsc_other "SELECT * FROM hsc_token_get('$TID')"
+refuse "nor record a use" \
+    val hsc_other "SELECT hsc_token_touch('$TID', 5000, '')"
+refuse "nor read hsc_tokens" val hsc_other "SELECT * FROM hsc_tokens"
 
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
@@ -230,6 +277,21 @@ EOF
 if grep -q '^refused$' "$W/attack-fx.out"; then ok "a temporary sha256() does not fool hsc_password_change"
 else notok "a temporary sha256() does not fool hsc_password_change"; sed 's/^/# /' "$W/attack-fx.out"; fi
 
+# A temporary hsc_tokens and hsc_token_activity: the functions name
+# their tables with the schema, so neither is found first.
+sql hsc_httpd hsc >"$W/attack-tk.out" 2>&1 <<EOF
+CREATE TEMP TABLE hsc_tokens AS SELECT * FROM hsc_token_get('$TID');
+UPDATE pg_temp.hsc_tokens SET revoked = 0, id = 'qrstuvwxyz234567';
+CREATE TEMP TABLE hsc_token_activity (id text PRIMARY KEY, last_at bigint, last_addr text);
+SELECT 'get:' || count(*) FROM hsc_token_get('qrstuvwxyz234567');
+SELECT 'revoked:' || revoked FROM hsc_token_get('$TID');
+SELECT 'touch:' || coalesce(hsc_token_touch('$TID', 1, 'x')::text, 'kept');
+EOF
+if grep -q '^get:0$' "$W/attack-tk.out" && grep -q '^revoked:200$' "$W/attack-tk.out" \
+    && grep -q '^touch:kept$' "$W/attack-tk.out"; then
+    ok "temporary token tables do not fool hsc_token_get or hsc_token_touch"
+else notok "temporary token tables do not fool hsc_token_get or hsc_token_touch"; sed 's/^/# /' "$W/attack-tk.out"; fi
+
 # The same attack on a version-1 schema (its file, applied by hand, with the
 # version-1 grants) succeeds: the test sees the hole it guards.
 val postgres "CREATE DATABASE hsc_v1 OWNER hsc_admin" postgres >/dev/null
@@ -266,10 +328,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 4 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 5 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 4: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -324,13 +386,56 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 4 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 5 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 4, and erin kept her gen"
-else notok "version 4, and erin kept her gen"; fi
+    ok "version 5, and erin kept her gen"
+else notok "version 5, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
+
+# --- upgrading version 4 (before app passwords) ---------------------------------
+# A database of schema version 4, as the release before app passwords
+# left it, with the doc's grants of then (no token function): init brings
+# it to 5, and the httpd role may call hsc_token_get and hsc_token_touch
+# with no new GRANT, and still has no right on the token tables.
+V4=$top_srcdir/hsc_core/sql/pgsql/004-factors.sql
+val postgres "CREATE DATABASE hsc_v4 OWNER hsc_admin" postgres >/dev/null
+cat "$V1" "$V2" "$V3" "$V4" | sql hsc_admin hsc_v4 >/dev/null 2>&1 \
+    && val hsc_admin "INSERT INTO hsc_schema (version) VALUES (1), (2), (3), (4);
+INSERT INTO hsc_users (username, salt, kdf, authenticator, created, updated)
+VALUES ('frank', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000',
+        decode(repeat('00', 32), 'hex'), 0, 0);
+GRANT CONNECT ON DATABASE hsc_v4 TO hsc_httpd;
+GRANT USAGE ON SCHEMA public TO hsc_httpd;
+GRANT SELECT ON hsc_users, hsc_generation, hsc_changes, hsc_schema, hsc_meta
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_factors_of(text),
+    hsc_totp_accept(text, bigint), hsc_password_change(text, bytea, bytea, text, bytea)
+    TO hsc_httpd;" hsc_v4 >/dev/null \
+    || bail "a version-4 database"
+refuse "on version 4 there is no hsc_token_get" \
+    val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
+SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
+check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 5 ]; then
+    ok "it reaches version 5"
+else notok "it reaches version 5"; fi
+val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
+    VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
+check "after the upgrade the httpd role reads a token through hsc_token_get" \
+    one4 "SELECT username FROM hsc_token_get('$TID')" frank
+check "and records its use through hsc_token_touch" \
+    one4 "SELECT hsc_token_touch('$TID', 10, '192.0.2.3')" t
+refuse "but reads no token table" val hsc_httpd "SELECT * FROM hsc_tokens" hsc_v4
+refuse "nor writes the activity table" \
+    val hsc_httpd "UPDATE hsc_token_activity SET last_at = 0" hsc_v4
+refuse "a role that could not call hsc_revoke got nothing" \
+    val hsc_other "SELECT * FROM hsc_token_get('$TID')" hsc_v4
+# The chain from version 3 came to 5 as well, grants included.
+check "the version-3 database, upgraded, has hsc_token_touch for the httpd role" \
+    val hsc_httpd "SELECT hsc_token_touch('$TID', 1, '')" hsc_v3
 
 rm -f "$W/out"
 echo "1..$n"

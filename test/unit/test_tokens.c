@@ -5,9 +5,10 @@
  * tokens going with the user, a file of an older schema refused.
  *
  * Without arguments: the format, then SQLite files in a temporary
- * directory. With "pgsql": the store part against the database tk_store
- * of the server HSC_PG_CONNINFO names, made empty by the PostgreSQL test
- * script; the test fails without it, never skips.
+ * directory. With "pgsql": the store part against the databases tk_store
+ * and tk_v4 (a schema 4 database refused until "hsc-admin init") of the
+ * server HSC_PG_CONNINFO names, made empty by test/pgsql/tokens-pgsql.sh;
+ * the test fails without it, never skips.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@
 #include <time.h>
 
 #include <sqlite3.h>
+#ifdef HSC_HAVE_PGSQL
+#include <libpq-fe.h>
+#endif
 
 #include "hsc_test.h"
 #include "hsc_tokens.h"
@@ -335,6 +339,53 @@ static void an_older_file_has_no_tokens(void)
     hsc_store_close(ro);
 }
 
+#ifdef HSC_HAVE_PGSQL
+/* A PostgreSQL database of schema version 4 (made, then its version 5
+ * taken off by hand): httpd's open refuses it as a whole, naming the
+ * upgrade (a PostgreSQL store of an older schema is never half-used);
+ * hsc-admin init upgrades it, and tokens work. */
+static void an_older_database_is_refused_until_init(void)
+{
+    char spec[1100], ci[1100], err[256] = "";
+    hsc_store_t *s = NULL;
+    hsc_token_t g;
+    PGconn *c;
+    PGresult *r;
+    int ok;
+
+    db_spec("v4", spec, sizeof(spec));
+    if ((s = make_db(spec)) == NULL) {
+        CHECK(0, "a user database");
+        return;
+    }
+    hsc_store_close(s);
+    s = NULL;
+    snprintf(ci, sizeof(ci), "%s dbname=tk_v4", pg);
+    c = PQconnectdb(ci);
+    r = PQexec(c,
+               "DROP FUNCTION hsc_token_get(text); DROP FUNCTION "
+               "hsc_token_touch(text, bigint, text); DROP TABLE hsc_tokens, "
+               "hsc_token_activity; DELETE FROM hsc_schema WHERE version = 5");
+    ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    if (!ok) {
+        printf("# %s", PQerrorMessage(c));
+    }
+    PQclear(r);
+    PQfinish(c);
+    CHECK(ok, "made a version 4 database");
+    CHECK(hsc_store_open(spec, 0, &s, err, sizeof(err)) == HSC_ESTORE
+              && strstr(err, "hsc-admin init") != NULL,
+          "httpd's open fails closed, naming the upgrade");
+    printf("# %s\n", err);
+    hsc_store_close(s);
+    s = NULL;
+    CHECK(hsc_store_open(spec, HSC_STORE_CREATE, &s, err, sizeof(err)) == HSC_OK
+              && hsc_tokens_get(s, "aaaaaaaaaaaaaaaa", &g) == HSC_ENOUSER,
+          "hsc-admin init upgrades it: the table is there");
+    hsc_store_close(s);
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const char *t = getenv("TMPDIR");
@@ -347,6 +398,9 @@ int main(int argc, char **argv)
             return 1;
         }
         RUN(tokens_in_the_store);
+#ifdef HSC_HAVE_PGSQL
+        RUN(an_older_database_is_refused_until_init);
+#endif
         return hsc_test_done();
     }
     RUN(token_text_round_trips);
