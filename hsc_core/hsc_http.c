@@ -16,6 +16,8 @@
 #define HSC_FORM_EVERYWHERE_MAX 16
 /* A TOTP code or a recovery code, with room for spaces and dashes. */
 #define HSC_FORM_CODE_MAX 64
+/* An app password's name, scopes, expiry or id (hsc_token.h's bounds). */
+#define HSC_FORM_TOKEN_MAX 255
 
 /* RFC 6265 allows only SP and HTAB as optional white space. */
 static int is_ows(char c)
@@ -263,6 +265,12 @@ static const struct {
     {"new_password2", offsetof(hsc_login_form_t, new_password2),
      HSC_FORM_PASSWORD_MAX},
     {"link", offsetof(hsc_login_form_t, link), HSC_FORM_CODE_MAX},
+    {"token_name", offsetof(hsc_login_form_t, token_name), HSC_FORM_TOKEN_MAX},
+    {"token_scopes", offsetof(hsc_login_form_t, token_scopes),
+     HSC_FORM_TOKEN_MAX},
+    {"token_expires", offsetof(hsc_login_form_t, token_expires),
+     HSC_FORM_EVERYWHERE_MAX},
+    {"token_id", offsetof(hsc_login_form_t, token_id), HSC_FORM_CODE_MAX},
 };
 
 /* The field of form called name (nlen bytes) and its limit, or NULL. */

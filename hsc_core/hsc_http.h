@@ -39,6 +39,9 @@ typedef struct {
     hsc_form_field_t action; /* the account page: "password", "signout" */
     hsc_form_field_t new_password, new_password2; /* a password change */
     hsc_form_field_t link; /* a one-time link's token (hsc_links.h) */
+    /* The account page's app passwords: a new one's name, scopes and
+     * expiry ("30d", "90d", "365d", "never"); the id of one to revoke. */
+    hsc_form_field_t token_name, token_scopes, token_expires, token_id;
 } hsc_login_form_t;
 
 /**

@@ -59,7 +59,16 @@ static const char style[] =
     "margin:1rem auto}"
     "code{font:1rem/1.5 ui-monospace,SFMono-Regular,Menlo,monospace}"
     ".hsc-secret code{word-spacing:.25rem;overflow-wrap:anywhere}"
-    ".hsc-codes{columns:2;padding-left:1.25rem}";
+    ".hsc-codes{columns:2;padding-left:1.25rem}"
+    "select{display:block;width:100%;min-height:44px;padding:.5rem .75rem;"
+    "font:inherit;border:1px solid #767676;border-radius:6px;background:#fff}"
+    ".hsc-scroll{overflow-x:auto}"
+    ".hsc-tokens{width:100%;border-collapse:collapse;font-size:.9375rem}"
+    ".hsc-tokens th,.hsc-tokens td{padding:.25rem .5rem .25rem 0;"
+    "text-align:left;vertical-align:middle;border-bottom:1px solid #d8dbe0}"
+    ".hsc-tokens button{width:auto;margin:0}"
+    ".hsc-sr{position:absolute;width:1px;height:1px;overflow:hidden;"
+    "clip:rect(0 0 0 0);white-space:nowrap}";
 
 static char style_hash[7 + 44 + 1]; /* "sha256-" + base64 of 32 bytes */
 static pthread_once_t style_once = PTHREAD_ONCE_INIT;

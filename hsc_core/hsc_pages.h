@@ -97,6 +97,13 @@ const char *hsc_page_no_factor(apr_pool_t *p, const hsc_page_conf_t *c,
 const char *hsc_page_busy(apr_pool_t *p, const hsc_page_conf_t *c,
                           const char *back);
 
+/* One app password as the account page lists it (never its secret). */
+typedef struct {
+    const char *id, *name, *scopes;
+    int64_t created, expires; /* Unix seconds; expires 0: never */
+    int64_t last_used;        /* 0: never, or not kept (HSCActivityDB) */
+} hsc_page_token_t;
+
 /* What the account page shows. */
 typedef struct {
     const char *user; /* who is signed in; NULL: nobody (the page says
@@ -110,7 +117,22 @@ typedef struct {
     int recent;         /* 1: a recent login, factor forms need no password */
     const char *notice; /* what the last action did (or NULL) */
     const char *error;  /* why the password form was refused (or NULL) */
+    int tokens;         /* 1: the app-password section */
+    const hsc_page_token_t *token_list; /* live ones, oldest first */
+    size_t n_tokens;
+    int64_t now; /* for "expired" */
 } hsc_account_view_t;
+
+/* The account page's app-password section (hsc_pages_tokens.c): the
+ * list, a Revoke button each, the form that makes one. "" when
+ * !v->tokens. */
+const char *hsc_page_tokens_section(apr_pool_t *p, const hsc_account_view_t *v);
+
+/* A new app password, shown once: the text to copy, how to use it, a
+ * link back. */
+const char *hsc_page_token_made(apr_pool_t *p, const hsc_page_conf_t *c,
+                                const char *user, const char *name,
+                                const char *token, const char *back);
 
 /*
  * The account page (SetHandler hsc-account): who is signed in, their

@@ -13,7 +13,13 @@
  *     U+10FFFF; C0 and DEL refused), and is at most the byte count;
  *   - the policy accepts only text of at least the minimum of characters,
  *     at most 1024 bytes, that is not the username in any case of ASCII
- *     letters; and it accepts every such text when no list is given.
+ *     letters; and it accepts every such text when no list is given;
+ *   - an app password (hsc_token_parse, what Authorization carries) is
+ *     accepted exactly when a reference check written here from
+ *     hsc_token.h's grammar passes (lengths, alphabets, canonical base32,
+ *     the SHA-256 check digits), and then its id is the text's and its
+ *     hash the SHA-256 of the secret decoded here; a token built here from
+ *     the input's bytes as its secret always parses back to them.
  */
 #include <string.h>
 #include <strings.h>
@@ -24,6 +30,7 @@
 #include "hsc_fuzz.h"
 #include "hsc_links.h"
 #include "hsc_policy.h"
+#include "hsc_token.h"
 
 /* RFC 3629 by the table of its section 4; -1 when not UTF-8 text. */
 static long reference_chars(const unsigned char *s, size_t len)
@@ -115,6 +122,115 @@ static void password(const char *in, size_t len, int min)
     }
 }
 
+/* RFC 4648 base32, lower case: the value of c, or -1. */
+static int b32v(unsigned char c)
+{
+    if (c >= 'a' && c <= 'z') {
+        return c - 'a';
+    }
+    return c >= '2' && c <= '7' ? c - '2' + 26 : -1;
+}
+
+/* The 32 bytes of a 52-character secret, or 0 when not canonical. */
+static int b32_secret(const char *s, unsigned char out[32])
+{
+    unsigned long long acc = 0;
+    int bits = 0, i, o = 0;
+
+    for (i = 0; i < 52; i++) {
+        int v = b32v((unsigned char)s[i]);
+        if (v < 0) {
+            return 0;
+        }
+        acc = (acc << 5) | (unsigned)v;
+        bits += 5;
+        if (bits >= 8) {
+            if (o == 32) {
+                return 0;
+            }
+            out[o++] = (unsigned char)(acc >> (bits - 8));
+            bits -= 8;
+        }
+    }
+    return o == 32 && (acc & ((1u << bits) - 1)) == 0;
+}
+
+static void sha256(const void *in, size_t len, unsigned char *md)
+{
+    unsigned int n = 0;
+
+    HSC_FUZZ_ASSERT(EVP_Digest(in, len, md, &n, EVP_sha256(), NULL) == 1
+                    && n == 32);
+}
+
+static void app_password(const char *in, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    unsigned char secret[32], md[32], hash[HSC_TOKEN_HASH_LEN];
+    char id[HSC_TOKEN_ID_LEN + 1], check[8];
+    int i, ok = len == 82 && memcmp(in, "hsc_", 4) == 0 && in[20] == '_'
+                && in[73] == '_';
+
+    for (i = 4; ok && i < 20; i++) {
+        ok = b32v((unsigned char)in[i]) >= 0;
+    }
+    ok = ok && b32_secret(in + 21, secret);
+    if (ok) {
+        sha256(in, 73, md);
+        for (i = 0; i < 4; i++) {
+            check[2 * i] = hex[md[i] >> 4];
+            check[2 * i + 1] = hex[md[i] & 15];
+        }
+        ok = memcmp(check, in + 74, 8) == 0;
+    }
+    if (hsc_token_parse(in, len, id, hash) != HSC_OK) {
+        HSC_FUZZ_ASSERT(!ok);
+        return;
+    }
+    HSC_FUZZ_ASSERT(ok && strlen(id) == 16 && memcmp(id, in + 4, 16) == 0);
+    sha256(secret, 32, md);
+    HSC_FUZZ_ASSERT(memcmp(md, hash, 32) == 0);
+}
+
+/* A token made here with the input's first 42 bytes as id and secret. */
+static void app_password_made(const unsigned char *in, size_t len)
+{
+    static const char alpha[] = "abcdefghijklmnopqrstuvwxyz234567";
+    static const char hex[] = "0123456789abcdef";
+    unsigned char raw[42] = {0}, md[32], hash[HSC_TOKEN_HASH_LEN];
+    char text[83], id[HSC_TOKEN_ID_LEN + 1];
+    unsigned long long acc = 0;
+    int bits = 0, o = 21, i;
+
+    memcpy(raw, in, len < sizeof(raw) ? len : sizeof(raw));
+    memcpy(text, "hsc_", 4);
+    for (i = 0; i < 16; i++) {
+        text[4 + i] = alpha[raw[i] & 31];
+    }
+    text[20] = '_';
+    for (i = 10; i < 42; i++) {
+        acc = (acc << 8) | raw[i];
+        bits += 8;
+        while (bits >= 5) {
+            text[o++] = alpha[(acc >> (bits - 5)) & 31];
+            bits -= 5;
+        }
+    }
+    text[o++] = alpha[(acc << (5 - bits)) & 31];
+    HSC_FUZZ_ASSERT(o == 73);
+    text[73] = '_';
+    sha256(text, 73, md);
+    for (i = 0; i < 4; i++) {
+        text[74 + 2 * i] = hex[md[i] >> 4];
+        text[75 + 2 * i] = hex[md[i] & 15];
+    }
+    text[82] = '\0';
+    HSC_FUZZ_ASSERT(hsc_token_parse(text, 82, id, hash) == HSC_OK);
+    sha256(raw + 10, 32, md);
+    HSC_FUZZ_ASSERT(memcmp(md, hash, 32) == 0);
+    HSC_FUZZ_ASSERT(memcmp(id, text + 4, 16) == 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *in;
@@ -125,5 +241,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in = (const char *)data + 1;
     token(in, size - 1);
     password(in, size - 1, 8 + data[0] % 12);
+    app_password(in, size - 1);
+    app_password_made(data + 1, size - 1);
     return 0;
 }
