@@ -35,6 +35,7 @@
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
+#include "mod_hsc_token.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_http.h"
 #include "hsc_version.h"
@@ -77,7 +78,9 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
                        hsc_login_url_back(r, d, ""));
         return HTTP_MOVED_TEMPORARILY;
     }
-    apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);
+    if (!hsc_token_challenge(r, d)) {
+        apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);
+    }
     return HTTP_UNAUTHORIZED;
 }
 
@@ -136,6 +139,11 @@ static int hsc_check_authn(request_rec *r)
     }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return hsc_userdb_unavailable(r);
+    }
+    /* HSCAcceptTokens: an app password offered in Authorization decides. */
+    if (d->accept_tokens != 0
+        && (rv = hsc_token_authn(r, sc, d, store)) != DECLINED) {
+        return rv;
     }
     st = hsc_session_verify(r, sc, d, store, &c, &u);
     if (st != HSC_OK) {
@@ -240,6 +248,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_factor_register_hooks(p);   /* Require hsc-factor, its 401/303 */
     hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
     hsc_authz_register_hooks(p);    /* hsc-authz for nginx, Caddy, HAProxy */
+    hsc_token_register_hooks(p);    /* AuthBasicProvider hsc, last use */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

@@ -262,6 +262,7 @@ static const char *done_notice(const request_rec *r)
                          "its code."},
         {"done=totp-off", "The authenticator app is removed. Your other "
                           "sessions have ended."},
+        {"done=token-revoked", "The app password is revoked."},
     };
     size_t i;
 
@@ -281,8 +282,9 @@ static int is_action(const hsc_login_form_t *f, const char *name)
 
 /*
  * A factor change (setting up or removing an authenticator app, new
- * recovery codes): after a recent login (HSCAccountRecentAuth) or the password
- * again, counted like a login. The action's answer.
+ * recovery codes, a new app password): after a recent login
+ * (HSCAccountRecentAuth) or the password again, counted like a login. The
+ * action's answer.
  */
 static int factor_change(request_rec *r, const hsc_account_t *a,
                          const hsc_login_form_t *f, const char *action)
@@ -306,6 +308,9 @@ static int factor_change(request_rec *r, const hsc_account_t *a,
     }
     if (strcmp(action, "totp-remove") == 0) {
         return hsc_account_totp_remove(r, a);
+    }
+    if (strcmp(action, "token-new") == 0) {
+        return hsc_account_token_new(r, a, f);
     }
     return hsc_account_recovery_new(r, a);
 }
@@ -375,8 +380,11 @@ static int account_handler(request_rec *r)
     else if (is_action(&f, "totp-confirm")) {
         rv = hsc_account_totp_confirm(r, &a, &f);
     }
+    else if (is_action(&f, "token-revoke")) {
+        rv = hsc_account_token_revoke(r, &a, &f);
+    }
     else if (is_action(&f, "totp-setup") || is_action(&f, "totp-remove")
-             || is_action(&f, "recovery-new")) {
+             || is_action(&f, "recovery-new") || is_action(&f, "token-new")) {
         rv = factor_change(r, &a, &f, f.action.value);
     }
     else {

@@ -54,6 +54,10 @@ void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
                         int has_factor, const struct hsc_blocklist **b,
                         int *min_chars);
 
+/* 1 when the page manages a's app passwords (an SQLite user database;
+ * on PostgreSQL hsc-admin does). */
+int hsc_account_tokens_here(const hsc_account_t *a);
+
 /* The page for a, with a notice of what was done or a refusal. */
 int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
                      const char *notice, const char *error);
@@ -73,6 +77,13 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                              const hsc_login_form_t *f);
 int hsc_account_totp_remove(request_rec *r, const hsc_account_t *a);
 int hsc_account_recovery_new(request_rec *r, const hsc_account_t *a);
+
+/* The app passwords' actions (mod_hsc_account_token.c): make one (after a
+ * recent login, as a factor change), revoke one. The answer. */
+int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
+                          const hsc_login_form_t *f);
+int hsc_account_token_revoke(request_rec *r, const hsc_account_t *a,
+                             const hsc_login_form_t *f);
 
 /* A request that carries a one-time link (mod_hsc_account_link.c): get
  * for a GET, f the form or the query. The answer. */

@@ -17,7 +17,9 @@
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_session.h"
+#include "mod_hsc_token.h"
 #include "hsc_policy.h"
+#include "hsc_tokens.h"
 
 /* The new-password policy of this location: its blocklist (NULL: none;
  * unset: the built-in one) and, unless HSCPasswordMinLength says, 15
@@ -45,6 +47,62 @@ int hsc_account_factors(request_rec *r, const hsc_account_t *a,
     return hsc_factor_info(r, a->sc, a->user, fi);
 }
 
+/* hsc_tokens_list's walk: a's live tokens into an array. */
+typedef struct {
+    request_rec *r;
+    apr_array_header_t *list;
+} token_walk_t;
+
+static int token_seen(void *baton, const hsc_token_t *t)
+{
+    token_walk_t *w = baton;
+    hsc_page_token_t *pt;
+
+    if (t->revoked != 0) {
+        return 0;
+    }
+    pt = apr_array_push(w->list);
+    pt->id = apr_pstrdup(w->r->pool, t->id);
+    pt->name = apr_pstrdup(w->r->pool, t->name);
+    pt->scopes = apr_pstrdup(w->r->pool, t->scopes);
+    pt->created = t->created;
+    pt->expires = t->expires;
+    pt->last_used = hsc_token_last_used(w->r, t->id);
+    return 0;
+}
+
+int hsc_account_tokens_here(const hsc_account_t *a)
+{
+    return a->store != NULL && hsc_store_spec_conninfo(a->sc->userdb) == NULL;
+}
+
+/* The app-password section's list: v->tokens stays 0 (no section) on a
+ * PostgreSQL store, whose tokens hsc-admin manages, or when the list
+ * cannot be read (logged). */
+static void tokens_of(request_rec *r, const hsc_account_t *a,
+                      hsc_account_view_t *v)
+{
+    token_walk_t w;
+
+    if (!hsc_account_tokens_here(a)) {
+        return;
+    }
+    w.r = r;
+    w.list = apr_array_make(r->pool, 4, sizeof(hsc_page_token_t));
+    if (hsc_tokens_list(a->store, a->user, token_seen, &w) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(236) "account page: the app passwords of user "
+                                    "\"%s\" cannot be listed: %s",
+                      ap_escape_logitem(r->pool, a->user),
+                      hsc_store_errmsg(a->store));
+        return;
+    }
+    v->tokens = 1;
+    v->token_list = (const hsc_page_token_t *)w.list->elts;
+    v->n_tokens = (size_t)w.list->nelts;
+    v->now = (int64_t)apr_time_sec(r->request_time);
+}
+
 /* The page for a, with a notice of what was done or a refusal. */
 int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
                      const char *notice, const char *error)
@@ -65,6 +123,7 @@ int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
     policy_of(a, known && hsc_factors_any(&fi), &b, &v.min_chars);
     v.notice = notice;
     v.error = error;
+    tokens_of(r, a, &v);
     return hsc_form_send(r, status, hsc_page_account(r->pool, &pc, &v));
 }
 

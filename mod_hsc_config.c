@@ -31,6 +31,7 @@
 #include "hsc_policy.h"
 #include "hsc_store.h"
 #include "hsc_store_sqlite.h"
+#include "hsc_token.h"
 #include "hsc_cache.h"
 
 /* --- create and merge ----------------------------------------------------- */
@@ -188,6 +189,8 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, authz_forward);
     d->authz_proxies = concat(p, base->authz_proxies, add->authz_proxies);
     d->return_hosts = concat(p, base->return_hosts, add->return_hosts);
+    HSC_MERGE(d, base, add, accept_tokens);
+    d->token_scopes = concat(p, base->token_scopes, add->token_scopes);
     return d;
 }
 
@@ -752,6 +755,47 @@ static const char *add_return_host(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+static const char *set_accept_tokens(cmd_parms *cmd, void *dv, const char *arg)
+{
+    static const struct {
+        const char *name;
+        int bits;
+    } ways[] = {{"off", 0},
+                {"basic", HSC_TOKENS_BASIC},
+                {"bearer", HSC_TOKENS_BEARER},
+                {"both", HSC_TOKENS_BASIC | HSC_TOKENS_BEARER}};
+    hsc_dir_conf_t *d = dv;
+    size_t i;
+
+    (void)cmd;
+    for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+        if (!strcasecmp(arg, ways[i].name)) {
+            d->accept_tokens = ways[i].bits;
+            d->accept_tokens_set = 1;
+            return NULL;
+        }
+    }
+    return "HSCAcceptTokens: Off, Basic, Bearer or Both";
+}
+
+static const char *add_token_scope(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (strchr(arg, ',') != NULL || !hsc_token_scopes_valid(arg)
+        || *arg == '\0') {
+        return apr_psprintf(cmd->pool,
+                            "HSCTokenScope: '%s' is not a scope name (1 to "
+                            "32 of a-z, 0-9, '.', '_', ':', '-')",
+                            arg);
+    }
+    if (d->token_scopes == NULL) {
+        d->token_scopes = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    }
+    *(const char **)apr_array_push(d->token_scopes) = arg;
+    return NULL;
+}
+
 HSC_DIR_FLAG_SETTER(strip_cookie)
 HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
@@ -1055,6 +1099,30 @@ static const char *set_audit_log(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+/* HSCActivityDB path | pgsql:conninfo: opened by each child on first use. */
+static const char *set_activity_db(cmd_parms *cmd, void *dv, const char *arg)
+{
+    const char *err;
+    hsc_global_conf_t *g = global_of(cmd, &err);
+    char why[256];
+
+    (void)dv;
+    if (g == NULL) {
+        return err;
+    }
+    if (hsc_store_spec_conninfo(arg) == NULL) {
+        arg = ap_server_root_relative(cmd->pool, arg);
+        if (arg == NULL) {
+            return "HSCActivityDB: invalid path";
+        }
+    }
+    else if (hsc_store_spec_check(arg, why, sizeof(why)) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, "HSCActivityDB: ", why, NULL);
+    }
+    g->activity_db = arg;
+    return NULL;
+}
+
 /* HSCThrottleCache memcache-exact:host[:port][,host[:port]...] */
 #define HSC_EXACT_NAME "memcache-exact"
 #define HSC_EXACT_DEFAULT_PORT 11211
@@ -1313,6 +1381,16 @@ const command_rec hsc_cmds[] = {
                     OR_AUTHCFG | RSRC_CONF,
                     "HOST[:PORT]...: hosts a login may go back to by an "
                     "absolute URL (the applications behind hsc-authz)"),
+    HSC_DIR_TAKE1("HSCAcceptTokens", set_accept_tokens,
+                  "Off|Basic|Bearer|Both: where this location takes an app "
+                  "password from, besides the cookie (default Off)"),
+    AP_INIT_ITERATE("HSCTokenScope", add_token_scope, NULL,
+                    OR_AUTHCFG | RSRC_CONF,
+                    "SCOPE...: an app password opens this location only "
+                    "with every scope named (403 otherwise)"),
+    AP_INIT_TAKE1("HSCActivityDB", set_activity_db, NULL, RSRC_CONF,
+                  "FILE|pgsql:CONNINFO: where the last use of each app "
+                  "password is kept (default: not kept)"),
     HSC_DIR_FLAG("HSCStripCookie", set_strip_cookie,
                  "On|Off: after authentication, remove this module's cookie "
                  "from the Cookie header sent on (default Off)"),

@@ -58,6 +58,7 @@ typedef struct {
     const char *throttle_cache_args;
     ap_socache_instance_t *throttle_inst;
     apr_array_header_t *throttle_exact; /* hsc_exact_server_t, or NULL */
+    const char *activity_db; /* HSCActivityDB: a path or pgsql:; NULL */
     /* The built-in password blocklist (hsc_blocklist_builtin), for
      * locations without HSCPasswordBlocklist: made at post_config. */
     const struct hsc_blocklist *default_blocklist;
@@ -149,6 +150,10 @@ typedef struct {
      * char *): a nested section adds to its parent's. */
     apr_array_header_t *authz_proxies;
     apr_array_header_t *return_hosts;
+    int accept_tokens; /* HSCAcceptTokens: HSC_TOKENS_BASIC | _BEARER */
+    /* HSCTokenScope (const char *): a token needs every one; a nested
+     * section adds to its parent's. NULL: none. */
+    apr_array_header_t *token_scopes;
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -159,8 +164,12 @@ typedef struct {
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
         blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1,
-        authz_forward_set : 1;
+        authz_forward_set : 1, accept_tokens_set : 1;
 } hsc_dir_conf_t;
+
+/* HSCAcceptTokens: where an app password may come from (0: Off). */
+#define HSC_TOKENS_BASIC 1  /* Authorization: Basic user:token */
+#define HSC_TOKENS_BEARER 2 /* Authorization: Bearer token */
 
 /* The auth type this module answers (AuthType HSC). */
 #define HSC_AUTH_TYPE "HSC"

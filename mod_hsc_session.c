@@ -456,6 +456,31 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_cachectl_mark(r, 0);
 }
 
+void hsc_session_admit_token(request_rec *r, const hsc_token_t *t,
+                             const hsc_user_t *u)
+{
+    size_t ulen = strlen(t->user), glen = strlen(u->groups);
+    hsc_req_t *rq = apr_pcalloc(r->pool, sizeof(*rq) + ulen + glen + 2);
+    char *buf = (char *)(rq + 1);
+
+    memcpy(buf, t->user, ulen + 1);
+    rq->user = buf;
+    memcpy(buf + ulen + 1, u->groups, glen + 1);
+    rq->groups = buf + ulen + 1;
+    /* The token's life stands for the login's: made, expires (0: never). */
+    hsc_format_time(t->created, rq->iat);
+    hsc_format_time(t->expires, rq->exp);
+    hsc_format_time(0, rq->mfa_at);
+    /* No amr bit: an app password satisfies no Require hsc-factor. */
+    apr_cpystrn(rq->amr, HSC_AMR_APP_PASSWORD, sizeof(rq->amr));
+    rq->iat_n = t->created;
+    ap_set_module_config(r->request_config, &hsc_module, rq);
+    export_verdict(r, rq);
+    apr_table_setn(r->subprocess_env, "HSC_TOKEN_ID",
+                   apr_pstrdup(r->pool, t->id));
+    hsc_cachectl_mark(r, 0);
+}
+
 int hsc_browser_navigation(const request_rec *r)
 {
     /* HEAD included: its method number is M_GET. */

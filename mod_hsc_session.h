@@ -14,6 +14,7 @@
 
 #include "hsc_cookie.h"
 #include "hsc_store.h"
+#include "hsc_token.h"
 #include "mod_hsc_config.h"
 
 /*
@@ -73,6 +74,18 @@ int hsc_session_adopt(request_rec *r);
 void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d, const hsc_cookie_t *c,
                        const hsc_user_t *u);
+
+/* The methods of a request opened by an app password (HSC_AMR,
+ * HSCIdentityHeader methods): not an RFC 8176 name, so that nothing takes
+ * it for a login. */
+#define HSC_AMR_APP_PASSWORD "app-password"
+
+/* Record on r the verdict of an app password t of user u (mod_hsc_token.c):
+ * r->user, the HSC_* environment (HSC_LOGIN_TIME: the token's creation,
+ * HSC_EXPIRES: its expiry or 0, HSC_AMR: app-password, HSC_TOKEN_ID), the
+ * groups for Require hsc-group; marks r private. No cookie is set. */
+void hsc_session_admit_token(request_rec *r, const hsc_token_t *t,
+                             const hsc_user_t *u);
 
 /* The groups of r's verdict ("g1,g2" or ""), or NULL when this module
  * did not verify r (nor a request it inherits from). */

@@ -829,6 +829,20 @@ hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     return HSC_ATTEMPT_CHECKED;
 }
 
+hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
+                               hsc_store_t *store, const char *key, size_t len,
+                               apr_int64_t *retry_after)
+{
+    hsc_attempt_t refused;
+    hsc_throttle_t th;
+
+    if (count_attempt(r, sc, store, key, len, &th, retry_after, &refused)) {
+        return refused;
+    }
+    hsc_throttle_end(r, &sc->throttle, &th, HSC_THROTTLE_FAILED);
+    return HSC_ATTEMPT_CHECKED;
+}
+
 void hsc_throttle_register_hooks(apr_pool_t *p)
 {
     (void)p;

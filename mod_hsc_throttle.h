@@ -77,4 +77,16 @@ typedef struct {
 hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                                hsc_store_t *store, hsc_code_attempt_t *a);
 
+/*
+ * A refused app password (mod_hsc_token.c), counted as a failed login for
+ * the address and under key (the token's id in a name no user can have,
+ * so guesses at a token never lock its owner's password out). Only
+ * failures are counted: a good token costs no counter. HSC_ATTEMPT_CHECKED
+ * (counted: answer 401), THROTTLED (429) or UNAVAILABLE (503), with
+ * *retry_after for the last two.
+ */
+hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
+                               hsc_store_t *store, const char *key, size_t len,
+                               apr_int64_t *retry_after);
+
 #endif /* MOD_HSC_THROTTLE_H */

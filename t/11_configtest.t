@@ -187,6 +187,12 @@ push @cases,
     ['HSCAuthzStyle not a style', $ok . "HSCAuthzStyle nginx\n", qr{HSCAuthzStyle: auth-request \(nginx\) or forward-auth}],
     ['HSCAuthzTrustedProxy not an address', $ok . "HSCAuthzTrustedProxy proxy.example\n", qr{HSCAuthzTrustedProxy: 'proxy.example' is not an IP address}],
     ['HSCReturnHosts not a host', $ok . "HSCReturnHosts https://app.example\n", qr{HSCReturnHosts: 'https://app.example' is not a host name}],
+    ['app passwords', $ok . "HSCActivityDB /tmp/hsc-activity.db\n<Location /dav>\nAuthType HSC\nRequire valid-user\nHSCAcceptTokens Both\nHSCTokenScope dav git:read\n</Location>\n<Location /b>\nAuthType Basic\nAuthName x\nAuthBasicProvider hsc\nRequire valid-user\n</Location>\n", undef],
+    ['HSCAcceptTokens not a way', $ok . "HSCAcceptTokens Token\n", qr{HSCAcceptTokens: Off, Basic, Bearer or Both}],
+    ['HSCTokenScope not a scope', $ok . "HSCTokenScope Dav\n", qr{HSCTokenScope: 'Dav' is not a scope name}],
+    ['HSCTokenScope with a comma', $ok . "HSCTokenScope dav,git\n", qr{HSCTokenScope: 'dav,git' is not a scope name}],
+    ['HSCActivityDB in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCActivityDB /tmp/x\n</VirtualHost>\n", qr{HSCActivityDB cannot occur within <VirtualHost> section}],
+    ['HSCActivityDB with a bad conninfo', $ok . "HSCActivityDB \"pgsql:host\"\n", qr{HSCActivityDB: }],
     ['HSCSecondFactor with a pgsql: database (its factors are there too)', qq{HSCKeyFile "$var/keys"\nHSCUserDB "pgsql:host=/nonexistent dbname=none"\nHSCSecondFactor required\n}, undef];
 
 # The annotated sample, with this tree's module, database and key file.

@@ -1,0 +1,167 @@
+/*
+ * mod_hsc_account_token.c: app passwords on the account page
+ * (docs/app-passwords.md). A new one is made after a recent login or the
+ * password again (mod_hsc_account.c's factor_change), shown once, and
+ * stored as SHA-256 of its secret; any live one of the user's can be
+ * revoked. On a PostgreSQL user database hsc-admin manages them (the
+ * httpd role may only read a token by its id): the page refuses.
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_log.h"
+#include "http_protocol.h"
+
+#include "mod_hsc_account.h"
+#include "mod_hsc_form.h"
+#include "mod_hsc_log.h"
+#include "mod_hsc_ops.h"
+#include "mod_hsc_userdb.h"
+#include "hsc_pages.h"
+#include "hsc_tokens.h"
+
+/* A token action's store fault: logged, 503. */
+static int fault(request_rec *r, const hsc_account_t *a, const char *action)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                  HSCLOGNO(250) "account action %s of user \"%s\" failed: "
+                                "the user database: %s",
+                  action, ap_escape_logitem(r->pool, a->user),
+                  hsc_store_errmsg(a->store));
+    hsc_ops_account(r, a->user, action, "store_fault");
+    return hsc_userdb_unavailable(r);
+}
+
+/* A refused form: the page again with why (400), audited. */
+static int bad(request_rec *r, const hsc_account_t *a, const char *action,
+               const char *reason, const char *message)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(239) "account action %s of user \"%s\" refused: %s",
+                  action, ap_escape_logitem(r->pool, a->user), reason);
+    hsc_ops_account(r, a->user, action, reason);
+    return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL, message);
+}
+
+/* The form's expiry: seconds from now, 0 for never; -1 when not one. */
+static apr_int64_t expiry_of(const hsc_form_field_t *e)
+{
+    static const struct {
+        const char *text;
+        apr_int64_t secs;
+    } ways[] = {{"30d", 30 * 86400},
+                {"90d", 90 * 86400},
+                {"365d", 365 * 86400},
+                {"never", 0}};
+    size_t i;
+
+    if (!e->present) {
+        return 90 * 86400; /* the form's default */
+    }
+    for (i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+        if (strcmp(e->value, ways[i].text) == 0) {
+            return ways[i].secs;
+        }
+    }
+    return -1;
+}
+
+int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
+                          const hsc_login_form_t *f)
+{
+    char text[HSC_TOKEN_TEXT_LEN + 1];
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+    apr_int64_t life = expiry_of(&f->token_expires);
+    int64_t now = (int64_t)apr_time_sec(r->request_time);
+    hsc_token_t t;
+    hsc_status_t st;
+    int rv;
+
+    if (!hsc_account_tokens_here(a)) {
+        return bad(r, a, "token-add", "pgsql",
+                   "App passwords are managed by your administrator here.");
+    }
+    memset(&t, 0, sizeof(t));
+    if (!f->token_name.present
+        || !hsc_token_name_valid(f->token_name.value, f->token_name.len)) {
+        return bad(r, a, "token-add", "bad_name",
+                   "Give the app password a name of 1 to 64 letters, "
+                   "digits, spaces or punctuation.");
+    }
+    if (f->token_scopes.present
+        && (strlen(f->token_scopes.value) != f->token_scopes.len
+            || !hsc_token_scopes_valid(f->token_scopes.value))) {
+        return bad(r, a, "token-add", "bad_scopes",
+                   "Scopes are names of lower-case letters, digits and . _ "
+                   ": - separated by commas, each once.");
+    }
+    if (life < 0) {
+        return bad(r, a, "token-add", "bad_expiry",
+                   "Choose when the app password expires.");
+    }
+    apr_cpystrn(t.user, a->user, sizeof(t.user));
+    apr_cpystrn(t.name, f->token_name.value, sizeof(t.name));
+    apr_cpystrn(t.scopes, f->token_scopes.present ? f->token_scopes.value : "",
+                sizeof(t.scopes));
+    t.expires = life > 0 ? now + life : 0;
+    if (hsc_token_new(text, t.id, t.hash) != HSC_OK) {
+        return HTTP_INTERNAL_SERVER_ERROR;
+    }
+    st = hsc_tokens_add(a->store, &t, now);
+    if (st == HSC_EEXISTS) {
+        hsc_wipe(text, sizeof(text));
+        return bad(r, a, "token-add", "name_taken",
+                   "You already have an app password of that name.");
+    }
+    if (st != HSC_OK) {
+        hsc_wipe(text, sizeof(text));
+        return fault(r, a, "token-add");
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(237) "user \"%s\" made the app password %s (\"%s\", "
+                                "scopes \"%s\")",
+                  ap_escape_logitem(r->pool, a->user), t.id,
+                  ap_escape_logitem(r->pool, t.name),
+                  ap_escape_logitem(r->pool, t.scopes));
+    hsc_ops_account(r, a->user, "token-add", NULL);
+    rv = hsc_form_send(r, HTTP_OK,
+                       hsc_page_token_made(r->pool, &pc, a->user, t.name, text,
+                                           r->uri));
+    hsc_wipe(text, sizeof(text));
+    return rv;
+}
+
+int hsc_account_token_revoke(request_rec *r, const hsc_account_t *a,
+                             const hsc_login_form_t *f)
+{
+    hsc_status_t st;
+    int n = 0;
+
+    if (!hsc_account_tokens_here(a)) {
+        return bad(r, a, "token-revoke", "pgsql",
+                   "App passwords are managed by your administrator here.");
+    }
+    if (!f->token_id.present
+        || !hsc_token_id_valid(f->token_id.value, f->token_id.len)) {
+        return bad(r, a, "token-revoke", "bad_id", "No such app password.");
+    }
+    st = hsc_tokens_revoke(a->store, a->user, f->token_id.value,
+                           (int64_t)apr_time_sec(r->request_time), &n);
+    if (st == HSC_ENOUSER) {
+        return bad(r, a, "token-revoke", "unknown",
+                   "No such app password (revoked already?).");
+    }
+    if (st != HSC_OK) {
+        return fault(r, a, "token-revoke");
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(238) "user \"%s\" revoked the app password %s",
+                  ap_escape_logitem(r->pool, a->user), f->token_id.value);
+    hsc_ops_account(r, a->user, "token-revoke", NULL);
+    apr_table_setn(r->headers_out, "Location",
+                   apr_pstrcat(r->pool, r->uri, "?done=token-revoked", NULL));
+    return HTTP_SEE_OTHER;
+}
