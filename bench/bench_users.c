@@ -18,12 +18,18 @@
  * compare what verifying each format costs. With COOKIES2, that file gets
  * a format 2 cookie (amr pwd|otp) for each of the same users besides, so
  * that one run can measure both formats side by side.
+ *
+ * HSC_BENCH_TOKENS=PREFIX (environment) gives each user an app password
+ * besides (the table hsc_tokens, schema 5) and writes PREFIX.bearer and
+ * PREFIX.basic, one "Authorization: ..." line per user, for the token
+ * rows of bench/callgrind-rows.sh.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include <apr_base64.h>
 #include <apr_general.h>
 #include <apr_pools.h>
 #include <sqlite3.h>
@@ -31,6 +37,7 @@
 #include "hsc_cookie.h"
 #include "hsc_kdf.h"
 #include "hsc_keys.h"
+#include "hsc_token.h"
 
 #define KDF "sha256-chain:1"
 
@@ -60,8 +67,37 @@ static hsc_status_t mint(const hsc_key_t *key, const char *name, int64_t now,
     return hsc_cookie_mint2(key, &cl, "", "", out, cap, len);
 }
 
+/* A token of user name into the table (ins2) and its two header lines. */
+static int add_token(sqlite3_stmt *ins2, const char *name, int64_t now,
+                     FILE *bearer, FILE *basic)
+{
+    char text[HSC_TOKEN_TEXT_LEN + 1], id[HSC_TOKEN_ID_LEN + 1];
+    char pair[64 + HSC_TOKEN_TEXT_LEN], b64[256];
+    unsigned char hash[HSC_TOKEN_HASH_LEN];
+
+    if (hsc_token_new(text, id, hash) != HSC_OK) {
+        return 0;
+    }
+    sqlite3_bind_text(ins2, 1, id, -1, SQLITE_STATIC);
+    sqlite3_bind_text(ins2, 2, name, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(ins2, 3, hash, sizeof(hash), SQLITE_STATIC);
+    sqlite3_bind_int64(ins2, 4, now);
+    if (sqlite3_step(ins2) != SQLITE_DONE) {
+        return 0;
+    }
+    sqlite3_reset(ins2);
+    snprintf(pair, sizeof(pair), "%s:%s", name, text);
+    apr_base64_encode(b64, pair, (int)strlen(pair));
+    fprintf(bearer, "Authorization: Bearer %s\n", text);
+    fprintf(basic, "Authorization: Basic %s\n", b64);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
+    const char *tokens = getenv("HSC_BENCH_TOKENS");
+    sqlite3_stmt *ins2 = NULL;
+    FILE *bearer = NULL, *basic = NULL;
     apr_pool_t *pool = NULL;
     hsc_keyring_t *ring = NULL;
     const char *msg = NULL;
@@ -101,6 +137,24 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_users: %s: %s\n", argv[1], sqlite3_errmsg(db));
         goto done;
     }
+    if (tokens != NULL) {
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s.bearer", tokens);
+        bearer = fopen(path, "w");
+        snprintf(path, sizeof(path), "%s.basic", tokens);
+        basic = fopen(path, "w");
+        if (bearer == NULL || basic == NULL
+            || sqlite3_prepare_v2(db,
+                                  "INSERT INTO hsc_tokens (id, username, "
+                                  "name, secret_hash, scopes, created) "
+                                  "VALUES (?1, ?2, 'bench', ?3, 'api', ?4)",
+                                  -1, &ins2, NULL)
+                   != SQLITE_OK) {
+            fprintf(stderr, "bench_users: tokens: %s\n", sqlite3_errmsg(db));
+            goto done;
+        }
+    }
     if ((out = fopen(argv[4], "w")) == NULL) {
         perror(argv[4]);
         goto done;
@@ -135,6 +189,11 @@ int main(int argc, char **argv)
             goto done;
         }
         sqlite3_reset(ins);
+        if (ins2 != NULL && !add_token(ins2, name, now, bearer, basic)) {
+            fprintf(stderr, "bench_users: token of %s: %s\n", name,
+                    sqlite3_errmsg(db));
+            goto done;
+        }
         fprintf(out, "hsc=%s\n", cookie);
         if (out2 != NULL) {
             if (mint(hsc_keyring_signer(ring), name, now, xn, "3", cookie,
@@ -159,7 +218,14 @@ done:
     if (out2 != NULL && fclose(out2) != 0) {
         rc = 1;
     }
+    if (bearer != NULL && fclose(bearer) != 0) {
+        rc = 1;
+    }
+    if (basic != NULL && fclose(basic) != 0) {
+        rc = 1;
+    }
     sqlite3_finalize(ins);
+    sqlite3_finalize(ins2);
     sqlite3_close(db);
     apr_pool_destroy(pool);
     apr_terminate();

@@ -29,6 +29,11 @@
 # HSC_CALLGRIND_KEEP=DIR keeps the profiles, one file a row.
 # Row authz-1000: the same 1,000 users' cookies asking hsc-authz (as nginx
 # does: X-Original-URL), the call a proxy makes for each request.
+# Rows bearer-1000 and basic-1000: one of the same 1,000 users' app
+# passwords a request (Authorization: Bearer, and Basic with the name), at
+# /tok/ (HSCAcceptTokens Both): a lookup by id, then the owner's record.
+# A module without app passwords (HSC_MODSO of an older build) gets
+# neither the location nor these rows.
 # Row f2-1000: the same 1,000 users' cookies in format 2 with amr pwd|otp
 # (bench_users' second file), beside hsc-1000's format 1: what verifying
 # format 2 costs over format 1, in the same run. (HSC_BENCH_AMR=3 makes
@@ -65,12 +70,14 @@ port=$(perl -MIO::Socket::INET -e '
     my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1:0",
                                   ReuseAddr => 1) or die; print $s->sockport;')
 base=http://127.0.0.1:$port
-mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc"
-for loc in control hsc; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
+mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc" "$run/htdocs/tok"
+for loc in control hsc tok; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
 "$builddir/hsc-admin" keygen "$run/hsc.keys" >/dev/null
 "$builddir/hsc-admin" init "$run/db/users.db" >/dev/null
-"$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
+HSC_BENCH_TOKENS=$run/tokens "$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
     "$run/cookies.txt" "$run/cookies2.txt"
+tokens=no
+grep -q HSCAcceptTokens "$modso" && tokens=yes
 {
 # httpd -X: one process, as whoever runs this script (no User line).
 HTTPD_CONF_NO_USER=1 httpd_conf_head "$run" "$run/logs/httpd.pid" \
@@ -108,6 +115,14 @@ HSCThrottleCache none
     SetHandler hsc-cache-status
 </Location>
 CONF
+[ "$tokens" = no ] || cat <<CONF
+<Location "/tok/">
+    AuthType HSC
+    HSCUnauthenticated 401
+    HSCAcceptTokens Both
+    Require valid-user
+</Location>
+CONF
 } >"$run/httpd.conf"
 cd "$run"
 cachesim=no
@@ -142,6 +157,7 @@ cache_stat() {
 }
 dumps=0
 rows="control hsc-1 hsc-1000 authz-1000 f2-1000"
+[ "$tokens" = no ] || rows="$rows bearer-1000 basic-1000"
 [ "$users" -gt 1000 ] && rows="$rows hsc-$users"
 for row in $rows; do
     cookies=$run/cookies.txt
@@ -149,6 +165,10 @@ for row in $rows; do
     case $row in control) url=$base/control/1k.html; n=1000 ;;
                  authz-*) url=$base/hsc-authz; n=${row#authz-}
                           extra="X-Original-URL: http://app.example/page" ;;
+                 bearer-*) url=$base/tok/1k.html; n=${row#bearer-}
+                           cookies=$run/tokens.bearer ;;
+                 basic-*) url=$base/tok/1k.html; n=${row#basic-}
+                          cookies=$run/tokens.basic ;;
                  f2-*) url=$base/hsc/1k.html; n=${row#f2-}
                        cookies=$run/cookies2.txt ;;
                  *) url=$base/hsc/1k.html; n=${row#hsc-} ;; esac

@@ -7,7 +7,9 @@
 -- same script cost.
 --
 -- A fourth argument "Name: value" adds that header to every request (the
--- X-Original-URL a proxy sends hsc-authz).
+-- X-Original-URL a proxy sends hsc-authz). A line of the file that reads
+-- "Authorization: ..." is sent as that header instead of a Cookie (the
+-- app-password rows: bench_users' HSC_BENCH_TOKENS files).
 --
 -- Usage: wrk -s bench/cookies.lua URL -- COOKIEFILE N [random|seq] [HEADER]
 
@@ -50,7 +52,13 @@ function request()
     else
         i = math.random(n)
     end
-    local headers = { ["Cookie"] = cookies[i] }
+    local line = cookies[i]
+    local headers = {}
+    if line:sub(1, 15) == "Authorization: " then
+        headers["Authorization"] = line:sub(16)
+    else
+        headers["Cookie"] = line
+    end
     if extra_name then
         headers[extra_name] = extra_value
     end
