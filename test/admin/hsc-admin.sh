@@ -796,6 +796,25 @@ check "a token with an expiry shows its date" \
     grep -q "^$ci	tina	ci	-	[^	]*	20[0-9-]*T[0-9:]*Z	live$" "$T/out"
 check "never the secret" sh -c "! grep -q '$tsec' '$T/out'"
 check "never the hash" sh -c "! grep -qi '$th' '$T/out'"
+# The last use, from the activity store httpd writes (HSCActivityDB): a
+# row as hsc_activity_touch leaves it.
+sqlite3 "$T/act.db" "CREATE TABLE hsc_token_activity (id TEXT PRIMARY KEY,
+    last_at INTEGER NOT NULL, last_addr TEXT NOT NULL);
+    INSERT INTO hsc_token_activity VALUES ('$tid', 1765000000, '192.0.2.7');"
+expect 0 "token list --activity" "$ADMIN" token list "$K" tina --activity "$T/act.db"
+check "eight fields with --activity" \
+    test "$(awk -F'\t' 'NF != 8' "$T/out" | wc -l)" -eq 0
+check "the last use: its time and address" \
+    grep -q "^$tid	.*	live	2025-12-06T05:46:40Z 192.0.2.7$" "$T/out"
+check "a token never used says so" grep -q "^$ci	.*	never used$" "$T/out"
+expect 0 "token list --activity of a file not made yet" \
+    "$ADMIN" token list "$K" tina --activity "$T/no-activity-yet.db"
+check "every token never used" \
+    test "$(grep -c 'never used$' "$T/out")" -eq "$(wc -l <"$T/out")"
+check "and the file is not made by a reader" test ! -e "$T/no-activity-yet.db"
+printf 'not sqlite' >"$T/act-bad.db"
+expect 4 "token list --activity of a file that is not one" \
+    "$ADMIN" token list "$K" tina --activity "$T/act-bad.db"
 expect 0 "token list DB USER" "$ADMIN" token list "$K" tom
 check "only that user's" test "$(cut -f2 "$T/out" | sort -u)" = tom
 expect 3 "token list of an unknown user" "$ADMIN" token list "$K" nobody

@@ -40,52 +40,52 @@
 #define INSPECT_MAX_AGE HSC_DEFAULT_MAX_AGE
 #define INSPECT_SKEW HSC_DEFAULT_CLOCK_SKEW
 
-enum {
-    OPT_GROUPS = 1 << 0,
-    OPT_KDF = 1 << 1,
-    OPT_STDIN = 1 << 2,
-    OPT_KID = 1 << 3,
-    OPT_KEYS = 1 << 4,
-    OPT_DB = 1 << 5,
-    OPT_SCOPE = 1 << 6,
-    OPT_ADDRESS = 1 << 7,
-    OPT_NOW = 1 << 8,
-    OPT_SKEW = 1 << 9,
-    OPT_MAX_AGE = 1 << 10,
-    OPT_FORCE = 1 << 11,
-    OPT_VERIFY_ONLY = 1 << 12,
-    OPT_SIGN = 1 << 13,
-    OPT_RETIRE = 1 << 14,
-    OPT_AUDIT_LOG = 1 << 15,
-    OPT_AUDIT_SYSLOG = 1 << 16,
-    OPT_ISSUER = 1 << 17,
-    OPT_COUNT = 1 << 18,
-    OPT_MIN_LENGTH = 1 << 19,
-    OPT_BLOCKLIST = 1 << 20,
-    OPT_FOR = 1 << 21,
-    OPT_TTL = 1 << 22,
-    OPT_URL = 1 << 23,
-    OPT_LIST = 1 << 24,
-    OPT_REVOKE = 1 << 25,
-    OPT_INVITE = 1 << 26,
-    OPT_NAME = 1 << 27,
-    OPT_SCOPES = 1 << 28,
-    OPT_EXPIRES = 1 << 29,
-    OPT_ALL = 1 << 30
-};
+/* The options, one bit each (args_t.given); 32 at most. */
+#define OPT_GROUPS (1u << 0)
+#define OPT_KDF (1u << 1)
+#define OPT_STDIN (1u << 2)
+#define OPT_KID (1u << 3)
+#define OPT_KEYS (1u << 4)
+#define OPT_DB (1u << 5)
+#define OPT_SCOPE (1u << 6)
+#define OPT_ADDRESS (1u << 7)
+#define OPT_NOW (1u << 8)
+#define OPT_SKEW (1u << 9)
+#define OPT_MAX_AGE (1u << 10)
+#define OPT_FORCE (1u << 11)
+#define OPT_VERIFY_ONLY (1u << 12)
+#define OPT_SIGN (1u << 13)
+#define OPT_RETIRE (1u << 14)
+#define OPT_AUDIT_LOG (1u << 15)
+#define OPT_AUDIT_SYSLOG (1u << 16)
+#define OPT_ISSUER (1u << 17)
+#define OPT_COUNT (1u << 18)
+#define OPT_MIN_LENGTH (1u << 19)
+#define OPT_BLOCKLIST (1u << 20)
+#define OPT_FOR (1u << 21)
+#define OPT_TTL (1u << 22)
+#define OPT_URL (1u << 23)
+#define OPT_LIST (1u << 24)
+#define OPT_REVOKE (1u << 25)
+#define OPT_INVITE (1u << 26)
+#define OPT_NAME (1u << 27)
+#define OPT_SCOPES (1u << 28)
+#define OPT_EXPIRES (1u << 29)
+#define OPT_ALL (1u << 30)
+#define OPT_ACTIVITY (1u << 31)
 /* The commands that change a user through the store are audited. */
 #define OPT_AUDIT (OPT_AUDIT_LOG | OPT_AUDIT_SYSLOG)
 /* The commands that set a password take the policy's options. */
 #define OPT_POLICY (OPT_MIN_LENGTH | OPT_BLOCKLIST)
 
 /* The number of rows of main.c's option table. */
-#define HSC_ADMIN_NOPTIONS 31
+#define HSC_ADMIN_NOPTIONS 32
 #define MAXPOS 4
 
 typedef struct {
     const char *pos[MAXPOS];
     int npos;
-    int given;                             /* OPT_* bits */
+    unsigned given;                        /* OPT_* bits */
     const char *value[HSC_ADMIN_NOPTIONS]; /* by index into options[] */
 } args_t;
 
@@ -100,7 +100,7 @@ int store_exit(hsc_status_t st);
 /* Unix seconds as an ISO 8601 UTC date into buf. */
 const char *utc(int64_t t, char *buf, size_t len);
 /* The value of an option given (OPT_* bit), or NULL. */
-const char *opt(const args_t *a, int bit);
+const char *opt(const args_t *a, unsigned bit);
 /* The usage, from the command table. */
 void print_usage(FILE *f);
 /* Why a change failed, for the audit line (set by store_fail). */

@@ -105,7 +105,7 @@ const char *utc(int64_t t, char *buf, size_t len)
 
 static const struct {
     const char *name; /* without the leading "--" */
-    int bit;
+    unsigned bit;
     int takes_value;
 } options[] = {
     {"groups", OPT_GROUPS, 1},
@@ -139,12 +139,13 @@ static const struct {
     {"scopes", OPT_SCOPES, 1},
     {"expires", OPT_EXPIRES, 1},
     {"all", OPT_ALL, 0},
+    {"activity", OPT_ACTIVITY, 1},
 };
 #define NOPTIONS ((int)(sizeof(options) / sizeof(options[0])))
 /* hsc_admin.h sizes args_t by the table. */
 typedef char options_match_header[NOPTIONS == HSC_ADMIN_NOPTIONS ? 1 : -1];
 
-const char *opt(const args_t *a, int bit)
+const char *opt(const args_t *a, unsigned bit)
 {
     int i;
 
@@ -160,7 +161,7 @@ const char *opt(const args_t *a, int bit)
  * Split argv into positionals and known options ("--name value" or
  * "--name=value"; "--" ends the options). Returns EX_OK or EX_USAGE.
  */
-static int parse_args(int argc, char **argv, int allowed, args_t *a)
+static int parse_args(int argc, char **argv, unsigned allowed, args_t *a)
 {
     int i, j, only_pos = 0;
 
@@ -229,7 +230,7 @@ static const struct {
     const char *name;
     int (*run)(apr_pool_t *pool, const char *name, const args_t *a);
     int min_pos, max_pos; /* positional arguments after the command */
-    int options;          /* OPT_* allowed */
+    unsigned options;     /* OPT_* allowed */
     const char *synopsis; /* after "hsc-admin NAME " */
     const char *help;     /* one line */
 } commands[] = {
@@ -275,9 +276,10 @@ static const struct {
      "app (the old one of that purpose stops working), list or delete "
      "links"},
     {"token", cmd_token, 2, 4,
-     OPT_NAME | OPT_SCOPES | OPT_EXPIRES | OPT_ALL | OPT_AUDIT,
+     OPT_NAME | OPT_SCOPES | OPT_EXPIRES | OPT_ALL | OPT_AUDIT | OPT_ACTIVITY,
      "add DB USER --name NAME [--scopes S1,S2] [--expires DURATION|never]\n"
-     "                    | list DB [USER] | revoke DB USER ID|--all",
+     "                    | list DB [USER] [--activity FILE|pgsql:...]\n"
+     "                    | revoke DB USER ID|--all",
      "make an app password (printed once), list them, or revoke one or "
      "all of a user's"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "hsc_token.h"
+#include "hsc_activity.h"
 #include "hsc_tokens.h"
 
 #include "hsc_admin.h"
@@ -168,43 +169,99 @@ cleanup:
     return rc;
 }
 
+/* What list prints a line for: the time, and the activity store or NULL. */
+typedef struct {
+    int64_t now;
+    hsc_activity_t *act;
+    hsc_status_t act_st; /* the first failure to read it, or HSC_OK */
+} token_listing_t;
+
+/* The last use of t as a field: "DATE ADDRESS", "never used", or "-"
+ * without an activity store. */
+static const char *last_use(token_listing_t *l, const hsc_token_t *t, char *buf,
+                            size_t len)
+{
+    char addr[HSC_ACTIVITY_ADDR_MAX], when[32];
+    int64_t at = 0;
+    hsc_status_t st;
+
+    if (l->act == NULL) {
+        return "-";
+    }
+    st = hsc_activity_get(l->act, t->id, &at, addr);
+    if (st == HSC_ENOUSER) {
+        return "never used";
+    }
+    if (st != HSC_OK) {
+        if (l->act_st == HSC_OK) {
+            l->act_st = st;
+        }
+        return "?";
+    }
+    snprintf(buf, len, "%s %s", utc(at, when, sizeof(when)), addr);
+    return buf;
+}
+
 /* list: one line a token, fields separated by tabs (names are printable
- * ASCII; users as list shows them). Never the hash. */
+ * ASCII; users as list shows them). Never the hash. With --activity, an
+ * eighth field: the last use. */
 static int token_print(void *baton, const hsc_token_t *t)
 {
+    token_listing_t *l = baton;
     char name[8 * HSC_USER_MAX + 1], cr[32], ex[32], state[64];
-    int64_t now = *(const int64_t *)baton;
+    char use[32 + HSC_ACTIVITY_ADDR_MAX];
 
     hsc_username_escape(t->user, strlen(t->user), name);
-    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t->id, name, t->name,
+    printf("%s\t%s\t%s\t%s\t%s\t%s\t%s", t->id, name, t->name,
            t->scopes[0] ? t->scopes : "-", utc(t->created, cr, sizeof(cr)),
            t->expires ? utc(t->expires, ex, sizeof(ex)) : "never",
-           token_state(t, now, state, sizeof(state)));
+           token_state(t, l->now, state, sizeof(state)));
+    if (l->act != NULL) {
+        printf("\t%s", last_use(l, t, use, sizeof(use)));
+    }
+    printf("\n");
     return 0;
 }
 
 static int token_list(const args_t *a)
 {
     const char *db = a->pos[1], *user = a->npos > 2 ? a->pos[2] : NULL;
-    int64_t now = (int64_t)time(NULL);
+    const char *act = opt(a, OPT_ACTIVITY);
+    token_listing_t l;
     hsc_store_t *s = NULL;
     hsc_status_t st;
+    char err[256];
     int rc;
 
-    if (a->npos > 3 || (a->given & ~OPT_AUDIT)) {
-        return usage_error("token list DB [USER] takes no option");
+    if (a->npos > 3 || (a->given & ~(OPT_AUDIT | OPT_ACTIVITY))) {
+        return usage_error("token list DB [USER] takes no option but "
+                           "--activity");
     }
+    memset(&l, 0, sizeof(l));
+    l.now = (int64_t)time(NULL);
     if ((user != NULL && (rc = check_user(user)) != EX_OK)
         || (rc = open_store(db, HSC_STORE_READONLY, &s)) != EX_OK) {
         return rc;
     }
+    if (act != NULL
+        && (st = hsc_activity_open(act, 1, &l.act, err, sizeof(err)))
+               != HSC_OK) {
+        hsc_store_close(s);
+        return fail(store_exit(st), "token list: the activity store: %s", err);
+    }
     if (user == NULL || (rc = token_owner(s, user)) == EX_OK) {
-        st = hsc_tokens_list(s, user, token_print, &now);
+        st = hsc_tokens_list(s, user, token_print, &l);
         if (st != HSC_OK) {
             rc = fail(store_exit(st), "token list: %s (%s)", hsc_strerror(st),
                       hsc_store_errmsg(s));
         }
+        else if (l.act_st != HSC_OK) {
+            rc = fail(store_exit(l.act_st),
+                      "token list: the activity store: %s",
+                      hsc_activity_errmsg(l.act));
+        }
     }
+    hsc_activity_close(l.act);
     hsc_store_close(s);
     return rc;
 }
