@@ -165,6 +165,7 @@ static hsc_status_t run(pg_activity_t *h, const char *what, const char *sql,
     const char *state, *m;
     char text[200];
     int timed_out = 0;
+    hsc_status_t st;
 
     *pres = NULL;
     if (c == NULL) {
@@ -205,9 +206,10 @@ static hsc_status_t run(pg_activity_t *h, const char *what, const char *sql,
         || !strncmp(state, "08", 2) || !strncmp(state, "57P0", 4)) {
         drop(h);
     }
+    /* state points into res: read it before res goes. */
+    st = state != NULL && !strcmp(state, "42501") ? HSC_EREADONLY : HSC_ESTORE;
     PQclear(res);
-    return state != NULL && !strcmp(state, "42501") ? HSC_EREADONLY
-                                                    : HSC_ESTORE;
+    return st;
 }
 
 static hsc_status_t pg_touch(hsc_activity_t *a, const char *id, int64_t at,

@@ -6,7 +6,10 @@
 # every write but through its functions is refused, revoked_before only
 # grows, each second-factor function does its one thing and no more (a
 # TOTP step only rises, a link or code needs its hash, a password needs
-# the current x_n or a link, no factor table is readable), and
+# the current x_n or a link, no factor table is readable), app passwords
+# are read and touched only through hsc_token_get and hsc_token_touch (no
+# right on hsc_tokens or hsc_token_activity; hsc-admin token works as the
+# admin role, not as this one), and
 # the pg_temp attack of issue 18 (a temporary hsc_changes with a trigger,
 # then the one write the role may make) runs nothing as the owner. The
 # same attack on a version-1 schema must succeed, so that this test is
@@ -234,6 +237,29 @@ refuse "a role without the grants cannot read a token" \
 refuse "nor record a use" \
     val hsc_other "SELECT hsc_token_touch('$TID', 5000, '')"
 refuse "nor read hsc_tokens" val hsc_other "SELECT * FROM hsc_tokens"
+
+# hsc-admin token on pgsql: (the PostgreSQL backend's token entries) as
+# the admin role; refused as the httpd role, which has no right on the
+# table. The printed token's id is found by hsc_token_get.
+check "hsc-admin token add on pgsql: (admin)" \
+    "$ADMIN" token add "$SPEC_ADMIN" bob --name laptop --scopes dav
+TOKEN=$(grep '^hsc_' "$W/out")
+BID=$(echo "$TOKEN" | cut -c5-20)
+check "hsc_token_get finds the token hsc-admin printed" \
+    one "SELECT username || ' ' || name || ' ' || scopes FROM hsc_token_get('$BID')" "bob laptop dav"
+check "hsc-admin token list on pgsql: (admin)" "$ADMIN" token list "$SPEC_ADMIN" bob
+grep -q "$BID" "$W/out" && ! grep -q "$TOKEN" "$W/out" && ok "it lists the token by id, never its secret" \
+    || { notok "it lists the token by id, never its secret"; sed 's/^/# /' "$W/out"; }
+refuse "hsc-admin token add as the httpd role is refused" \
+    "$ADMIN" token add "$SPEC_HTTPD" bob --name evil
+refuse "hsc-admin token list as the httpd role is refused" \
+    "$ADMIN" token list "$SPEC_HTTPD"
+refuse "hsc-admin token revoke as the httpd role is refused" \
+    "$ADMIN" token revoke "$SPEC_HTTPD" bob --all
+check "hsc_token_get: still live after the httpd role's attempt" \
+    one "SELECT revoked FROM hsc_token_get('$BID')" 0
+check "hsc-admin token revoke on pgsql: (admin)" "$ADMIN" token revoke "$SPEC_ADMIN" bob "$BID"
+check "hsc_token_get sees it revoked" one "SELECT revoked > 0 FROM hsc_token_get('$BID')" t
 
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
