@@ -15,6 +15,11 @@
 #             pwd|otp (a second factor at login; hsc-v2.md): its
 #             "user-space over hsc-1000" column is what format 2 costs
 #             over format 1
+#   authz-1k  SetHandler hsc-authz asked with the same cookies as nginx
+#             asks it (X-Original-URL), an empty 200 with the identity
+#   bearer-1k /tok/ (HSCAcceptTokens Both), one of the same 1,000 users'
+#   basic-1k  app passwords a request, as Bearer / as Basic with the name
+#             (a module without app passwords gets no such rows)
 #
 # The users are written straight into the table by bench/bench_users (one
 # transaction, KDF sha256-chain:1, cookies minted with the key file), so a
@@ -36,6 +41,8 @@
 #   --connections C  wrk connections (default 50)
 #   --users LIST     /hsc/ rows (default "1 1000 100000 1000000")
 #   --format2 LIST   format 2 rows (default "1000"; "" for none)
+#   --extra LIST     more rows of 1,000 users: authz, bearer, basic
+#                    (default all three; "" for none)
 #   --cache-size N   HSCUserCacheSize (default: the module's, 131072)
 #   --no-record-cache  HSCUserDBCache Off
 #   --pin            httpd on CPU 0, wrk on CPU 1 (taskset)
@@ -50,6 +57,7 @@ duration=5
 conns=50
 users="1 1000 100000 1000000"
 format2="1000"
+extra="authz bearer basic"
 cache_size=""
 record_cache=On
 pin=0
@@ -61,6 +69,7 @@ while [ $# -gt 0 ]; do
         --connections) conns=$2; shift ;;
         --users) users=$2; shift ;;
         --format2) format2=$2; shift ;;
+        --extra) extra=$2; shift ;;
         --cache-size) cache_size=$2; shift ;;
         --no-record-cache) record_cache=Off ;;
         --pin) pin=1 ;;
@@ -130,15 +139,23 @@ port=$(perl -MIO::Socket::INET -e '
 base=http://127.0.0.1:$port
 
 mkdir -p "$run/logs" "$run/db" "$run/htdocs/open" "$run/htdocs/control" \
-         "$run/htdocs/hsc"
-for loc in open control hsc; do
+         "$run/htdocs/hsc" "$run/htdocs/tok"
+for loc in open control hsc tok; do
     perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"
 done
 
 "$admin" keygen "$run/hsc.keys" >/dev/null
 "$admin" init "$run/db/users.db" >/dev/null
 t0=$(date +%s.%N)
-"$mkusers" "$run/db/users.db" "$run/hsc.keys" "$max" "$run/cookies.txt" \
+# App passwords for the bearer and basic rows, where the module has them.
+if grep -q HSCAcceptTokens "$modso"; then
+    tokens_env="HSC_BENCH_TOKENS=$run/tokens"
+else
+    tokens_env=""
+    extra=$(echo "$extra" | tr ' ' '\n' | grep -v -e bearer -e basic | tr '\n' ' ')
+fi
+[ -z "$extra" ] || [ "$max" -ge 1000 ] || max=1000
+env $tokens_env "$mkusers" "$run/db/users.db" "$run/hsc.keys" "$max" "$run/cookies.txt" \
     "$run/cookies2.txt"
 t1=$(date +%s.%N)
 echo "# bench_users: $max users and cookies in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s (one transaction, KDF sha256-chain:1)"
@@ -184,6 +201,23 @@ HSCThrottleCache none
 </Location>
 <Location "/hsc-cache-status">
     SetHandler hsc-cache-status
+</Location>
+<Location "/hsc-authz">
+    SetHandler hsc-authz
+    AuthType HSC
+    Require valid-user
+    AuthzSendForbiddenOnFailure On
+    HSCAuthzTrustedProxy 127.0.0.1
+    HSCIdentityHeader user X-Remote-User
+    HSCIdentityHeader groups X-Remote-Groups
+</Location>
+CONF
+[ -z "$tokens_env" ] || cat <<CONF
+<Location "/tok/">
+    AuthType HSC
+    HSCUnauthenticated 401
+    HSCAcceptTokens Both
+    Require valid-user
 </Location>
 CONF
 } >"$conf"
@@ -254,13 +288,22 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0
 rows="open control"
 for n in $users; do rows="$rows hsc-$n"; done
 for n in $format2; do rows="$rows f2-$n"; done
+for x in $extra; do rows="$rows $x-1000"; done
 row_url() { case $1 in open) echo "$base/open/1k.html" ;;
                        control) echo "$base/control/1k.html" ;;
+                       authz-*) echo "$base/hsc-authz" ;;
+                       bearer-*|basic-*) echo "$base/tok/1k.html" ;;
                        *) echo "$base/hsc/1k.html" ;; esac; }
-row_n() { case $1 in open) echo 0 ;; control) echo 1000 ;; f2-*) echo "${1#f2-}" ;;
-                     *) echo "${1#hsc-}" ;; esac; }
-# The cookies of a row: format 2 ones for f2-N, format 1 for the others.
-row_cookies() { case $1 in f2-*) echo "$run/cookies2.txt" ;; *) echo "$run/cookies.txt" ;; esac; }
+row_n() { case $1 in open) echo 0 ;; control) echo 1000 ;;
+                     *) echo "${1#*-}" ;; esac; }
+# The lines a row sends (bench/cookies.lua): format 2 cookies for f2-N,
+# the app passwords' Authorization lines, format 1 cookies for the others.
+row_cookies() { case $1 in f2-*) echo "$run/cookies2.txt" ;;
+                           bearer-*) echo "$run/tokens.bearer" ;;
+                           basic-*) echo "$run/tokens.basic" ;;
+                           *) echo "$run/cookies.txt" ;; esac; }
+# The header a row adds to every request (hsc-authz's question), or "".
+row_header() { case $1 in authz-*) echo "X-Original-URL: http://app.example/page" ;; esac; }
 
 results=$run/results.txt
 : >"$results"
@@ -277,7 +320,8 @@ while [ $r -le "$rounds" ]; do
         n=$(row_n "$row")
         url=$(row_url "$row")
         cookies=$(row_cookies "$row")
-        case $row in hsc-*|f2-*)
+        hdr=$(row_header "$row")
+        case $row in hsc-*|f2-*|authz-*|bearer-*|basic-*)
             set -- $(cache_stat)
             if [ "$n" -le 100000 ] && { [ "$evicted" = 1 ] || [ "$3" -lt $((n * 99 / 100)) ]; }; then
                 # Warm: every cookie in file order (not measured), until
@@ -290,7 +334,7 @@ while [ $r -le "$rounds" ]; do
                 evicted=0
                 while [ $w -lt 5 ]; do
                     $wrk -t1 -c"$conns" -d"${wsec}s" -s "$lua" "$url" \
-                        -- "$cookies" "$n" seq >"$run/warm.out" 2>&1
+                        -- "$cookies" "$n" seq ${hdr:+"$hdr"} >"$run/warm.out" 2>&1
                     set -- $(cache_stat)
                     [ "$3" -ge $((n * 99 / 100)) ] && break
                     [ "$4" = 0 ] && break # no cache to warm (off, or another build)
@@ -305,7 +349,7 @@ while [ $r -le "$rounds" ]; do
         [ "$n" -gt "$6" ] && evicted=1
         t0=$(httpd_ticks)
         $wrk -t1 -c"$conns" -d"${duration}s" --timeout 30s --latency \
-            -s "$lua" "$url" -- "$cookies" "$n" random >"$run/wrk.out" 2>&1
+            -s "$lua" "$url" -- "$cookies" "$n" random ${hdr:+"$hdr"} >"$run/wrk.out" 2>&1
         t1=$(httpd_ticks)
         s1=$(cache_stat)
         rps=$(awk '/^Requests\/sec:/ { print $2 }' "$run/wrk.out")
