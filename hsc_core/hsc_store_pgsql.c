@@ -1001,8 +1001,14 @@ static hsc_status_t pg_store_id(hsc_store_t *s, char *buf, size_t len)
 
 /*
  * Run one statement with parameters (text form except those flagged
- * binary: the bytea columns), results binary, not retried. write: refused
- * on a read-only handle. *pres the result (tuples or command); on failure
+ * binary: the bytea columns), results binary. write: refused on a
+ * read-only handle, and never run twice. A read (!write) that fails
+ * because its pooled connection broke (as after a server restart: no
+ * answer, class 08, 57P01-57P03) is run again on the pool's next
+ * connection, until one made for this call (fresh) has answered or
+ * failed: the first request after a restart finds the new server, as
+ * run() does for a user's record. A timeout is not retried (it would
+ * double the wait). *pres the result (tuples or command); on failure
  * NULL, errmsg set, and HSC_EREADONLY for a role without the right
  * (SQLSTATE 42501 or 25006), else HSC_ESTORE.
  */
@@ -1014,7 +1020,7 @@ static hsc_status_t params_run(pg_store_t *ps, const char *what,
     pg_slot_t *sl;
     PGresult *res;
     hsc_status_t st;
-    int fresh, timed_out;
+    int fresh, timed_out, again, attempt;
 
     *pres = NULL;
     if (write && ps->readonly) {
@@ -1022,29 +1028,41 @@ static hsc_status_t params_run(pg_store_t *ps, const char *what,
                        "%s: the store is open read-only", what);
         return HSC_EREADONLY;
     }
-    if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
-        return st;
-    }
-    res = slot_wait(ps, sl, what,
-                    PQsendQueryParams(sl->conn, sql, n, NULL, values, lengths,
-                                      formats, 1),
-                    &timed_out);
-    if (res == NULL
-        || (PQresultStatus(res) != PGRES_COMMAND_OK
-            && PQresultStatus(res) != PGRES_TUPLES_OK)) {
+    /* At most one stale connection per slot, then a fresh one. */
+    for (attempt = 0;; ++attempt) {
+        if ((st = slot_get(ps, what, &sl, &fresh)) != HSC_OK) {
+            return st;
+        }
+        res = slot_wait(ps, sl, what,
+                        PQsendQueryParams(sl->conn, sql, n, NULL, values,
+                                          lengths, formats, 1),
+                        &timed_out);
+        if (res != NULL
+            && (PQresultStatus(res) == PGRES_COMMAND_OK
+                || PQresultStatus(res) == PGRES_TUPLES_OK)) {
+            slot_put(ps->pool, sl);
+            *pres = res;
+            return HSC_OK;
+        }
         if (!timed_out) {
             result_msg(ps->base.errmsg, sizeof(ps->base.errmsg), what, sl->conn,
                        res);
         }
         st = has_state(res, "42501") || has_state(res, "25006") ? HSC_EREADONLY
                                                                 : HSC_ESTORE;
+        again = !write && !timed_out && !fresh && attempt < ps->pool->nslots
+                && !server_answered(sl->conn, res);
+        if (again) {
+            /* Broken: closed here, so the next try takes another. */
+            PQfinish(sl->conn);
+            sl->conn = NULL;
+        }
         PQclear(res);
         slot_put(ps->pool, sl);
-        return st;
+        if (!again) {
+            return st;
+        }
     }
-    slot_put(ps->pool, sl);
-    *pres = res;
-    return HSC_OK;
 }
 
 /* One write: HSC_OK with *rows the rows changed. */

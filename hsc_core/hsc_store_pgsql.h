@@ -95,7 +95,10 @@ int hsc_store_pgsql_superuser(hsc_store_t *s);
  * For the factor store on PostgreSQL (hsc_factors_pgsql.c): run one
  * statement on a connection of s's pool, parameters in text form except
  * where formats[i] is 1 (bytea), results binary. write: refused
- * (HSC_EREADONLY) on a read-only handle. HSC_OK with *pres (the caller
+ * (HSC_EREADONLY) on a read-only handle, and never retried; a read
+ * (write 0: only statements without side effects) whose pooled
+ * connection broke is run again on another, as a user's lookup is after
+ * a server restart. HSC_OK with *pres (the caller
  * PQclear()s it); else HSC_ESTORE or HSC_EREADONLY (no right) with
  * hsc_store_errmsg(s) set. HSC_EINVAL when s is not a PostgreSQL store.
  */

@@ -8,7 +8,13 @@
 # both within HSCUserDBMaxStale; failed logins are counted across nodes; a
 # TOTP code or a recovery code used on one node is refused on the other,
 # and the account page changes a password, with the nodes connected as the
-# least role of the doc (its grants as written);
+# least role of the doc (its grants as written); app passwords made by
+# hsc-admin on the database work on both nodes (Bearer on one, Basic on
+# the other), HSCTokenScope answers 403 insufficient_scope, a revoke or a
+# disable is honoured by both, the last use lands in hsc_token_activity
+# (HSCActivityDB "pgsql:..." as the httpd role), a wrong secret is 401
+# and logged without it, and token requests right after a PostgreSQL
+# restart are 200, not 503;
 # 2,000 cookie requests cost fewer than 200 statements; PostgreSQL stopped
 # gives 503 and back gives 200 within 5 s; memcached stopped does what
 # HSCThrottleUnavailable says; no child crashed.
@@ -33,6 +39,7 @@ add() { echo "$2" | "$ADMIN" add "$SPEC" "$1" --password-stdin --force --kdf sha
 check "hsc-admin add alice" add alice alice-password-1
 check "hsc-admin add bob" add bob bob-password-1
 check "hsc-admin add carol" add carol carol-password-1
+check "hsc-admin add erin (app passwords)" add erin erin-password-1
 # The nodes connect as the httpd role of docs/several-servers.md, with the
 # doc's grants as written: everything below works with no more.
 pg_tmp_psql "CREATE ROLE hsc_httpd LOGIN" >/dev/null || bail "the httpd role"
@@ -52,8 +59,19 @@ HSCThrottleAddress 1000
 HSCThrottleUser 10
 HSCCookieSecure Off
 HSCLoginURL /login
+HSCActivityDB "$3"
+LoadModule headers_module "$(httpd_modules_dir)/mod_headers.so"
 <Location /login>
     SetHandler hsc-login
+</Location>
+<Location /api>
+    AuthType HSC
+    Require valid-user
+    HSCAcceptTokens Both
+    Header always set X-User "%{HSC_USER}e"
+</Location>
+<Location /api/dav>
+    HSCTokenScope dav
 </Location>
 <Location /2fa-login>
     SetHandler hsc-login
@@ -74,6 +92,9 @@ HSCLoginURL /login
 EOF
     mkdir -p "$W/$1/htdocs/private"
     echo "private $1" >"$W/$1/htdocs/private/index.html"
+    mkdir -p "$W/$1/htdocs/api/dav"
+    echo "api $1" >"$W/$1/htdocs/api/index.html"
+    echo "dav $1" >"$W/$1/htdocs/api/dav/index.html"
 }
 # Node B spells the same database differently: the per-user login counts
 # are keyed by the store id, so both nodes still share them.
@@ -255,6 +276,100 @@ st=$(password_step "$B" dave dave-password-123456)
 P=$(cat "$W/cookie")
 check "dave's password on node B now gives a pending cookie ($st)" \
     [ "$st" = 303 ] && [ "$(get "$B" "$P")" != 200 ]
+
+# --- app passwords on two nodes ----------------------------------------------
+# Made by hsc-admin as the admin role; each node looks a token up through
+# hsc_token_get and records its last use through hsc_token_touch, both as
+# the httpd role (HSCActivityDB is the same database). A token's lookup is
+# not cached: a revoke is refused on the very next request.
+# tok URL PATH AUTHORIZATION: the status; the headers in $W/theaders
+tok() {
+    curl -s -o /dev/null -D "$W/theaders" -w '%{http_code}' \
+        -H "Authorization: $3" "$1$2"
+}
+x_user() { sed -n 's/^[Xx]-[Uu]ser: \([^[:cntrl:]]*\).*/\1/p' "$W/theaders"; }
+basic() { printf 'Basic %s' "$(printf '%s:%s' "$1" "$2" | base64 -w0)"; }
+tok_re='^hsc_[a-z2-7]{16}_[a-z2-7]{52}_[0-9a-f]{8}$'
+T=$("$ADMIN" token add "$SPEC" erin --name laptop --scopes dav 2>/dev/null | grep -E "$tok_re")
+T2=$("$ADMIN" token add "$SPEC" erin --name ci 2>/dev/null | grep -E "$tok_re")
+check "hsc-admin token add on PostgreSQL prints a token" [ -n "$T" ]
+check "and a second one, without scopes" [ -n "$T2" -a "$T2" != "$T" ]
+TID=$(echo "$T" | cut -c5-20)
+st=$(tok "$A" /api/ "Bearer $T")
+check "node A: the token as Bearer is 200 ($st) as erin ($(x_user))" \
+    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+st=$(tok "$B" /api/ "$(basic erin "$T")")
+check "node B: the token as Basic is 200 ($st) as erin ($(x_user))" \
+    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+check "node B: Basic with another user's name is 401" \
+    [ "$(tok "$B" /api/ "$(basic alice "$T")")" = 401 ]
+check "HSCTokenScope dav: the token with scope dav is 200 on node B" \
+    [ "$(tok "$B" /api/dav/ "Bearer $T")" = 200 ]
+st=$(tok "$A" /api/dav/ "Bearer $T2")
+check "a token without the scope is 403 on node A ($st)" [ "$st" = 403 ]
+check "with WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"dav\"" \
+    grep -qi '^WWW-Authenticate: Bearer error="insufficient_scope", scope="dav"' "$W/theaders"
+# The last use, written by a child as the httpd role, read as the admin.
+activity() {
+    pg_tmp_psql "SELECT last_at || ' ' || last_addr FROM hsc_token_activity WHERE id = '$TID'"
+}
+i=0
+while [ $i -lt 30 ] && [ -z "$(activity)" ]; do sleep 0.1; i=$((i + 1)); done
+row=$(activity)
+at=${row%% *}
+check "hsc_token_activity has the token's last use from 127.0.0.1 ($row)" \
+    [ "${row#* }" = 127.0.0.1 ] && [ $(( $(date +%s) - ${at:-0} )) -lt 120 ]
+"$ADMIN" token list "$SPEC" erin --activity "$SPEC" > "$W/tlist" 2>&1
+sed 's/^/# /' "$W/tlist"
+check "hsc-admin token list --activity pgsql: shows it, from 127.0.0.1" \
+    grep -qE "^$TID	.*	[0-9]{4}-[0-9]{2}-[0-9]{2}.* 127\.0\.0\.1$" "$W/tlist"
+# A wrong secret with good check digits: refused after the lookup, and
+# the log names the token's id, never a secret.
+pre=$(echo "$T" | cut -c1-73)
+sec=$(echo "$T" | cut -c22-73)
+case $sec in a*) bad="b${sec#?}" ;; *) bad="a${sec#?}" ;; esac
+pre="hsc_${TID}_$bad"
+W_T="${pre}_$(printf '%s' "$pre" | sha256sum | cut -c1-8)"
+check "the forged token has the form of a token" sh -c 'echo "$0" | grep -qE "$1"' "$W_T" "$tok_re"
+st=$(tok "$A" /api/ "Bearer $W_T")
+check "node A: a wrong secret with good check digits is 401 ($st)" [ "$st" = 401 ]
+check "logged as HSC230, a wrong secret, naming the id" \
+    grep -q "HSC230: app password refused: wrong secret (id $TID)" "$W/a/error.log"
+check "and neither the wrong secret nor the right one is in any log" \
+    sh -c '! grep -qe "$0" -e "$1" "$2"/*/error.log' "$bad" "$sec" "$W"
+
+# PostgreSQL restarted: every pooled connection of both nodes is broken.
+# The token lookup runs again on a new connection, as a cookie's does:
+# the first requests are 200, not 503.
+pg_tmp_as "$PG_BIN/pg_ctl" -D "$PG_DIR/pg" -w -t 30 -l "$PG_LOG" -m fast restart \
+    >/dev/null 2>&1
+check "pg_ctl restart -m fast" [ $? = 0 ]
+codes=""
+for i in 1 2 3 4 5 6; do
+    codes="$codes $(tok "$A" /api/ "Bearer $T")"
+    codes="$codes $(tok "$B" /api/ "$(basic erin "$T")")"
+done
+check "after the restart, the first 12 token requests over both nodes are all 200 (got$codes)" \
+    [ "$codes" = " 200 200 200 200 200 200 200 200 200 200 200 200" ]
+
+"$ADMIN" token revoke "$SPEC" erin "$TID" >/dev/null
+check "token revoke: node A refuses it on the next request (401)" \
+    [ "$(tok "$A" /api/ "Bearer $T")" = 401 ]
+check "token revoke: node B too (401)" \
+    [ "$(tok "$B" /api/ "$(basic erin "$T")")" = 401 ]
+check "erin's other token still works on node B" \
+    [ "$(tok "$B" /api/ "Bearer $T2")" = 200 ]
+# tok_within MS URL AUTH STATUS: /api/ answers STATUS within MS
+tok_within() {
+    t0=$(now_ms)
+    while [ "$(tok "$2" /api/ "$3")" != "$4" ]; do
+        [ $(( $(now_ms) - t0 )) -gt "$1" ] && return 1
+        sleep 0.05
+    done
+}
+"$ADMIN" disable "$SPEC" erin >/dev/null
+check "a disabled owner: node A refuses her token within 1.5 s" tok_within 1500 "$A" "Bearer $T2" 401
+check "a disabled owner: node B refuses it within 1.5 s" tok_within 1500 "$B" "$(basic erin "$T2")" 401
 
 # --- the health check on PostgreSQL (docs/metrics.md) ----------------------
 health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }
