@@ -667,8 +667,10 @@ static void slot_put(hsc_pg_pool_t *p, pg_slot_t *sl)
  * Run a prepared statement (binary parameters and results). A read
  * (retry) that fails because its connection broke, or because its
  * statement is gone (SQLSTATE 26000, e.g. a pooler's DISCARD ALL), is run
- * once more on a new connection: after a server restart, the first
- * request finds the new server, not an error. *pres is a result with
+ * again on the pool's next connection, up to a newly opened one: after a
+ * server restart every pooled connection of the child is stale, and the
+ * first request still finds the new server, not an error (as
+ * hsc_store_pgsql_exec's reads do). *pres is a result with
  * tuples, or NULL with errmsg set and the status returned.
  */
 static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
@@ -724,7 +726,7 @@ static hsc_status_t run(pg_store_t *ps, const char *what, const char *stmt,
         sl->conn = NULL;
         slot_put(ps->pool, sl);
         PQclear(res);
-        if (!retry || fresh || attempt > 0) {
+        if (!retry || fresh || attempt >= ps->pool->nslots) {
             return fault(ps);
         }
     }
