@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hsc_json.h"
 
@@ -600,4 +601,80 @@ hsc_status_t hsc_json_end(hsc_json_writer_t *w, size_t *len)
     w->buf[w->len] = '\0';
     *len = w->len;
     return HSC_OK;
+}
+
+/* --- headers -------------------------------------------------------------- */
+
+int hsc_json_content_type(const char *ct)
+{
+    static const char mt[] = "application/json";
+
+    if (ct == NULL || strncasecmp(ct, mt, sizeof(mt) - 1) != 0) {
+        return 0;
+    }
+    ct += sizeof(mt) - 1;
+    return *ct == '\0' || *ct == ';' || *ct == ' ' || *ct == '\t';
+}
+
+/* The q of one media range's parameters (after its ';'), in thousandths:
+ * 1000 without q, 0 for a bad one. */
+static int range_q(const char *p, const char *end)
+{
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == ';')) {
+            p++;
+        }
+        if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+            int q = 0, scale = 1000;
+            p += 2;
+            if (p < end && (*p == '0' || *p == '1')) {
+                q = (*p++ - '0') * 1000;
+                if (p < end && *p == '.') {
+                    for (p++; p < end && *p >= '0' && *p <= '9' && scale > 1;
+                         p++) {
+                        scale /= 10;
+                        q += (*p - '0') * scale;
+                    }
+                }
+                return q > 1000 ? 1000 : q;
+            }
+            return 0;
+        }
+        while (p < end && *p != ';') {
+            p++;
+        }
+    }
+    return 1000;
+}
+
+int hsc_json_accept_prefers(const char *accept)
+{
+    int json = -1, other = 0;
+    const char *p = accept, *end, *semi, *t0, *t1;
+
+    if (accept == NULL) {
+        return 0;
+    }
+    while (*p != '\0') {
+        for (end = p; *end != '\0' && *end != ','; end++) {
+        }
+        for (semi = p; semi < end && *semi != ';'; semi++) {
+        }
+        for (t0 = p; t0 < semi && (*t0 == ' ' || *t0 == '\t'); t0++) {
+        }
+        for (t1 = semi; t1 > t0 && (t1[-1] == ' ' || t1[-1] == '\t'); t1--) {
+        }
+        if (t1 > t0 && memchr(t0, '*', (size_t)(t1 - t0)) == NULL) {
+            int q = range_q(semi, end);
+            if ((size_t)(t1 - t0) == 16
+                && strncasecmp(t0, "application/json", 16) == 0) {
+                json = q > json ? q : json;
+            }
+            else if (q > other) {
+                other = q;
+            }
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    return json > 0 && json >= other;
 }

@@ -106,4 +106,16 @@ void hsc_json_add_list(hsc_json_writer_t *w, const char *key, const char *list,
  * or HSC_ETOOLONG (buf then holds "" ). */
 hsc_status_t hsc_json_end(hsc_json_writer_t *w, size_t *len) HSC_MUST_CHECK;
 
+/** 1 when a Content-Type header value is application/json (any case),
+ * alone or followed by ';' or a space (parameters such as charset). */
+int hsc_json_content_type(const char *ct);
+
+/**
+ * 1 when an Accept header value prefers JSON to HTML: it names
+ * application/json with a q above 0, at least the q of text/html (0 when
+ * not named) and of any other type it names explicitly. Wildcards count
+ * for neither. NULL (no Accept): 0.
+ */
+int hsc_json_accept_prefers(const char *accept);
+
 #endif /* HSC_JSON_H */

@@ -262,8 +262,35 @@ static void the_writer_never_overflows(void)
     CHECK_EQ(over, 27, "every smaller cap says HSC_ETOOLONG, empty");
 }
 
+static void content_type_and_accept(void)
+{
+    CHECK(hsc_json_content_type("application/json"), "application/json");
+    CHECK(hsc_json_content_type("Application/JSON; charset=utf-8"),
+          "any case, with a charset");
+    CHECK(!hsc_json_content_type("application/jsonx"), "a longer type: no");
+    CHECK(!hsc_json_content_type("text/plain"), "text/plain: no");
+    CHECK(!hsc_json_content_type("application/x-www-form-urlencoded"),
+          "a form: no");
+    CHECK(!hsc_json_content_type(NULL), "none: no");
+
+    CHECK(hsc_json_accept_prefers("application/json"), "JSON alone");
+    CHECK(hsc_json_accept_prefers("application/json, text/plain, */*"),
+          "a script's usual Accept");
+    CHECK(hsc_json_accept_prefers("text/html;q=0.5, application/json"),
+          "JSON above HTML");
+    CHECK(!hsc_json_accept_prefers("text/html,application/xhtml+xml,"
+                                   "application/xml;q=0.9,*/*;q=0.8"),
+          "a browser's navigation: no");
+    CHECK(!hsc_json_accept_prefers("text/html, application/json;q=0.9"),
+          "HTML above JSON: no");
+    CHECK(!hsc_json_accept_prefers("application/json;q=0"), "q=0: no");
+    CHECK(!hsc_json_accept_prefers("*/*"), "a wildcard alone: no");
+    CHECK(!hsc_json_accept_prefers(NULL), "no Accept: no");
+}
+
 int main(void)
 {
+    RUN(content_type_and_accept);
     RUN(a_flat_object_parses);
     RUN(escapes_decode);
     RUN(bad_documents_are_refused);
