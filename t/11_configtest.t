@@ -187,6 +187,10 @@ push @cases,
     ['HSCAuthzStyle not a style', $ok . "HSCAuthzStyle nginx\n", qr{HSCAuthzStyle: auth-request \(nginx\) or forward-auth}],
     ['HSCAuthzTrustedProxy not an address', $ok . "HSCAuthzTrustedProxy proxy.example\n", qr{HSCAuthzTrustedProxy: 'proxy.example' is not an IP address}],
     ['HSCReturnHosts not a host', $ok . "HSCReturnHosts https://app.example\n", qr{HSCReturnHosts: 'https://app.example' is not a host name}],
+    ['hsc-api with HSCAPIAllowOrigin', $ok . "<Location /api>\nSetHandler hsc-api\nHSCAPIAllowOrigin https://app.example.com http://localhost:8080\n</Location>\n", undef],
+    ['HSCAPIAllowOrigin with a path', $ok . "HSCAPIAllowOrigin https://app.example.com/\n", qr{HSCAPIAllowOrigin: 'https://app.example.com/' is not an origin}],
+    ['HSCAPIAllowOrigin a wildcard', $ok . "HSCAPIAllowOrigin *\n", qr{HSCAPIAllowOrigin: '\*' is not an origin}],
+    ['HSCAPIAllowOrigin the default port', $ok . "HSCAPIAllowOrigin https://app.example.com:443\n", qr{HSCAPIAllowOrigin: 'https://app.example.com:443' is not an origin}],
     ['HSCSecondFactor with a pgsql: database (its factors are there too)', qq{HSCKeyFile "$var/keys"\nHSCUserDB "pgsql:host=/nonexistent dbname=none"\nHSCSecondFactor required\n}, undef];
 
 # The annotated sample, with this tree's module, database and key file.
