@@ -1,7 +1,8 @@
 # Issue 20: SetHandler hsc-api, the JSON login for single-page apps
 # (docs/json-api.md), and the JSON body of a protected page's 401 for a
 # client that prefers JSON. Its users: yves (signs in and out), zoe
-# (throttled), vera (logs out everywhere), vic (the Python client).
+# (throttled), vera (logs out everywhere, then a second factor), vic (the
+# Python client).
 use strict;
 use warnings FATAL => 'all';
 
@@ -13,7 +14,7 @@ use HTTP::Request ();
 use JSON::PP ();
 use HSCTest;
 
-plan tests => 94;
+plan tests => 100;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -235,6 +236,28 @@ $res = options('/api/login', Origin => 'http://evil.example',
 ok(!defined $res->header('Access-Control-Allow-Origin')
    && !defined $res->header('Access-Control-Allow-Methods'),
    'another origin\'s preflight: no CORS headers');
+
+# --- a second factor due: vera gets an authenticator app -----------------
+{
+    my ($rc, $out) = admin('totp', 'enrol', var_dir() . '/users.db', 'vera',
+                           '--keys', var_dir() . '/keys');
+    is($rc, 0, 'vera enrols an authenticator app') or diag $out;
+    $res = post_json('/api-2fa/login',
+                     $json->encode({ username => 'vera',
+                                     password => $PW{vera} }));
+    is($res->code, 200, 'a login where her second factor is due: 200');
+    is_deeply(body_of($res),
+              { authenticated => JSON::PP::false,
+                second_factor => 'required', next => '/2fa-login' },
+              'second_factor required, next: the code step');
+    my $pending = cookie_from($res);
+    ok(defined $pending, 'with the pending cookie');
+    $res = GET '/api-2fa/session', Cookie => "hsc=$pending";
+    is_deeply(body_of($res), { authenticated => JSON::PP::false },
+              'which is no session yet');
+    $res = GET '/2fa-login', Cookie => "hsc=$pending";
+    like($res->content, qr/id="hsc-code"/, 'the code step asks for the code');
+}
 
 # --- the 401 of a protected page -----------------------------------------
 $res = GET '/private/page.html', Accept => 'application/json';
