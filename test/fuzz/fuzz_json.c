@@ -15,9 +15,17 @@
  *   - the escape of any bytes holds no control byte, '<', '>', '&' or a
  *     bare quote, is at most HSC_JSON_ESCAPED_MAX long, and read back inside
  *     {"k":"..."} is accepted; when the bytes were well-formed UTF-8 it
- *     decodes to exactly them.
+ *     decodes to exactly them;
+ *   - the same bytes as a header (cut at a NUL): hsc_json_content_type and
+ *     hsc_json_accept_prefers answer 0 or 1, the same twice; an accepted
+ *     Content-Type starts with application/json, and an Accept that
+ *     prefers JSON names application/json.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strcasestr */
+#endif
 #include <string.h>
+#include <strings.h>
 
 #include "hsc_fuzz.h"
 #include "hsc_json.h"
@@ -132,6 +140,31 @@ static void check_escape(const uint8_t *data, size_t size)
     free(doc);
 }
 
+static void check_headers(const uint8_t *data, size_t size)
+{
+    char *h = malloc(size + 1);
+    int ct, acc;
+
+    if (h == NULL) {
+        return;
+    }
+    memcpy(h, data, size);
+    h[size] = '\0';
+    ct = hsc_json_content_type(h);
+    acc = hsc_json_accept_prefers(h);
+    HSC_FUZZ_ASSERT(ct == 0 || ct == 1);
+    HSC_FUZZ_ASSERT(acc == 0 || acc == 1);
+    HSC_FUZZ_ASSERT(hsc_json_content_type(h) == ct);
+    HSC_FUZZ_ASSERT(hsc_json_accept_prefers(h) == acc);
+    if (ct) {
+        HSC_FUZZ_ASSERT(!strncasecmp(h, "application/json", 16));
+    }
+    if (acc) {
+        HSC_FUZZ_ASSERT(strcasestr(h, "application/json") != NULL);
+    }
+    free(h);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hsc_status_t s1, s2;
@@ -157,5 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         round_trip(&a);
     }
     check_escape(data, size);
+    check_headers(data, size);
     return 0;
 }
