@@ -75,13 +75,17 @@ static int send_json(request_rec *r, int status, hsc_json_writer_t *w)
     return OK;
 }
 
-static hsc_json_writer_t *writer(request_rec *r)
+static hsc_json_writer_t *writer_of(request_rec *r, apr_size_t cap)
 {
     hsc_json_writer_t *w = apr_palloc(r->pool, sizeof(*w));
 
-    hsc_json_begin(w, apr_palloc(r->pool, HSC_API_ANSWER_MAX),
-                   HSC_API_ANSWER_MAX);
+    hsc_json_begin(w, apr_palloc(r->pool, cap), cap);
     return w;
+}
+
+static hsc_json_writer_t *writer(request_rec *r)
+{
+    return writer_of(r, HSC_API_ANSWER_MAX);
 }
 
 /* {"error":code,"message":message} with status. */
@@ -225,7 +229,7 @@ static int read_json(request_rec *r, const hsc_dir_conf_t *d,
 static int api_session(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d)
 {
-    hsc_json_writer_t *w = writer(r);
+    hsc_json_writer_t *w;
     char amr[HSC_AMR_NAMES_MAX];
     hsc_store_t *store;
     hsc_cookie_t c;
@@ -243,9 +247,13 @@ static int api_session(request_rec *r, const hsc_srv_conf_t *sc,
         if (hsc_status_outcome(st, &level) == HTTP_SERVICE_UNAVAILABLE) {
             return store_down(r);
         }
+        w = writer(r);
         hsc_json_add_bool(w, "authenticated", 0);
         return send_json(r, HTTP_OK, w);
     }
+    /* However many groups the user has: each byte escapes to 6 at most. */
+    w = writer_of(r, HSC_API_ANSWER_MAX
+                         + HSC_JSON_ESCAPED_MAX(strlen(u.groups)) * 2);
     hsc_amr_names(c.amr, amr);
     hsc_json_add_bool(w, "authenticated", 1);
     hsc_json_add_string(w, "user", c.user, c.user_len);

@@ -1,7 +1,7 @@
 # Issue 20: SetHandler hsc-api, the JSON login for single-page apps
 # (docs/json-api.md), and the JSON body of a protected page's 401 for a
 # client that prefers JSON. Its users: yves (signs in and out), zoe
-# (throttled), vera (logs out everywhere, then a second factor), vic (the
+# (throttled), vera (logs out everywhere, then a second factor), ugo (the
 # Python client).
 use strict;
 use warnings FATAL => 'all';
@@ -279,9 +279,9 @@ unlike($res->header('Content-Type') // '', qr/json/, 'not JSON');
 
 # --- from Python: urllib and a cookie jar ---------------------------------
 {
-    local $ENV{HSC_API_PASSWORD} = $PW{vic};
+    local $ENV{HSC_API_PASSWORD} = $PW{ugo};
     my $script = "$FindBin::Bin/../test/api/api-client.py";
-    my $out = `python3 $script http://localhost:$port/api vic 2>&1`;
+    my $out = `python3 $script http://localhost:$port/api ugo 2>&1`;
     is($?, 0, 'test/api/api-client.py: every step as documented')
         or diag $out;
     like($out, qr/^1\.\.11$/m, 'all eleven of its checks ran');
@@ -289,6 +289,6 @@ unlike($res->header('Content-Type') // '', qr/json/, 'not JSON');
 
 # --- nothing secret in the error log ---------------------------------------
 my $logged = log_since($log0);
-unlike($logged, qr/\Q$PW{yves}\E|\Q$PW{vera}\E|\Q$PW{vic}\E/,
+unlike($logged, qr/\Q$PW{yves}\E|\Q$PW{vera}\E|\Q$PW{ugo}\E/,
        'no password in the error log');
 unlike($logged, qr/\Q$cookie\E/, 'nor a whole cookie');

@@ -29,7 +29,7 @@ our @EXPORT = qw(
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
     qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
-       oscar pat quinn rita sam tom uma wes xena vera vic yves zoe);
+       oscar pat quinn rita sam tom uma wes xena vera ugo yves zoe);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff',
               wes => 'ops,staff', xena => 'staff', yves => 'staff,ops');
 
