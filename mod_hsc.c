@@ -24,6 +24,7 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_account.h"
+#include "mod_hsc_api.h"
 #include "mod_hsc_authz.h"
 #include "mod_hsc_cachectl.h"
 #include "mod_hsc_checks.h"
@@ -81,6 +82,7 @@ static int unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
     if (!hsc_token_challenge(r, d)) {
         apr_table_setn(r->err_headers_out, "WWW-Authenticate", HSC_AUTH_TYPE);
     }
+    hsc_api_unauthenticated(r, d); /* JSON for a client that prefers it */
     return HTTP_UNAUTHORIZED;
 }
 
@@ -249,6 +251,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
     hsc_authz_register_hooks(p);    /* hsc-authz for nginx, Caddy, HAProxy */
     hsc_token_register_hooks(p);    /* AuthBasicProvider hsc, last use */
+    hsc_api_register_hooks(p);      /* hsc-api: JSON login for scripts */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

@@ -191,6 +191,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     d->return_hosts = concat(p, base->return_hosts, add->return_hosts);
     HSC_MERGE(d, base, add, accept_tokens);
     d->token_scopes = concat(p, base->token_scopes, add->token_scopes);
+    d->api_origins = concat(p, base->api_origins, add->api_origins);
     return d;
 }
 
@@ -796,6 +797,43 @@ static const char *add_token_scope(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+/* An origin as a browser sends it in Origin: http or https, a host in
+ * lower case, a port only when it is not the scheme's default, no path. */
+static const char *add_api_origin(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    char probe[HSC_AUTHZ_URL_MAX + 1];
+    const char *host = NULL, *scheme = NULL;
+
+    if (!strncmp(arg, "https://", 8)) {
+        scheme = "https";
+        host = arg + 8;
+    }
+    else if (!strncmp(arg, "http://", 7)) {
+        scheme = "http";
+        host = arg + 7;
+    }
+    if (host == NULL
+        || hsc_authz_url(scheme, host, "/", probe, sizeof(probe)) != HSC_OK
+        || strlen(probe) != strlen(arg) + 1 || strncmp(probe, arg, strlen(arg))
+        || (!strcmp(scheme, "https") && ap_strstr_c(host, ":443") != NULL
+            && !strcmp(ap_strstr_c(host, ":443"), ":443"))
+        || (!strcmp(scheme, "http") && ap_strstr_c(host, ":80") != NULL
+            && !strcmp(ap_strstr_c(host, ":80"), ":80"))) {
+        return apr_psprintf(cmd->pool,
+                            "HSCAPIAllowOrigin: '%s' is not an origin as a "
+                            "browser sends it (http:// or https://, a host "
+                            "in lower case, a port only when not the "
+                            "default, no path)",
+                            arg);
+    }
+    if (d->api_origins == NULL) {
+        d->api_origins = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    }
+    *(const char **)apr_array_push(d->api_origins) = arg;
+    return NULL;
+}
+
 HSC_DIR_FLAG_SETTER(strip_cookie)
 HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
@@ -1391,6 +1429,10 @@ const command_rec hsc_cmds[] = {
     AP_INIT_TAKE1("HSCActivityDB", set_activity_db, NULL, RSRC_CONF,
                   "FILE|pgsql:CONNINFO: where the last use of each app "
                   "password is kept (default: not kept)"),
+    AP_INIT_ITERATE("HSCAPIAllowOrigin", add_api_origin, NULL,
+                    OR_AUTHCFG | RSRC_CONF,
+                    "ORIGIN...: other sites whose pages may call hsc-api "
+                    "with the cookie (CORS); default none"),
     HSC_DIR_FLAG("HSCStripCookie", set_strip_cookie,
                  "On|Off: after authentication, remove this module's cookie "
                  "from the Cookie header sent on (default Off)"),

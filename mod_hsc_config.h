@@ -154,6 +154,10 @@ typedef struct {
     /* HSCTokenScope (const char *): a token needs every one; a nested
      * section adds to its parent's. NULL: none. */
     apr_array_header_t *token_scopes;
+    /* HSCAPIAllowOrigin (const char *, "scheme://host[:port]"): the origins
+     * hsc-api answers with CORS headers; a nested section adds to its
+     * parent's. NULL: none (no CORS headers). */
+    apr_array_header_t *api_origins;
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,

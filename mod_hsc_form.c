@@ -84,7 +84,7 @@ static const char *request_scheme(request_rec *r)
  * without either header (old browsers, curl) pass; SameSite on the cookie
  * is the other half of the defence.
  */
-static int cross_site(request_rec *r)
+int hsc_form_cross_site(request_rec *r)
 {
     const char *sfs = apr_table_get(r->headers_in, "Sec-Fetch-Site");
     const char *origin = apr_table_get(r->headers_in, "Origin");
@@ -103,11 +103,8 @@ static int cross_site(request_rec *r)
     return !hsc_same_origin(origin, request_scheme(r), host);
 }
 
-/*
- * Read an application/x-www-form-urlencoded body of at most
- * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
- */
-static int read_form(request_rec *r, char **body, apr_size_t *len)
+int hsc_form_read_body(request_rec *r, apr_size_t max, char **body,
+                       apr_size_t *len)
 {
     apr_size_t n = 0;
     char *buf;
@@ -115,24 +112,18 @@ static int read_form(request_rec *r, char **body, apr_size_t *len)
 
     *body = NULL;
     *len = 0;
-    if (!hsc_content_type_is_form(
-            apr_table_get(r->headers_in, "Content-Type"))) {
-        return HTTP_UNSUPPORTED_MEDIA_TYPE;
-    }
     if ((rv = ap_setup_client_block(r, REQUEST_CHUNKED_DECHUNK)) != OK) {
         return rv;
     }
-    if (r->remaining > HSC_FORM_BODY_MAX) {
+    if (r->remaining > (apr_off_t)max) {
         return HTTP_REQUEST_ENTITY_TOO_LARGE;
     }
-    buf = apr_palloc(r->pool, HSC_FORM_BODY_MAX + 1);
+    buf = apr_palloc(r->pool, max + 1);
     if (ap_should_client_block(r)) {
         long got;
-        while (
-            (got = ap_get_client_block(r, buf + n, HSC_FORM_BODY_MAX + 1 - n))
-            > 0) {
+        while ((got = ap_get_client_block(r, buf + n, max + 1 - n)) > 0) {
             n += (apr_size_t)got;
-            if (n > HSC_FORM_BODY_MAX) {
+            if (n > max) {
                 hsc_wipe(buf, n);
                 return HTTP_REQUEST_ENTITY_TOO_LARGE;
             }
@@ -146,6 +137,21 @@ static int read_form(request_rec *r, char **body, apr_size_t *len)
     *body = buf;
     *len = n;
     return OK;
+}
+
+/*
+ * Read an application/x-www-form-urlencoded body of at most
+ * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
+ */
+static int read_form(request_rec *r, char **body, apr_size_t *len)
+{
+    *body = NULL;
+    *len = 0;
+    if (!hsc_content_type_is_form(
+            apr_table_get(r->headers_in, "Content-Type"))) {
+        return HTTP_UNSUPPORTED_MEDIA_TYPE;
+    }
+    return hsc_form_read_body(r, HSC_FORM_BODY_MAX, body, len);
 }
 
 /*
@@ -173,7 +179,7 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
     if (r->method_number != M_POST) {
         return HTTP_METHOD_NOT_ALLOWED;
     }
-    if (cross_site(r)) {
+    if (hsc_form_cross_site(r)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(020) "cross-site %s POST refused", what);
         return HTTP_FORBIDDEN;

@@ -20,6 +20,19 @@ int hsc_form_send(request_rec *r, int status, const char *html);
 hsc_page_conf_t hsc_form_page_conf(const hsc_dir_conf_t *d);
 
 /*
+ * 1 when a POST comes from another site: Sec-Fetch-Site says cross-site,
+ * or Origin names another scheme, host or port than the request's own.
+ * Requests with neither header pass (SameSite is the other half).
+ */
+int hsc_form_cross_site(request_rec *r);
+
+/* Read a request body of at most max bytes into *body (pool memory,
+ * NUL-terminated; wipe it after use when it may hold a secret). OK, 413
+ * when larger, or another HTTP status. */
+int hsc_form_read_body(request_rec *r, apr_size_t max, char **body,
+                       apr_size_t *len);
+
+/*
  * What a handler does before its POST work: the common headers, GET and
  * POST only, same-site, a small form body, parsed. DECLINED with *get set
  * for a GET (the caller shows its page), OK with the parsed form (wipe

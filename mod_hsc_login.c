@@ -291,11 +291,12 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     return st;
 }
 
-/* A checked login: mint the cookie, set it, 303 to a safe target. */
-static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
-                           const hsc_dir_conf_t *d, const hsc_user_t *u,
-                           unsigned char xn[HSC_XN_LEN], const char *target,
-                           const char *user, const hsc_login_form_t *f)
+/* A checked login: mint the cookie (a pending one when a second factor
+ * is due) and set it; logged and reported. */
+static hsc_login_result_t
+login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
+           const hsc_user_t *u, unsigned char xn[HSC_XN_LEN], const char *user,
+           const hsc_login_form_t *f)
 {
     char value[HSC_COOKIE_VALUE_MAX];
     hsc_verify_params_t vp;
@@ -337,17 +338,11 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                                     "has no second factor",
                       user);
         hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
-        {
-            hsc_page_conf_t c = hsc_form_page_conf(d);
-            return hsc_form_send(r, HTTP_FORBIDDEN,
-                                 hsc_page_no_factor(r->pool, &c,
-                                                    login_again_url(r,
-                                                                    target)));
-        }
+        return HSC_LOGIN_RESULT_NO_FACTOR;
     case HSC_FACTOR_FAULT:
         hsc_wipe(xn, HSC_XN_LEN);
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
-        return hsc_userdb_unavailable(r);
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
     }
     st = mint_login(r, sc, &vp, u, iat, exp,
                     (rem ? HSC_AMR_REM : 0) | (pending ? HSC_AMR_PENDING : 0),
@@ -358,12 +353,12 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                       HSCLOGNO(033) "cannot mint a cookie for user \"%s\": %s",
                       user, hsc_strerror(st));
         hsc_ops_login(r, f, HSC_LOGIN_ERROR, NULL);
-        return HTTP_INTERNAL_SERVER_ERROR;
+        return HSC_LOGIN_RESULT_ERROR;
     }
     st = hsc_set_cookie(r, d, value, exp - vp.now);
     hsc_wipe(value, sizeof(value));
     if (st != HSC_OK) {
-        return HTTP_INTERNAL_SERVER_ERROR;
+        return HSC_LOGIN_RESULT_ERROR;
     }
     lid = apr_table_get(r->notes, HSC_NOTE_LOGIN_ID);
     if (pending) {
@@ -372,18 +367,14 @@ static int login_succeeded(request_rec *r, const hsc_srv_conf_t *sc,
                                     "factor due, login id %s",
                       user, lid ? lid : "");
         hsc_ops_login(r, f, HSC_LOGIN_FACTOR_DUE, NULL);
-        /* This page again, which now asks for the code. */
-        apr_table_set(r->headers_out, "Location", login_again_url(r, target));
-        return HTTP_SEE_OTHER;
+        return HSC_LOGIN_RESULT_PENDING;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(034) "user \"%s\" logged in%s%s", user,
                   lid ? ", login id " : "", lid ? lid : "");
     hsc_ops_login(r, f, HSC_LOGIN_SUCCESS,
                   hsc_key_id(hsc_keyring_signer(sc->keys)));
-    /* Copied: target points into the body, which is wiped. */
-    apr_table_set(r->headers_out, "Location", target ? target : d->success_url);
-    return HTTP_SEE_OTHER;
+    return HSC_LOGIN_RESULT_OK;
 }
 
 /*
@@ -443,33 +434,35 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
                                          cancel_url(r, d, qp), d->login_url));
 }
 
-/* Log in: the attempt (hsc_login_attempt), then its answer. */
-static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
-                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
+                                      const hsc_dir_conf_t *d,
+                                      const hsc_login_form_t *f,
+                                      apr_int64_t *retry_after)
 {
-    const char *target = safe_return(d, f), *user;
+    const char *user;
     hsc_store_t *store;
     hsc_login_t a;
     hsc_attempt_t attempt;
     int level, http;
 
+    *retry_after = 0;
     if (!f->username.present || !f->password.present
         || !hsc_username_valid(f->username.value, f->username.len)) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(030) "login refused: missing or invalid "
                                     "username or password field");
         hsc_ops_login(r, f, HSC_LOGIN_BAD_CREDENTIALS, NULL);
-        return login_failed(r, d, target, f);
+        return HSC_LOGIN_RESULT_FAILED;
     }
     user = ap_escape_logitem(r->pool, f->username.value);
     if (sc->keys == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(031) "hsc-login without HSCKeyFile");
-        return HTTP_INTERNAL_SERVER_ERROR;
+        return HSC_LOGIN_RESULT_ERROR;
     }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
-        return hsc_userdb_unavailable(r); /* logged (HSC006) */
+        return HSC_LOGIN_RESULT_UNAVAILABLE; /* logged (HSC006) */
     }
     a.user = f->username.value;
     a.user_len = f->username.len;
@@ -478,18 +471,18 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     a.factor_follows = d->second_factor != HSC_SECOND_FACTOR_OFF;
     attempt = hsc_login_attempt(r, sc, store, &a);
     hsc_userdb_note_recovery(r, sc, store);
+    *retry_after = a.retry_after;
     switch (attempt) {
     case HSC_ATTEMPT_BUSY:
         hsc_ops_login(r, f, HSC_LOGIN_KDF_CAP, NULL);
-        return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, a.retry_after);
-    case HSC_ATTEMPT_THROTTLED:
-        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, a.retry_after);
+        return HSC_LOGIN_RESULT_BUSY;
+    case HSC_ATTEMPT_THROTTLED: return HSC_LOGIN_RESULT_THROTTLED;
     case HSC_ATTEMPT_UNAVAILABLE: /* HSCThrottleUnavailable refuse (HSC054) */
-        return hsc_userdb_unavailable(r);
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
     case HSC_ATTEMPT_CHECKED: break;
     }
     if (a.st == HSC_OK) {
-        return login_succeeded(r, sc, d, &a.u, a.xn, target, user, f);
+        return login_mint(r, sc, d, &a.u, a.xn, user, f);
     }
     http = hsc_status_outcome(a.st, &level);
     if (a.st == HSC_EKDFLIMIT) {
@@ -515,12 +508,45 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     hsc_ops_login(r, f, hsc_login_outcome_of(a.st), NULL);
     if (http == HTTP_SERVICE_UNAVAILABLE) {
-        return hsc_userdb_unavailable(r);
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
     }
     if (http != HTTP_UNAUTHORIZED) {
-        return http;
+        return HSC_LOGIN_RESULT_ERROR;
     }
-    return login_failed(r, d, target, f);
+    return HSC_LOGIN_RESULT_FAILED;
+}
+
+/* Log in (hsc_login_password), then its page or redirect. */
+static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    const char *target = safe_return(d, f);
+    apr_int64_t retry;
+
+    switch (hsc_login_password(r, sc, d, f, &retry)) {
+    case HSC_LOGIN_RESULT_OK:
+        /* Copied: target points into the body, which is wiped. */
+        apr_table_set(r->headers_out, "Location",
+                      target ? target : d->success_url);
+        return HTTP_SEE_OTHER;
+    case HSC_LOGIN_RESULT_PENDING:
+        /* This page again, which now asks for the code. */
+        apr_table_set(r->headers_out, "Location", login_again_url(r, target));
+        return HTTP_SEE_OTHER;
+    case HSC_LOGIN_RESULT_FAILED: return login_failed(r, d, target, f);
+    case HSC_LOGIN_RESULT_NO_FACTOR: {
+        hsc_page_conf_t c = hsc_form_page_conf(d);
+        return hsc_form_send(r, HTTP_FORBIDDEN,
+                             hsc_page_no_factor(r->pool, &c,
+                                                login_again_url(r, target)));
+    }
+    case HSC_LOGIN_RESULT_THROTTLED:
+        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, retry);
+    case HSC_LOGIN_RESULT_BUSY:
+        return busy_page(r, d, target, HTTP_SERVICE_UNAVAILABLE, retry);
+    case HSC_LOGIN_RESULT_UNAVAILABLE: return hsc_userdb_unavailable(r);
+    default: return HTTP_INTERNAL_SERVER_ERROR;
+    }
 }
 
 /*
@@ -653,14 +679,10 @@ static void logout_event(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
-/* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
-static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
-                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+hsc_logout_result_t hsc_logout(request_rec *r, const hsc_srv_conf_t *sc,
+                               const hsc_dir_conf_t *d, int everywhere)
 {
-    const char *message = NULL;
-    int revoked = 0;
-    int everywhere = f->everywhere.present && f->everywhere.len > 0
-                     && strcmp(f->everywhere.value, "0") != 0;
+    hsc_logout_result_t res = HSC_LOGOUT_RESULT_DONE;
 
     if (everywhere) {
         hsc_store_t *store = hsc_userdb_acquire(r, sc);
@@ -677,7 +699,7 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             st = hsc_store_revoke_now(store, user,
                                       (int64_t)apr_time_sec(r->request_time));
             if (st == HSC_OK) {
-                revoked = 1;
+                res = HSC_LOGOUT_RESULT_REVOKED;
                 ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                               HSCLOGNO(040) "user \"%s\" logged out everywhere",
                               ap_escape_logitem(r->pool, user));
@@ -690,15 +712,8 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
                               ap_escape_logitem(r->pool, user),
                               hsc_strerror(st), hsc_store_errmsg(store));
                 logout_event(r, sc, d, user, 1, st);
-                message = st == HSC_EREADONLY
-                              ? "You are logged out on this device, but your "
-                                "other sessions could not be ended: the user "
-                                "database is read-only. Ask an administrator "
-                                "to revoke them."
-                              : "You are logged out on this device, but your "
-                                "other sessions could not be ended because of "
-                                "a server problem. Ask an administrator to "
-                                "revoke them.";
+                res = st == HSC_EREADONLY ? HSC_LOGOUT_RESULT_READONLY
+                                          : HSC_LOGOUT_RESULT_NOT_REVOKED;
             }
         }
         else if (st != HSC_EINVAL) {
@@ -709,11 +724,37 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
             logout_event(r, sc, d, NULL, 1, st);
         }
     }
-    if (!everywhere) {
+    else {
         logout_event(r, sc, d, NULL, 0, HSC_OK);
     }
     if (hsc_set_cookie(r, d, "", 0) != HSC_OK) {
-        return HTTP_INTERNAL_SERVER_ERROR;
+        return HSC_LOGOUT_RESULT_ERROR;
+    }
+    return res;
+}
+
+/* Log out: expire the cookie; with everywhere=1 revoke the user's others. */
+static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    const char *message = NULL;
+    int everywhere = f->everywhere.present && f->everywhere.len > 0
+                     && strcmp(f->everywhere.value, "0") != 0;
+    hsc_logout_result_t res = hsc_logout(r, sc, d, everywhere);
+
+    switch (res) {
+    case HSC_LOGOUT_RESULT_ERROR: return HTTP_INTERNAL_SERVER_ERROR;
+    case HSC_LOGOUT_RESULT_READONLY:
+        message = "You are logged out on this device, but your other "
+                  "sessions could not be ended: the user database is "
+                  "read-only. Ask an administrator to revoke them.";
+        break;
+    case HSC_LOGOUT_RESULT_NOT_REVOKED:
+        message = "You are logged out on this device, but your other "
+                  "sessions could not be ended because of a server "
+                  "problem. Ask an administrator to revoke them.";
+        break;
+    default: break;
     }
     if (message != NULL) {
         hsc_page_conf_t pc = hsc_form_page_conf(d);
@@ -723,11 +764,12 @@ static int logout_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
     /* Without HSCLogoutURL: GET this page's logged-out message. */
     apr_table_setn(r->headers_out, "Location",
-                   d->logout_url
-                       ? d->logout_url
-                       : apr_pstrcat(r->pool, r->uri,
-                                     revoked ? "?done=everywhere" : "?done",
-                                     NULL));
+                   d->logout_url ? d->logout_url
+                                 : apr_pstrcat(r->pool, r->uri,
+                                               res == HSC_LOGOUT_RESULT_REVOKED
+                                                   ? "?done=everywhere"
+                                                   : "?done",
+                                               NULL));
     return HTTP_SEE_OTHER;
 }
 

@@ -193,6 +193,10 @@ push @cases,
     ['HSCTokenScope with a comma', $ok . "HSCTokenScope dav,git\n", qr{HSCTokenScope: 'dav,git' is not a scope name}],
     ['HSCActivityDB in a virtual host', $ok . "<VirtualHost 127.0.0.1:1>\nHSCActivityDB /tmp/x\n</VirtualHost>\n", qr{HSCActivityDB cannot occur within <VirtualHost> section}],
     ['HSCActivityDB with a bad conninfo', $ok . "HSCActivityDB \"pgsql:host\"\n", qr{HSCActivityDB: }],
+    ['hsc-api with HSCAPIAllowOrigin', $ok . "<Location /api>\nSetHandler hsc-api\nHSCAPIAllowOrigin https://app.example.com http://localhost:8080\n</Location>\n", undef],
+    ['HSCAPIAllowOrigin with a path', $ok . "HSCAPIAllowOrigin https://app.example.com/\n", qr{HSCAPIAllowOrigin: 'https://app.example.com/' is not an origin}],
+    ['HSCAPIAllowOrigin a wildcard', $ok . "HSCAPIAllowOrigin *\n", qr{HSCAPIAllowOrigin: '\*' is not an origin}],
+    ['HSCAPIAllowOrigin the default port', $ok . "HSCAPIAllowOrigin https://app.example.com:443\n", qr{HSCAPIAllowOrigin: 'https://app.example.com:443' is not an origin}],
     ['HSCSecondFactor with a pgsql: database (its factors are there too)', qq{HSCKeyFile "$var/keys"\nHSCUserDB "pgsql:host=/nonexistent dbname=none"\nHSCSecondFactor required\n}, undef];
 
 # The annotated sample, with this tree's module, database and key file.

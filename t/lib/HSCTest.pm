@@ -29,9 +29,10 @@ our @EXPORT = qw(
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
     qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
-       oscar pat quinn rita sam tom uma wes xena yara zack);
+       oscar pat quinn rita sam tom uma wes xena yara zack vera ugo yves zoe);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff',
-              wes => 'ops,staff', xena => 'staff', yara => 'staff');
+              wes => 'ops,staff', xena => 'staff', yara => 'staff',
+              yves => 'staff,ops');
 
 sub t_dir { File::Spec->rel2abs($FindBin::Bin) }
 sub var_dir { t_dir() . '/var' }

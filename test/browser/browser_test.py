@@ -28,6 +28,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
+TOP_SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
 # In the build tree (the source tree may be read-only, as in distcheck).
 SHOTS = os.environ.get("HSC_SCREENSHOTS") or os.path.join(
     TOP_BUILD, "test", "browser", "screenshots")
@@ -75,6 +76,9 @@ class Server:
         run = self.run
         for d in ("htdocs/private", "htdocs/static", "logs", "db"):
             os.makedirs(os.path.join(run, d))
+        # The single-page app that calls hsc-api (test/browser/api-page/).
+        shutil.copytree(os.path.join(TOP_SRC, "test", "browser", "api-page"),
+                        os.path.join(run, "htdocs", "app"))
         shutil.copy(os.path.join(TOP_BUILD, ".libs", "mod_hsc.so"), run)
         admin = os.path.join(TOP_BUILD, "hsc-admin")
         self.db = os.path.join(run, "db", "users.db")
@@ -82,7 +86,8 @@ class Server:
                        stdout=subprocess.DEVNULL)
         subprocess.run([admin, "init", self.db], check=True)
         self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
-                   "carol": "carol-Pw-1", "dora": "dora-Pw-1"}
+                   "carol": "carol-Pw-1", "dora": "dora-Pw-1",
+                   "erin": "erin-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -121,6 +126,7 @@ LoadModule authn_core_module {modules}/mod_authn_core.so
 LoadModule authz_core_module {modules}/mod_authz_core.so
 LoadModule authz_user_module {modules}/mod_authz_user.so
 LoadModule mime_module {modules}/mod_mime.so
+LoadModule headers_module {modules}/mod_headers.so
 LoadModule dir_module {modules}/mod_dir.so
 LoadModule socache_shmcb_module {modules}/mod_socache_shmcb.so
 LoadModule hsc_module "{run}/mod_hsc.so"
@@ -153,6 +159,13 @@ HSCThrottleAddress 100
 </Location>
 <Location "/account">
     SetHandler hsc-account
+</Location>
+<Location "/api">
+    SetHandler hsc-api
+</Location>
+# The app's page: its script a file of its own, under a strict CSP.
+<Location "/app/">
+    Header always set Content-Security-Policy "default-src 'self'"
 </Location>
 <Location "/styled-login">
     SetHandler hsc-login
@@ -510,6 +523,54 @@ def run(srv, b):
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
     ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
+
+    api_walk(srv, b)
+
+
+def api_walk(srv, b):
+    """A single-page app's sign-in with fetch() through hsc-api
+    (test/browser/api-page/, docs/json-api.md)."""
+    d, base = b.d, srv.base
+    d.delete_all_cookies()
+    b.csp_errors()  # the log so far, read and dropped
+
+    def status_after(click):
+        before = d.find_element(By.ID, "status").get_attribute("data-done")
+        d.find_element(By.ID, click).click()
+        WebDriverWait(d, 10).until(lambda d: d.find_element(
+            By.ID, "status").get_attribute("data-done") not in (None, before))
+        return d.find_element(By.ID, "status").text
+
+    d.get(base + "/app/")
+    WebDriverWait(d, 10).until(lambda d: d.find_element(
+        By.ID, "status").get_attribute("data-done") is not None)
+    ok(d.find_element(By.ID, "status").text == "Signed out",
+       "the app: signed out on arrival")
+    d.find_element(By.ID, "username").send_keys("erin")
+    d.find_element(By.ID, "password").send_keys("not-her-password")
+    text = status_after("signin")
+    ok(text == "Refused (401): Wrong username or password.",
+       "the app: a wrong password, the API's words", text)
+    ok(b.cookie() is None, "and no cookie")
+    d.find_element(By.ID, "password").send_keys(srv.pw["erin"])
+    text = status_after("signin")
+    ok(text == "Welcome, erin", "the app: signed in with fetch()", text)
+    c = b.cookie()
+    ok(c is not None and c.get("httpOnly"), "an HttpOnly cookie", c)
+    ok(d.execute_script("return document.cookie.indexOf('hsc=')") == -1,
+       "that the page's script cannot read")
+    text = status_after("whoami")
+    ok(text == "Signed in as erin (pwd)", "the app: who am I", text)
+    d.save_screenshot(os.path.join(SHOTS, "api-app-signed-in.png"))
+    ok(status_with_cookie(base + "/private/", "hsc=" + c["value"]) == 200,
+       "the cookie opens a protected page")
+    text = status_after("signout")
+    ok(text == "Signed out", "the app: signed out", text)
+    ok(b.cookie() is None, "the cookie is gone")
+    ok(status_after("whoami") == "Signed out", "and the API agrees")
+    errors = b.csp_errors()
+    ok(not errors, "the app under default-src 'self': the CSP blocked "
+       "nothing", errors)
 
 
 def account_walk(srv, b):

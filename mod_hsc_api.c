@@ -1,0 +1,487 @@
+/*
+ * mod_hsc_api.c: SetHandler hsc-api, the login for single-page apps
+ * (docs/json-api.md), and the JSON body of a 401 on a protected location
+ * for a client that prefers JSON.
+ *
+ *   GET  <location>/session   who is signed in; never refreshes the cookie
+ *   POST <location>/login     {"username":..,"password":..[,"remember":true]}
+ *   POST <location>/logout    {} or {"everywhere":true}
+ *
+ * The last segment of the path names the endpoint; anything else is a 404.
+ * A POST needs Content-Type: application/json (415: a form or text/plain
+ * is what a cross-site page can send without a preflight) and passes the
+ * form POSTs' Origin check unless its Origin is an HSCAPIAllowOrigin one.
+ * The login and the logout are the hsc-login and hsc-logout handlers' own
+ * (hsc_login_password, hsc_logout in mod_hsc_login.c): the same throttle,
+ * KDF cap, timing floor, audit lines and metrics. Every answer is JSON,
+ * no-store and nosniff; an error is {"error":CODE,"message":WORDS}.
+ */
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+#include "http_request.h"
+#include "util_filter.h"
+
+#include "mod_hsc_api.h"
+#include "mod_hsc_form.h"
+#include "mod_hsc_log.h"
+#include "mod_hsc_login.h"
+#include "mod_hsc_session.h"
+#include "mod_hsc_userdb.h"
+#include "hsc_json.h"
+
+#define HSC_API_HANDLER "hsc-api"
+/* r->notes: this 401 carries the JSON body (hsc_api_unauthenticated). */
+#define NOTE_JSON_401 "hsc-api-json-401"
+#define JSON_401_FILTER "HSC_JSON_401"
+/* Room for an answer: a user, their groups and methods, each escaped. */
+#define HSC_API_ANSWER_MAX (HSC_JSON_ESCAPED_MAX(HSC_USER_MAX) + 8192)
+
+/* --- answers -------------------------------------------------------------- */
+
+static void common_headers(request_rec *r)
+{
+    apr_table_setn(r->err_headers_out, "Cache-Control", "no-store");
+    apr_table_setn(r->err_headers_out, "X-Content-Type-Options", "nosniff");
+}
+
+/* The written object w with status; OK (the body is ours, never an
+ * ErrorDocument's). */
+static int send_json(request_rec *r, int status, hsc_json_writer_t *w)
+{
+    const char *body = w->buf;
+    size_t len;
+
+    if (hsc_json_end(w, &len) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(240) "hsc-api: an answer did not fit in %d "
+                                    "bytes",
+                      (int)w->cap);
+        status = HTTP_INTERNAL_SERVER_ERROR;
+        body = "{\"error\":\"internal\",\"message\":\"The answer was too "
+               "large.\"}";
+    }
+    r->status = status;
+    ap_set_content_type(r, "application/json");
+    if (!r->header_only) {
+        ap_rputs(body, r);
+    }
+    return OK;
+}
+
+static hsc_json_writer_t *writer_of(request_rec *r, apr_size_t cap)
+{
+    hsc_json_writer_t *w = apr_palloc(r->pool, sizeof(*w));
+
+    hsc_json_begin(w, apr_palloc(r->pool, cap), cap);
+    return w;
+}
+
+static hsc_json_writer_t *writer(request_rec *r)
+{
+    return writer_of(r, HSC_API_ANSWER_MAX);
+}
+
+/* {"error":code,"message":message} with status. */
+static int api_error(request_rec *r, int status, const char *code,
+                     const char *message)
+{
+    hsc_json_writer_t *w = writer(r);
+
+    hsc_json_add_string(w, "error", code, strlen(code));
+    hsc_json_add_string(w, "message", message, strlen(message));
+    return send_json(r, status, w);
+}
+
+/* 429 or 503 with Retry-After. */
+static int api_wait(request_rec *r, int status, apr_int64_t retry_after,
+                    const char *code, const char *message)
+{
+    hsc_json_writer_t *w = writer(r);
+
+    if (retry_after < 1) {
+        retry_after = 1;
+    }
+    apr_table_setn(r->err_headers_out, "Retry-After",
+                   apr_psprintf(r->pool, "%" APR_INT64_T_FMT, retry_after));
+    hsc_json_add_string(w, "error", code, strlen(code));
+    hsc_json_add_string(w, "message", message, strlen(message));
+    hsc_json_add_int(w, "retry_after", retry_after);
+    return send_json(r, status, w);
+}
+
+static int store_down(request_rec *r)
+{
+    return api_wait(r, HTTP_SERVICE_UNAVAILABLE, 5, "unavailable",
+                    "The user database cannot answer; try again shortly.");
+}
+
+/* --- CORS and the Origin check -------------------------------------------- */
+
+/* The request's Origin when HSCAPIAllowOrigin lists it exactly, else NULL. */
+static const char *listed_origin(request_rec *r, const hsc_dir_conf_t *d)
+{
+    const char *origin = apr_table_get(r->headers_in, "Origin");
+    int i;
+
+    for (i = 0;
+         origin != NULL && d->api_origins != NULL && i < d->api_origins->nelts;
+         i++) {
+        if (!strcmp(origin, APR_ARRAY_IDX(d->api_origins, i, const char *))) {
+            return origin;
+        }
+    }
+    return NULL;
+}
+
+/* The CORS headers for a listed origin; Vary: Origin wherever the answer
+ * depends on it (HSCAPIAllowOrigin set). */
+static void cors_headers(request_rec *r, const hsc_dir_conf_t *d)
+{
+    const char *origin = listed_origin(r, d);
+
+    if (d->api_origins == NULL) {
+        return;
+    }
+    apr_table_mergen(r->err_headers_out, "Vary", "Origin");
+    if (origin != NULL) {
+        apr_table_setn(r->err_headers_out, "Access-Control-Allow-Origin",
+                       origin);
+        apr_table_setn(r->err_headers_out, "Access-Control-Allow-Credentials",
+                       "true");
+    }
+}
+
+/* OPTIONS: a listed origin's preflight, else the methods. */
+static int preflight(request_rec *r, const hsc_dir_conf_t *d)
+{
+    apr_table_setn(r->err_headers_out, "Allow", "GET, HEAD, POST, OPTIONS");
+    if (listed_origin(r, d) != NULL) {
+        apr_table_setn(r->err_headers_out, "Access-Control-Allow-Methods",
+                       "POST, GET");
+        apr_table_setn(r->err_headers_out, "Access-Control-Allow-Headers",
+                       "Content-Type");
+        apr_table_setn(r->err_headers_out, "Access-Control-Max-Age", "600");
+    }
+    ap_set_content_length(r, 0);
+    r->status = HTTP_NO_CONTENT;
+    return OK;
+}
+
+/*
+ * A POST's checks before its body is believed: JSON, same site or a
+ * listed origin, at most HSC_JSON_MAX bytes, one flat object (an empty
+ * body reads as {}). DECLINED with *o filled (hsc_json_wipe it), or the
+ * answer already sent (OK).
+ */
+static int read_json(request_rec *r, const hsc_dir_conf_t *d,
+                     hsc_json_object_t *o)
+{
+    char *body;
+    apr_size_t len;
+    hsc_status_t st;
+    int rv;
+
+    o->n = 0;
+    if (!hsc_json_content_type(apr_table_get(r->headers_in, "Content-Type"))) {
+        return api_error(r, HTTP_UNSUPPORTED_MEDIA_TYPE,
+                         "unsupported_media_type",
+                         "Send Content-Type: application/json.");
+    }
+    if (hsc_form_cross_site(r) && listed_origin(r, d) == NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
+                      HSCLOGNO(241) "hsc-api: cross-site POST from an origin "
+                                    "HSCAPIAllowOrigin does not list refused");
+        return api_error(r, HTTP_FORBIDDEN, "origin",
+                         "Requests from this origin are not accepted.");
+    }
+    rv = hsc_form_read_body(r, HSC_JSON_MAX, &body, &len);
+    if (rv == HTTP_REQUEST_ENTITY_TOO_LARGE) {
+        return api_error(r, rv, "too_large", "The request body is too large.");
+    }
+    if (rv != OK) {
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request",
+                         "The request body could not be read.");
+    }
+    st = len == 0 ? hsc_json_parse("{}", 2, o) : hsc_json_parse(body, len, o);
+    hsc_wipe(body, len);
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(242) "hsc-api: request body refused: %s",
+                      st == HSC_ETOOLONG ? "too many members"
+                                         : "not one flat JSON object");
+        return api_error(r, HTTP_BAD_REQUEST, "bad_json",
+                         "The body must be one flat JSON object.");
+    }
+    return DECLINED;
+}
+
+/* --- the endpoints -------------------------------------------------------- */
+
+/* GET session: the cookie verified, never refreshed (hsc_session_admit is
+ * what slides it, and it is not called here). */
+static int api_session(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d)
+{
+    hsc_json_writer_t *w;
+    char amr[HSC_AMR_NAMES_MAX];
+    hsc_store_t *store;
+    hsc_cookie_t c;
+    hsc_user_t u;
+    hsc_status_t st = HSC_EINVAL;
+    int level;
+
+    if (sc->keys != NULL) {
+        if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
+            return store_down(r);
+        }
+        st = hsc_session_verify(r, sc, d, store, &c, &u);
+    }
+    if (st != HSC_OK) {
+        if (hsc_status_outcome(st, &level) == HTTP_SERVICE_UNAVAILABLE) {
+            return store_down(r);
+        }
+        w = writer(r);
+        hsc_json_add_bool(w, "authenticated", 0);
+        return send_json(r, HTTP_OK, w);
+    }
+    /* However many groups the user has: each byte escapes to 6 at most. */
+    w = writer_of(r, HSC_API_ANSWER_MAX
+                         + HSC_JSON_ESCAPED_MAX(strlen(u.groups)) * 2);
+    hsc_amr_names(c.amr, amr);
+    hsc_json_add_bool(w, "authenticated", 1);
+    hsc_json_add_string(w, "user", c.user, c.user_len);
+    hsc_json_add_list(w, "groups", u.groups, strlen(u.groups), ',');
+    hsc_json_add_int(w, "login_time", c.iat);
+    hsc_json_add_int(w, "expires", c.exp);
+    hsc_json_add_list(w, "methods", amr, strlen(amr), ' ');
+    if (c.mfa_at > 0) {
+        hsc_json_add_int(w, "second_factor_time", c.mfa_at);
+    }
+    hsc_wipe(&c, sizeof(c));
+    return send_json(r, HTTP_OK, w);
+}
+
+/* A JSON string member as a form field (pointing into o). */
+static int string_field(const hsc_json_object_t *o, const char *key,
+                        hsc_form_field_t *f)
+{
+    const hsc_json_field_t *j = hsc_json_get(o, key);
+
+    if (j == NULL || j->type != HSC_JSON_STRING) {
+        return 0;
+    }
+    f->value = (char *)j->value;
+    f->len = j->len;
+    f->present = 1;
+    return 1;
+}
+
+/* The answer to a login the way hsc_login_password ended. */
+static int login_answer(request_rec *r, const hsc_dir_conf_t *d,
+                        hsc_login_result_t res, apr_int64_t retry,
+                        const hsc_form_field_t *user)
+{
+    hsc_json_writer_t *w = writer(r);
+
+    switch (res) {
+    case HSC_LOGIN_RESULT_OK:
+        hsc_json_add_bool(w, "authenticated", 1);
+        hsc_json_add_string(w, "user", user->value, user->len);
+        return send_json(r, HTTP_OK, w);
+    case HSC_LOGIN_RESULT_PENDING:
+        hsc_json_add_bool(w, "authenticated", 0);
+        hsc_json_add_string(w, "second_factor", "required", 8);
+        if (d->login_url != NULL) {
+            hsc_json_add_string(w, "next", d->login_url, strlen(d->login_url));
+        }
+        return send_json(r, HTTP_OK, w);
+    case HSC_LOGIN_RESULT_FAILED:
+        return api_error(r, HTTP_UNAUTHORIZED, "login_failed",
+                         "Wrong username or password.");
+    case HSC_LOGIN_RESULT_NO_FACTOR:
+        return api_error(r, HTTP_FORBIDDEN, "second_factor_missing",
+                         "A second factor is required and this account has "
+                         "none; ask an administrator.");
+    case HSC_LOGIN_RESULT_THROTTLED:
+        return api_wait(r, HTTP_TOO_MANY_REQUESTS, retry, "throttled",
+                        "Too many failed logins; wait before trying again.");
+    case HSC_LOGIN_RESULT_BUSY:
+        return api_wait(r, HTTP_SERVICE_UNAVAILABLE, retry, "busy",
+                        "The server is busy; try again shortly.");
+    case HSC_LOGIN_RESULT_UNAVAILABLE: return store_down(r);
+    default:
+        return api_error(r, HTTP_INTERNAL_SERVER_ERROR, "internal",
+                         "The login could not be completed.");
+    }
+}
+
+/* POST login: {"username":..,"password":..[,"remember":true]}. */
+static int api_login(request_rec *r, const hsc_srv_conf_t *sc,
+                     const hsc_dir_conf_t *d)
+{
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    const hsc_json_field_t *rem;
+    hsc_login_result_t res;
+    hsc_login_form_t f;
+    apr_int64_t retry;
+    int rv;
+
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    memset(&f, 0, sizeof(f));
+    if (!string_field(o, "username", &f.username)
+        || !string_field(o, "password", &f.password)) {
+        hsc_json_wipe(o);
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request",
+                         "username and password are strings.");
+    }
+    rem = hsc_json_get(o, "remember");
+    if (rem != NULL && rem->type == HSC_JSON_TRUE) {
+        f.remember.value = apr_pstrdup(r->pool, "1");
+        f.remember.len = 1;
+        f.remember.present = 1;
+    }
+    res = hsc_login_password(r, sc, d, &f, &retry);
+    rv = login_answer(r, d, res, retry, &f.username);
+    hsc_json_wipe(o); /* the password */
+    return rv;
+}
+
+/* POST logout: {} or {"everywhere":true}. */
+static int api_logout(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d)
+{
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    const hsc_json_field_t *e;
+    hsc_json_writer_t *w;
+    int rv, everywhere;
+
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    e = hsc_json_get(o, "everywhere");
+    everywhere = e != NULL && e->type == HSC_JSON_TRUE;
+    hsc_json_wipe(o);
+    switch (hsc_logout(r, sc, d, everywhere)) {
+    case HSC_LOGOUT_RESULT_ERROR:
+        return api_error(r, HTTP_INTERNAL_SERVER_ERROR, "internal",
+                         "The cookie could not be cleared.");
+    case HSC_LOGOUT_RESULT_READONLY:
+    case HSC_LOGOUT_RESULT_NOT_REVOKED:
+        return api_wait(r, HTTP_SERVICE_UNAVAILABLE, 5, "not_revoked",
+                        "Logged out here, but the other sessions could not "
+                        "be ended; ask an administrator to revoke them.");
+    case HSC_LOGOUT_RESULT_REVOKED:
+    case HSC_LOGOUT_RESULT_DONE: break;
+    }
+    w = writer(r);
+    hsc_json_add_bool(w, "authenticated", 0);
+    hsc_json_add_bool(w, "everywhere", everywhere);
+    return send_json(r, HTTP_OK, w);
+}
+
+/* The endpoint: the last segment of the path. */
+static const char *endpoint(const request_rec *r)
+{
+    const char *slash = strrchr(r->uri, '/');
+
+    return slash != NULL ? slash + 1 : r->uri;
+}
+
+static int api_handler(request_rec *r)
+{
+    const hsc_srv_conf_t *sc;
+    const hsc_dir_conf_t *d;
+    const char *name;
+    int post;
+
+    if (r->handler == NULL || strcmp(r->handler, HSC_API_HANDLER) != 0) {
+        return DECLINED;
+    }
+    sc = ap_get_module_config(r->server->module_config, &hsc_module);
+    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    common_headers(r);
+    cors_headers(r, d);
+    r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST)
+                 | (AP_METHOD_BIT << M_OPTIONS);
+    if (r->method_number == M_OPTIONS) {
+        return preflight(r, d);
+    }
+    name = endpoint(r);
+    post = !strcmp(name, "login") || !strcmp(name, "logout");
+    if (!post && strcmp(name, "session") != 0) {
+        return api_error(r, HTTP_NOT_FOUND, "not_found",
+                         "No such endpoint: session, login or logout.");
+    }
+    if (r->method_number != (post ? M_POST : M_GET)) {
+        apr_table_setn(r->err_headers_out, "Allow",
+                       post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+        return api_error(r, HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+                         post ? "Use POST." : "Use GET.");
+    }
+    if (!post) {
+        return api_session(r, sc, d);
+    }
+    return name[3] == 'i' ? api_login(r, sc, d) : api_logout(r, sc, d);
+}
+
+/* --- the 401 of a protected location -------------------------------------- */
+
+void hsc_api_unauthenticated(request_rec *r, const hsc_dir_conf_t *d)
+{
+    hsc_json_writer_t *w;
+    size_t len;
+
+    if (!hsc_json_accept_prefers(apr_table_get(r->headers_in, "Accept"))) {
+        return;
+    }
+    w = writer(r);
+    hsc_json_add_string(w, "error", "unauthenticated", 15);
+    if (d->login_url != NULL) {
+        const char *url = hsc_login_url_back(r, d, "");
+        hsc_json_add_string(w, "login_url", url, strlen(url));
+    }
+    if (hsc_json_end(w, &len) != HSC_OK) {
+        return;
+    }
+    /* The body httpd's error response sends (it overrides an ErrorDocument
+     * 401 for this request only), no sniffing, and a note for the filter
+     * below: httpd types its error responses text/html. */
+    ap_custom_response(r, HTTP_UNAUTHORIZED, w->buf);
+    apr_table_setn(r->err_headers_out, "X-Content-Type-Options", "nosniff");
+    apr_table_setn(r->notes, NOTE_JSON_401, "1");
+}
+
+/* In the error response that carries the JSON body: its type, set before
+ * the headers go out; then out of the way. */
+static apr_status_t json_401_filter(ap_filter_t *f, apr_bucket_brigade *bb)
+{
+    ap_set_content_type(f->r, "application/json");
+    ap_remove_output_filter(f);
+    return ap_pass_brigade(f->next, bb);
+}
+
+static void json_401_insert(request_rec *r)
+{
+    if (r->status == HTTP_UNAUTHORIZED
+        && apr_table_get(r->notes, NOTE_JSON_401) != NULL) {
+        ap_add_output_filter(JSON_401_FILTER, NULL, r, r->connection);
+    }
+}
+
+void hsc_api_register_hooks(apr_pool_t *p)
+{
+    (void)p;
+    ap_hook_handler(api_handler, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_hook_insert_error_filter(json_401_insert, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_register_output_filter(JSON_401_FILTER, json_401_filter, NULL,
+                              AP_FTYPE_CONTENT_SET);
+}
