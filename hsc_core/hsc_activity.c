@@ -41,9 +41,7 @@ hsc_status_t hsc_activity_open(const char *spec, int readonly,
         return hsc_activity_pgsql_open(conninfo, readonly, out, errbuf, errlen);
 #else
         if (errbuf != NULL && errlen > 0) {
-            snprintf(errbuf, errlen,
-                     "this build of mod_hsc has no PostgreSQL store (rebuild "
-                     "with libpq-dev installed, configure --with-pgsql)");
+            snprintf(errbuf, errlen, "%s", HSC_STORE_NO_PGSQL_MSG);
         }
         return HSC_EINVAL;
 #endif

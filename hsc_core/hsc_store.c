@@ -320,9 +320,7 @@ hsc_status_t hsc_store_open(const char *spec, int flags, hsc_store_t **ps,
 #else
         *ps = NULL;
         if (errbuf != NULL && errlen > 0) {
-            snprintf(errbuf, errlen,
-                     "this build of mod_hsc has no PostgreSQL store (rebuild "
-                     "with libpq-dev installed, configure --with-pgsql)");
+            snprintf(errbuf, errlen, "%s", HSC_STORE_NO_PGSQL_MSG);
         }
         return HSC_EINVAL;
 #endif

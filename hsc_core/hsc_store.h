@@ -95,6 +95,11 @@ const char *hsc_store_spec_conninfo(const char *spec);
 hsc_status_t hsc_store_spec_check(const char *spec, char *errbuf,
                                   size_t errlen) HSC_MUST_CHECK;
 
+/* What a pgsql: spec meets in a build without libpq (every open says it). */
+#define HSC_STORE_NO_PGSQL_MSG                                                 \
+    "this build of mod_hsc has no PostgreSQL store (rebuild with libpq-dev "   \
+    "installed, configure --with-pgsql)"
+
 /** 1 when this build has the PostgreSQL store (configure found libpq). */
 int hsc_store_have_pgsql(void);
 
