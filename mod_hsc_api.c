@@ -7,7 +7,8 @@
  *   POST <location>/login     {"username":..,"password":..[,"remember":true]}
  *   POST <location>/logout    {} or {"everywhere":true}
  *
- * The last segment of the path names the endpoint; anything else is a 404.
+ * The path below the handler's <Location> names the endpoint (a table:
+ * name, method, function); anything else is a 404, another method a 405.
  * A POST needs Content-Type: application/json (415: a form or text/plain
  * is what a cross-site page can send without a preflight) and passes the
  * form POSTs' Origin check unless its Origin is an HSCAPIAllowOrigin one.
@@ -388,20 +389,72 @@ static int api_logout(request_rec *r, const hsc_srv_conf_t *sc,
     return send_json(r, HTTP_OK, w);
 }
 
-/* The endpoint: the last segment of the path. */
-static const char *endpoint(const request_rec *r)
-{
-    const char *slash = strrchr(r->uri, '/');
+typedef int (*api_fn)(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d);
 
-    return slash != NULL ? slash + 1 : r->uri;
+/* The endpoints: a name under the location, a method, its function. A
+ * name may take several methods (one row each). */
+static const struct {
+    const char *name;
+    int method;
+    api_fn fn;
+} endpoints[] = {
+    {"session", M_GET, api_session},
+    {"login", M_POST, api_login},
+    {"logout", M_POST, api_logout},
+};
+
+#define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
+
+/*
+ * The endpoint's name: the path below the handler's <Location>, without
+ * the slash that follows it; NULL when the request is not below it, or
+ * the section is a regex or wildcard one (there is no "below" to take).
+ */
+static const char *endpoint(request_rec *r)
+{
+    const core_dir_config *cd = ap_get_core_module_config(r->per_dir_config);
+    size_t n;
+
+    if (cd == NULL || cd->d == NULL || cd->r != NULL || cd->d_is_fnmatch) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(258) "hsc-api: SetHandler hsc-api needs a "
+                                    "plain <Location> (endpoints are named "
+                                    "below it), not %s",
+                      cd != NULL && cd->d != NULL ? cd->d : "this section");
+        return NULL;
+    }
+    n = strlen(cd->d);
+    while (n > 0 && cd->d[n - 1] == '/') {
+        n--;
+    }
+    if (strncmp(r->uri, cd->d, n) != 0 || r->uri[n] != '/') {
+        return NULL;
+    }
+    return r->uri + n + 1;
+}
+
+/* The Allow header of a name: its rows' methods. */
+static const char *allowed_of(request_rec *r, const char *name)
+{
+    const char *allow = NULL;
+    size_t i;
+
+    for (i = 0; i < N_ENDPOINTS; i++) {
+        if (!strcmp(endpoints[i].name, name)) {
+            const char *m = endpoints[i].method == M_GET ? "GET, HEAD" : "POST";
+            allow = allow ? apr_pstrcat(r->pool, allow, ", ", m, NULL) : m;
+        }
+    }
+    return allow ? apr_pstrcat(r->pool, allow, ", OPTIONS", NULL) : NULL;
 }
 
 static int api_handler(request_rec *r)
 {
     const hsc_srv_conf_t *sc;
     const hsc_dir_conf_t *d;
-    const char *name;
-    int post;
+    const char *name, *allow;
+    size_t i;
 
     if (r->handler == NULL || strcmp(r->handler, HSC_API_HANDLER) != 0) {
         return DECLINED;
@@ -416,21 +469,20 @@ static int api_handler(request_rec *r)
         return preflight(r, d);
     }
     name = endpoint(r);
-    post = !strcmp(name, "login") || !strcmp(name, "logout");
-    if (!post && strcmp(name, "session") != 0) {
+    allow = name != NULL ? allowed_of(r, name) : NULL;
+    if (allow == NULL) {
         return api_error(r, HTTP_NOT_FOUND, "not_found",
-                         "No such endpoint: session, login or logout.");
+                         "No such endpoint here (docs/json-api.md).");
     }
-    if (r->method_number != (post ? M_POST : M_GET)) {
-        apr_table_setn(r->err_headers_out, "Allow",
-                       post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
-        return api_error(r, HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
-                         post ? "Use POST." : "Use GET.");
+    for (i = 0; i < N_ENDPOINTS; i++) {
+        if (!strcmp(endpoints[i].name, name)
+            && endpoints[i].method == r->method_number) {
+            return endpoints[i].fn(r, sc, d);
+        }
     }
-    if (!post) {
-        return api_session(r, sc, d);
-    }
-    return name[3] == 'i' ? api_login(r, sc, d) : api_logout(r, sc, d);
+    apr_table_setn(r->err_headers_out, "Allow", allow);
+    return api_error(r, HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+                     apr_pstrcat(r->pool, "Use ", allow, ".", NULL));
 }
 
 /* --- the 401 of a protected location -------------------------------------- */

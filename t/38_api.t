@@ -14,7 +14,7 @@ use HTTP::Request ();
 use JSON::PP ();
 use HSCTest;
 
-plan tests => 100;
+plan tests => 104;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -135,6 +135,11 @@ is($res->code, 200, 'its own origin: 200');
 $res = GET '/api/nope';
 is($res->code, 404, 'an unknown endpoint: 404');
 is(body_of($res)->{error}, 'not_found', 'error not_found');
+# Named by the whole path below the <Location>, not its last segment.
+for my $path ('/api/x/session', '/api/session/', '/api/', '/api') {
+    $res = GET $path, Cookie => "hsc=$cookie";
+    is($res->code, 404, "$path: 404");
+}
 $res = GET '/api/login';
 is($res->code, 405, 'GET login: 405');
 like($res->header('Allow') // '', qr/POST/, 'Allow: POST');
