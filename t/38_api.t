@@ -3,7 +3,8 @@
 # client that prefers JSON. Its users: yves (signs in and out), zoe
 # (throttled), vera (logs out everywhere, then a second factor), ugo (the
 # Python client), ines (the code step), omar (the password change), pia
-# (app passwords), rui (the Python client's account endpoints).
+# (app passwords), rui (the Python client's account endpoints), tara
+# (409).
 use strict;
 use warnings FATAL => 'all';
 
@@ -13,9 +14,10 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST);
 use HTTP::Request ();
 use JSON::PP ();
+use POSIX ();
 use HSCTest;
 
-plan tests => 175;
+plan tests => 181;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -425,6 +427,38 @@ my $new_pw = 'omar-Grey-Lantern-Moss-71';
                                      new => $new_pw . 'x' }),
                      Cookie => "hsc=$tc", @h);
     is($res->code, 429, 'throttled: 429');
+}
+
+# --- 409: tara's password changed by an administrator meanwhile ----------
+# Her KDF is the ceiling's (20,000,000 SHA-256 rounds), run twice by the
+# request: for the current password, then for the new one. hsc-admin
+# passwd starts 0.5 s after the request and writes one KDF run later:
+# after the request read her record, before it writes.
+{
+    my @kdf = ('--kdf', 'sha256-chain:20000000', '--password-stdin',
+               '--force');
+    my ($rc, $out) = HSCTest::admin_in("$PW{tara}\n", 'passwd', $db, 'tara',
+                                       @kdf);
+    is($rc, 0, 'tara gets a slow KDF') or diag $out;
+    my $tc = cookie_from(login_json('tara', $PW{tara}));
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        select(undef, undef, undef, 0.5);
+        my ($rc2) = HSCTest::admin_in("tara-by-admin-Quartz-Fern-9\n",
+                                      'passwd', $db, 'tara', @kdf);
+        POSIX::_exit($rc2 == 0 ? 0 : 1);
+    }
+    $res = post_json('/api/password',
+                     $json->encode({ current => $PW{tara},
+                                     new => 'tara-Amber-Kettle-Slate-34' }),
+                     Cookie => "hsc=$tc");
+    waitpid $pid, 0;
+    is($?, 0, 'the administrator\'s change meanwhile');
+    is($res->code, 409, 'changed meanwhile: 409') or diag $res->content;
+    is(body_of($res)->{error}, 'changed_meanwhile', 'error changed_meanwhile');
+    ok(!defined set_cookies($res), 'no cookie');
+    is(login_json('tara', 'tara-by-admin-Quartz-Fern-9')->code, 200,
+       'the administrator\'s password stands');
 }
 
 # --- app passwords: pia ---------------------------------------------------
