@@ -820,6 +820,13 @@ static int api_handler(request_rec *r)
     name = endpoint(r);
     allow = name != NULL ? allowed_of(r, name) : NULL;
     if (allow == NULL) {
+        const core_dir_config *cd = ap_get_core_module_config(
+            r->per_dir_config);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(260) "hsc-api: no endpoint \"%s\" below the "
+                                    "location %s",
+                      ap_escape_logitem(r->pool, name ? name : r->uri),
+                      cd != NULL && cd->d != NULL ? cd->d : "?");
         return api_error(r, HTTP_NOT_FOUND, "not_found",
                          "No such endpoint here (docs/json-api.md).");
     }

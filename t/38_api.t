@@ -17,7 +17,7 @@ use JSON::PP ();
 use POSIX ();
 use HSCTest;
 
-plan tests => 181;
+plan tests => 182;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -560,3 +560,5 @@ unlike($logged, qr/\Q$PW{yves}\E|\Q$PW{vera}\E|\Q$PW{ugo}\E|\Q$new_pw\E/,
        'no password in the error log');
 unlike($logged, qr/\Q$cookie\E/, 'nor a whole cookie');
 unlike($logged, qr/\Q$made_token\E/, 'nor an app password\'s text');
+like($logged, qr{HSC260: hsc-api: no endpoint "x/session" below the location /api\b},
+     'a 404 names the location it looked below');
