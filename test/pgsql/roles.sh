@@ -7,14 +7,15 @@
 # grows, each second-factor function does its one thing and no more (a
 # TOTP step only rises, a link or code needs its hash, a password needs
 # the current x_n or a link, no factor table is readable), app passwords
-# are read and touched only through hsc_token_get and hsc_token_touch (no
-# right on hsc_tokens or hsc_token_activity; hsc-admin token works as the
-# admin role, not as this one), a token of a user's own is made only
+# are read by id and touched only through hsc_token_get and
+# hsc_token_touch (no right on hsc_tokens or hsc_token_activity;
+# hsc-admin token add, the list of everyone's and revoke --all work as
+# the admin role, not as this one), a token of a user's own is made only
 # through hsc_token_add with that user's x_n (schema version 6: not with
 # a wrong one, another user's, for a disabled user, nor by a temporary
 # sha256()), listed through hsc_tokens_of without its hash, and revoked
-# through hsc_token_revoke only under its owner's name, and
-# the pg_temp attack of issue 18 (a temporary hsc_changes with a trigger,
+# through hsc_token_revoke only under its owner's name, and the pg_temp
+# attack of issue 18 (a temporary hsc_changes with a trigger,
 # then the one write the role may make) runs nothing as the owner. The
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
