@@ -31,12 +31,15 @@
 #include "vector_file.h"
 #include "hsc_b64.h"
 #include "hsc_cbor.h"
+#include "hsc_keys.h"
+#include "hsc_wa_challenge.h"
 #include "hsc_webauthn.h"
 
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
 #endif
 #define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-webauthn.txt"
+#define HSC_CHALLENGES_FILE HSC_SRCDIR "/test/vectors-wa-challenge.txt"
 #define ORIGIN "https://example.org"
 
 static apr_pool_t *pool;
@@ -439,6 +442,143 @@ static void weak_or_other_keys_are_refused(void)
              HSC_EINVAL, "refused: ES384 asked for");
 }
 
+/* --- challenges ------------------------------------------------------------
+ */
+
+#define LIFETIME 300000
+#define SKEW 5000
+
+static hsc_keyring_t *ring_of(const char *text)
+{
+    hsc_keyring_t *kr = NULL;
+    const char *msg = NULL;
+
+    if (hsc_keyring_parse(pool, "test", text, strlen(text), &kr, &msg)
+        != HSC_OK) {
+        return NULL;
+    }
+    return kr;
+}
+
+static hsc_keyring_t *vector_ring;
+static int challenges_accepted, challenges_refused;
+
+static hsc_wa_purpose_t purpose_of(const char *s)
+{
+    return s == NULL                         ? 0
+           : strcmp(s, "register") == 0      ? HSC_WA_REGISTER
+           : strcmp(s, "second-factor") == 0 ? HSC_WA_SECOND_FACTOR
+           : strcmp(s, "passwordless") == 0  ? HSC_WA_PASSWORDLESS
+                                             : 0;
+}
+
+static void check_challenge(vblock_t *b)
+{
+    hsc_wa_purpose_t purpose = purpose_of(vb_field(b, "purpose"));
+    const char *user = vb_text(b, "user"), *now = vb_field(b, "now_ms");
+    size_t n = 0;
+    unsigned char *c = field_bytes(b, "challenge", &n);
+    int64_t issued = -1;
+    hsc_status_t st;
+
+    if (purpose == 0 || user == NULL || now == NULL || c == NULL) {
+        CHECK(0, "a challenge block has its fields");
+        return;
+    }
+    st = hsc_wa_challenge_check(vector_ring, c, n, purpose, user,
+                                apr_atoi64(now), LIFETIME, SKEW, &issued);
+    if (strcmp(b->kind, "challenge") == 0) {
+        const char *want = vb_field(b, "issued_ms");
+        CHECK(st == HSC_OK && want != NULL && issued == apr_atoi64(want),
+              apr_psprintf(pool, "line %d: accepted, issued %s", b->line,
+                           want ? want : "?"));
+        challenges_accepted++;
+    }
+    else {
+        const char *why = vb_field(b, "why");
+        hsc_status_t want = why == NULL                     ? HSC_OK
+                            : strcmp(why, "expired") == 0   ? HSC_EEXPIRED
+                            : strcmp(why, "future") == 0    ? HSC_EFUTURE
+                            : strcmp(why, "badmac") == 0    ? HSC_EBADMAC
+                            : strcmp(why, "malformed") == 0 ? HSC_EMALFORMED
+                                                            : HSC_OK;
+        CHECK(want != HSC_OK && st == want,
+              apr_psprintf(pool, "line %d: refused (%s)", b->line,
+                           why ? why : "?"));
+        challenges_refused++;
+    }
+}
+
+static void challenges_made_elsewhere_are_read(void)
+{
+    static const char *const kinds[] = {"challenge", "refuse", NULL};
+    int blocks;
+
+    vector_ring = ring_of("k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n");
+    CHECK(vector_ring != NULL, "the vectors' key file");
+    blocks = vb_read_file(HSC_CHALLENGES_FILE, pool, kinds, check_challenge);
+    CHECK(blocks >= 0, "the file opens: " HSC_CHALLENGES_FILE);
+    CHECK_EQ(blocks, challenges_accepted + challenges_refused,
+             "every block was checked");
+    CHECK(challenges_accepted >= 3 && challenges_refused >= 6,
+          "accepted and refused ones are there");
+}
+
+static void challenges_are_bound_and_rotate(void)
+{
+    hsc_keyring_t *old = ring_of(
+        "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n");
+    hsc_keyring_t *rotated = ring_of(
+        "k2 ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8\n"
+        "k1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n");
+    hsc_keyring_t *gone = ring_of(
+        "k2 ICEiIyQlJicoKSorLC0uLzAxMjM0NTY3ODk6Ozw9Pj8\n");
+    unsigned char a[HSC_WA_CHALLENGE_LEN], b[HSC_WA_CHALLENGE_LEN];
+    int64_t now = 1764979200000, issued = 0;
+
+    CHECK(old && rotated && gone, "three key files");
+    CHECK(hsc_wa_challenge_make(old, HSC_WA_REGISTER, "alice", now, a) == HSC_OK
+              && hsc_wa_challenge_make(old, HSC_WA_REGISTER, "alice", now, b)
+                     == HSC_OK,
+          "two made");
+    CHECK(memcmp(a, b, sizeof(a)) != 0, "two challenges differ (a nonce)");
+    CHECK(hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_REGISTER, "alice",
+                                 now + 10, LIFETIME, SKEW, &issued)
+                  == HSC_OK
+              && issued == now,
+          "accepted by the key that made it, its time read back");
+    CHECK_EQ(hsc_wa_challenge_check(rotated, a, sizeof(a), HSC_WA_REGISTER,
+                                    "alice", now, LIFETIME, SKEW, &issued),
+             HSC_OK, "and after a rotation, by the old key in second place");
+    CHECK_EQ(hsc_wa_challenge_check(gone, a, sizeof(a), HSC_WA_REGISTER,
+                                    "alice", now, LIFETIME, SKEW, &issued),
+             HSC_EBADMAC, "not once that key is removed");
+    CHECK_EQ(hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_REGISTER, "alicf",
+                                    now, LIFETIME, SKEW, &issued),
+             HSC_EBADMAC, "not for another user");
+    CHECK_EQ(hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_PASSWORDLESS,
+                                    "alice", now, LIFETIME, SKEW, &issued),
+             HSC_EBADMAC, "not for another purpose");
+    a[12] ^= 1;
+    CHECK_EQ(hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_REGISTER, "alice",
+                                    now, LIFETIME, SKEW, &issued),
+             HSC_EBADMAC, "not with its nonce changed");
+    a[12] ^= 1;
+    a[9] ^= 1;
+    CHECK_EQ(hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_REGISTER, "alice",
+                                    now, LIFETIME, SKEW, &issued),
+             HSC_EBADMAC, "not with its time changed");
+    a[9] ^= 1;
+    CHECK(hsc_wa_challenge_make(old, HSC_WA_PASSWORDLESS, NULL, now, a)
+                  == HSC_OK
+              && hsc_wa_challenge_check(old, a, sizeof(a), HSC_WA_PASSWORDLESS,
+                                        "", now, LIFETIME, SKEW, &issued)
+                     == HSC_OK,
+          "no user is the empty name");
+    CHECK_EQ(hsc_wa_challenge_make(old, (hsc_wa_purpose_t)9, "alice", now, a),
+             HSC_EINVAL, "no challenge for an unknown purpose");
+}
+
 int main(void)
 {
     apr_initialize();
@@ -448,6 +588,8 @@ int main(void)
     RUN(authenticator_data_is_bounded);
     RUN(cbor_is_definite_and_shortest);
     RUN(weak_or_other_keys_are_refused);
+    RUN(challenges_made_elsewhere_are_read);
+    RUN(challenges_are_bound_and_rotate);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();
