@@ -57,8 +57,9 @@ void hsc_account_policy(const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
                         int has_factor, const struct hsc_blocklist **b,
                         int *min_chars);
 
-/* 1 when the page manages a's app passwords (an SQLite user database;
- * on PostgreSQL hsc-admin does). */
+/* 1 when the page manages a's app passwords: whenever it has the user
+ * store (SQLite, or PostgreSQL through hsc_token_add, hsc_tokens_of and
+ * hsc_token_revoke). */
 int hsc_account_tokens_here(const hsc_account_t *a);
 
 /* The page for a, with a notice of what was done or a refusal. */

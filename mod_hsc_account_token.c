@@ -3,8 +3,10 @@
  * (docs/app-passwords.md). A new one is made after a recent login or the
  * password again (mod_hsc_account.c's factor_change), shown once, and
  * stored as SHA-256 of its secret; any live one of the user's can be
- * revoked. On a PostgreSQL user database hsc-admin manages them (the
- * httpd role may only read a token by its id): the page refuses.
+ * revoked. A new one is stored only with the cookie's x_n, which the
+ * store checks against the user's password in the statement that inserts
+ * (on PostgreSQL the function hsc_token_add: the httpd role cannot make a
+ * token for anyone without it).
  */
 #include <string.h>
 
@@ -124,7 +126,25 @@ void hsc_account_token_add(request_rec *r, const hsc_account_t *a,
         o->status = HTTP_INTERNAL_SERVER_ERROR;
         return;
     }
-    st = hsc_tokens_add(a->store, &t, now);
+    st = hsc_tokens_add_own(a->store, &t, now,
+                            (a->c.amr & HSC_AMR_PWD) ? a->c.auth : NULL);
+    if (st == HSC_EAUTH) {
+        /* The password changed (or the user was disabled) after this
+         * request's cookie was checked: nothing stored. */
+        hsc_wipe(text, HSC_TOKEN_TEXT_LEN + 1);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(266) "account action token-add of user \"%s\" "
+                                    "refused: the store did not take the "
+                                    "cookie's password as the user's: %s",
+                      ap_escape_logitem(r->pool, a->user),
+                      hsc_store_errmsg(a->store));
+        hsc_ops_account(r, a->user, "token-add", "changed_meanwhile");
+        o->status = HTTP_CONFLICT;
+        o->reason = "changed_meanwhile";
+        o->message = "The password was changed meanwhile: sign in again "
+                     "with the new one.";
+        return;
+    }
     if (st == HSC_EEXISTS) {
         hsc_wipe(text, HSC_TOKEN_TEXT_LEN + 1);
         bad(r, a, "token-add", "name_taken",

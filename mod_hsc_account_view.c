@@ -71,9 +71,10 @@ static int token_seen(void *baton, const hsc_token_t *t)
     return 0;
 }
 
+/* Both stores: on PostgreSQL through the schema's functions (version 6). */
 int hsc_account_tokens_here(const hsc_account_t *a)
 {
-    return a->store != NULL && hsc_store_spec_conninfo(a->sc->userdb) == NULL;
+    return a->store != NULL;
 }
 
 int hsc_account_token_list(request_rec *r, const hsc_account_t *a,
@@ -99,9 +100,8 @@ int hsc_account_token_list(request_rec *r, const hsc_account_t *a,
     return 1;
 }
 
-/* The app-password section's list: v->tokens stays 0 (no section) on a
- * PostgreSQL store, whose tokens hsc-admin manages, or when the list
- * cannot be read (logged). */
+/* The app-password section's list: v->tokens stays 0 (no section) when
+ * the list cannot be read (logged). */
 static void tokens_of(request_rec *r, const hsc_account_t *a,
                       hsc_account_view_t *v)
 {

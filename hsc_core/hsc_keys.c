@@ -28,6 +28,7 @@
 /* The label that derives the MAC key from a key file secret. */
 #define MAC_KEY_LABEL "hsc-cookie-mac-v1"
 #define SEAL_KEY_LABEL "hsc-factor-seal-v1"
+#define CHALLENGE_KEY_LABEL "hsc-webauthn-challenge-v1"
 /* A secret longer than this is refused (nobody needs more than 256). */
 #define SECRET_MAX 256
 /* A key file larger than this is refused before it is read. */
@@ -42,6 +43,9 @@ struct hsc_key {
      * factors' secrets (hsc_seal.c); its own label, so it is no cookie
      * MAC key and the cookie MAC key is not it. */
     unsigned char seal[HSC_MAC_LEN];
+    /* HMAC-SHA256(secret, CHALLENGE_KEY_LABEL): the MAC key of WebAuthn
+     * challenges (hsc_wa_challenge.c), again a key of its own. */
+    unsigned char challenge[HSC_MAC_LEN];
 };
 
 struct hsc_keyring {
@@ -108,6 +112,13 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
         || klen != sizeof(k->seal)) {
         goto cleanup;
     }
+    if (HMAC(EVP_sha256(), secret, (int)secret_len,
+             (const unsigned char *)CHALLENGE_KEY_LABEL,
+             sizeof(CHALLENGE_KEY_LABEL) - 1, k->challenge, &klen)
+            == NULL
+        || klen != sizeof(k->challenge)) {
+        goto cleanup;
+    }
     memset(pad, 0x36, sizeof(pad));
     for (i = 0; i < sizeof(K); i++) {
         pad[i] ^= K[i];
@@ -133,6 +144,7 @@ cleanup:
         hsc_wipe(&k->inner, sizeof(k->inner));
         hsc_wipe(&k->outer, sizeof(k->outer));
         hsc_wipe(k->seal, sizeof(k->seal));
+        hsc_wipe(k->challenge, sizeof(k->challenge));
     }
     return rv;
 }
@@ -450,4 +462,9 @@ cleanup:
 const unsigned char *hsc_key_seal_secret(const hsc_key_t *k)
 {
     return k->seal;
+}
+
+const unsigned char *hsc_key_challenge_secret(const hsc_key_t *k)
+{
+    return k->challenge;
 }

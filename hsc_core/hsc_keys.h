@@ -66,6 +66,10 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1, size_t len1,
  * "hsc-factor-seal-v1"), for hsc_seal.c only. */
 const unsigned char *hsc_key_seal_secret(const hsc_key_t *k);
 
+/** The key's 32-byte WebAuthn challenge key, HMAC-SHA256(secret,
+ * "hsc-webauthn-challenge-v1"), for hsc_wa_challenge.c only. */
+const unsigned char *hsc_key_challenge_secret(const hsc_key_t *k);
+
 /** 1 when kid (len bytes) is 1..32 characters of [A-Za-z0-9_-]. */
 int hsc_kid_valid(const char *kid, size_t len);
 

@@ -112,6 +112,10 @@ typedef struct {
     hsc_status_t (*token_get)(hsc_store_t *s, const char *id, hsc_token_t *out);
     hsc_status_t (*token_add)(hsc_store_t *s, const hsc_token_t *t,
                               int64_t now);
+    /* xn: HSC_XN_LEN bytes, never NULL; the proof is checked in the
+     * statement that inserts. */
+    hsc_status_t (*token_add_own)(hsc_store_t *s, const hsc_token_t *t,
+                                  int64_t now, const unsigned char *xn);
     hsc_status_t (*token_list)(hsc_store_t *s, const char *user,
                                hsc_tokens_each_fn *fn, void *baton);
     hsc_status_t (*token_revoke)(hsc_store_t *s, const char *user,

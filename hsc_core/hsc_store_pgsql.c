@@ -1259,6 +1259,7 @@ static const hsc_store_vtable_t pg_vtable =
      .store_id = pg_store_id,
      .token_get = hsc_pg_token_get,
      .token_add = hsc_pg_token_add,
+     .token_add_own = hsc_pg_token_add_own,
      .token_list = hsc_pg_token_list,
      .token_revoke = hsc_pg_token_revoke};
 

@@ -29,7 +29,7 @@
 #include "hsc_tokens.h"
 
 /* Schema version this build creates and reads (hsc_core/sql/pgsql/). */
-#define HSC_PGSQL_SCHEMA_VERSION 5
+#define HSC_PGSQL_SCHEMA_VERSION 6
 
 typedef struct {
     int pool_size;            /* connections per process, >= 1 (default 4) */
@@ -114,6 +114,8 @@ hsc_status_t hsc_store_pgsql_exec(hsc_store_t *s, const char *what,
 hsc_status_t hsc_pg_token_get(hsc_store_t *s, const char *id, hsc_token_t *out);
 hsc_status_t hsc_pg_token_add(hsc_store_t *s, const hsc_token_t *t,
                               int64_t now);
+hsc_status_t hsc_pg_token_add_own(hsc_store_t *s, const hsc_token_t *t,
+                                  int64_t now, const unsigned char *xn);
 hsc_status_t hsc_pg_token_list(hsc_store_t *s, const char *user,
                                hsc_tokens_each_fn *fn, void *baton);
 hsc_status_t hsc_pg_token_revoke(hsc_store_t *s, const char *user,

@@ -1286,6 +1286,7 @@ static const hsc_store_vtable_t sq_vtable =
      .store_id = sq_store_id,
      .token_get = hsc_sq_token_get,
      .token_add = hsc_sq_token_add,
+     .token_add_own = hsc_sq_token_add_own,
      .token_list = hsc_sq_token_list,
      .token_revoke = hsc_sq_token_revoke};
 

@@ -97,6 +97,8 @@ hsc_status_t hsc_sq_fail(hsc_store_t *s, const char *what, int rc);
 hsc_status_t hsc_sq_token_get(hsc_store_t *s, const char *id, hsc_token_t *out);
 hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t,
                               int64_t now);
+hsc_status_t hsc_sq_token_add_own(hsc_store_t *s, const hsc_token_t *t,
+                                  int64_t now, const unsigned char *xn);
 hsc_status_t hsc_sq_token_list(hsc_store_t *s, const char *user,
                                hsc_tokens_each_fn *fn, void *baton);
 hsc_status_t hsc_sq_token_revoke(hsc_store_t *s, const char *user,

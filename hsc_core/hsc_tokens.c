@@ -23,7 +23,8 @@ hsc_status_t hsc_tokens_get(hsc_store_t *s, const char *id, hsc_token_t *out)
     return s->vt->token_get != NULL ? s->vt->token_get(s, id, out) : none(s);
 }
 
-hsc_status_t hsc_tokens_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
+/* 1 when t's fields are ones the format allows, else errmsg says not. */
+static int token_valid(hsc_store_t *s, const hsc_token_t *t)
 {
     if (!hsc_token_id_valid(t->id, strlen(t->id))
         || !hsc_username_valid(t->user, strlen(t->user))
@@ -31,9 +32,32 @@ hsc_status_t hsc_tokens_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
         || !hsc_token_scopes_valid(t->scopes) || t->expires < 0) {
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
                        "token: invalid id, user, name, scopes or expiry");
+        return 0;
+    }
+    return 1;
+}
+
+hsc_status_t hsc_tokens_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
+{
+    if (!token_valid(s, t)) {
         return HSC_EINVAL;
     }
     return s->vt->token_add != NULL ? s->vt->token_add(s, t, now) : none(s);
+}
+
+hsc_status_t hsc_tokens_add_own(hsc_store_t *s, const hsc_token_t *t,
+                                int64_t now, const unsigned char xn[HSC_XN_LEN])
+{
+    if (!token_valid(s, t)) {
+        return HSC_EINVAL;
+    }
+    if (xn == NULL) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "token add: no x_n to prove the password");
+        return HSC_EAUTH;
+    }
+    return s->vt->token_add_own != NULL ? s->vt->token_add_own(s, t, now, xn)
+                                        : none(s);
 }
 
 hsc_status_t hsc_tokens_list(hsc_store_t *s, const char *user,

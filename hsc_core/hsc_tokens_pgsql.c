@@ -3,13 +3,17 @@
  * table hsc_tokens of schema version 5,
  * hsc_core/sql/pgsql/005-tokens.sql; hsc_tokens.h).
  *
- * The lookup by id, the request path, goes through the SECURITY DEFINER
- * function hsc_token_get: the httpd role has no right on the table. What
- * only hsc-admin does (add, list, revoke) is plain SQL on the table,
- * which needs the owner's rights (the admin role), as the writes of
- * hsc_users do. Statements run on the store handle's connections
- * (hsc_store_pgsql_exec: its pool, its timeouts, its messages without
- * secrets).
+ * The httpd role has no right on the table: what it does goes through
+ * SECURITY DEFINER functions. The lookup by id, the request path, is
+ * hsc_token_get; the account page's calls (schema version 6,
+ * 006-own-tokens.sql) are hsc_token_add (a user's own token, proved by
+ * x_n), hsc_tokens_of (one user's list) and hsc_token_revoke (one of the
+ * user's, by id), which the admin role may call too. What only hsc-admin
+ * does (add without a proof, everyone's list, revoke all of a user's) is
+ * plain SQL on the table, which needs the owner's rights (the admin
+ * role), as the writes of hsc_users do. Statements run on the store handle's
+ * connections (hsc_store_pgsql_exec: its pool, its timeouts, its messages
+ * without secrets).
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -24,10 +28,13 @@
 
 #define TOKEN_COLUMNS                                                          \
     "id, username, name, scopes, secret_hash, created, expires, revoked"
+/* What a list selects in the hash's place. */
+#define ZERO_HASH "decode(repeat('00', 32), 'hex')"
 
 /* Run sql on s. A database without the token table or functions (schema
- * older than 5: SQLSTATE 42P01, undefined table, or 42883, undefined
- * function) is HSC_ESTORE naming the upgrade, as on SQLite. */
+ * older than 5, or 6 for the account page's functions: SQLSTATE 42P01,
+ * undefined table, or 42883, undefined function) is HSC_ESTORE naming
+ * the upgrade, as on SQLite. */
 static hsc_status_t exec(hsc_store_t *s, const char *what, const char *sql,
                          int n, const char *const *v, const int *l,
                          const int *fmt, int write, PGresult **res)
@@ -40,9 +47,9 @@ static hsc_status_t exec(hsc_store_t *s, const char *what, const char *sql,
             || strstr(s->errmsg, "SQLSTATE 42883") != NULL)) {
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
                        "%s: the database's schema is older than version %d "
-                       "and has no app passwords: run \"hsc-admin init\" to "
-                       "upgrade it",
-                       what, HSC_TOKENS_VERSION);
+                       "and lacks app passwords' tables or functions: run "
+                       "\"hsc-admin init\" to upgrade it",
+                       what, HSC_PGSQL_SCHEMA_VERSION);
     }
     return st;
 }
@@ -178,6 +185,60 @@ hsc_status_t hsc_pg_token_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
     return st;
 }
 
+/* Through hsc_token_add (schema version 6): true stored, false the id
+ * or a live name taken, NULL no enabled user with that x_n. */
+hsc_status_t hsc_pg_token_add_own(hsc_store_t *s, const hsc_token_t *t,
+                                  int64_t now, const unsigned char *xn)
+{
+    char created[24], expires[24];
+    const char *v[8];
+    int l[8] = {0, HSC_XN_LEN, 0, HSC_TOKEN_HASH_LEN, 0, 0, 0, 0};
+    int f[8] = {0, 1, 0, 1, 0, 0, 0, 0};
+    PGresult *res;
+    hsc_status_t st;
+
+    snprintf(created, sizeof(created), "%" PRId64, now);
+    snprintf(expires, sizeof(expires), "%" PRId64, t->expires);
+    v[0] = t->user;
+    v[1] = (const char *)xn;
+    v[2] = t->id;
+    v[3] = (const char *)t->hash;
+    v[4] = t->name;
+    v[5] = t->scopes;
+    v[6] = expires;
+    v[7] = created;
+    st = exec(s, "token add",
+              "SELECT coalesce(hsc_token_add($1, $2, $3, $4, $5, $6, "
+              "$7::bigint, $8::bigint)::text, 'refused')",
+              8, v, l, f, 1, &res);
+    if (st != HSC_OK) {
+        return st;
+    }
+    if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "token add: unexpected answer");
+        st = HSC_ESTORE;
+    }
+    else if (strcmp(PQgetvalue(res, 0, 0), "refused") == 0) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "token add: no enabled user of that name whose "
+                       "password has this x_n");
+        st = HSC_EAUTH;
+    }
+    else if (strcmp(PQgetvalue(res, 0, 0), "false") == 0) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "token add: a live token of this user has that name");
+        st = HSC_EEXISTS;
+    }
+    else if (strcmp(PQgetvalue(res, 0, 0), "true") != 0) {
+        hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                       "token add: unexpected answer");
+        st = HSC_ESTORE;
+    }
+    PQclear(res);
+    return st;
+}
+
 hsc_status_t hsc_pg_token_list(hsc_store_t *s, const char *user,
                                hsc_tokens_each_fn *fn, void *baton)
 {
@@ -187,11 +248,18 @@ hsc_status_t hsc_pg_token_list(hsc_store_t *s, const char *user,
     hsc_status_t st;
     int i;
 
+    /* A list never carries the secret's hash: zeros in its place. One
+     * user's through hsc_tokens_of (the httpd role may), everyone's from
+     * the table (the admin role). */
     st = exec(s, "token list",
-              "SELECT " TOKEN_COLUMNS " FROM hsc_tokens "
-              "WHERE $1::text IS NULL OR username = $1 "
-              "ORDER BY username, created, id",
-              1, v, NULL, NULL, 0, &res);
+              user != NULL
+                  ? "SELECT id, username, name, scopes, " ZERO_HASH
+                    ", created, expires, revoked FROM hsc_tokens_of($1) "
+                    "ORDER BY created, id"
+                  : "SELECT id, username, name, scopes, " ZERO_HASH
+                    ", created, expires, revoked FROM hsc_tokens "
+                    "ORDER BY username, created, id",
+              user != NULL ? 1 : 0, v, NULL, NULL, 0, &res);
     if (st != HSC_OK) {
         return st;
     }
@@ -205,6 +273,8 @@ hsc_status_t hsc_pg_token_list(hsc_store_t *s, const char *user,
     return st;
 }
 
+/* One id through hsc_token_revoke (schema version 6: the httpd role may);
+ * all of a user's on the table (the admin role). */
 hsc_status_t hsc_pg_token_revoke(hsc_store_t *s, const char *user,
                                  const char *id, int64_t now, int *count)
 {
@@ -214,15 +284,27 @@ hsc_status_t hsc_pg_token_revoke(hsc_store_t *s, const char *user,
     hsc_status_t st;
 
     snprintf(when, sizeof(when), "%" PRId64, now);
-    st = exec(s, "token revoke",
-              "UPDATE hsc_tokens SET revoked = greatest($1::bigint, 1) "
-              "WHERE username = $2 AND revoked = 0 "
-              "AND ($3::text IS NULL OR id = $3)",
-              3, v, NULL, NULL, 1, &res);
+    if (id != NULL) {
+        st = exec(s, "token revoke",
+                  "SELECT FROM hsc_token_revoke($2, $3, $1::bigint) AS r "
+                  "WHERE r",
+                  3, v, NULL, NULL, 1, &res);
+        if (st == HSC_OK) {
+            *count = PQntuples(res);
+        }
+    }
+    else {
+        st = exec(s, "token revoke",
+                  "UPDATE hsc_tokens SET revoked = greatest($1::bigint, 1) "
+                  "WHERE username = $2 AND revoked = 0",
+                  2, v, NULL, NULL, 1, &res);
+        if (st == HSC_OK) {
+            *count = atoi(PQcmdTuples(res));
+        }
+    }
     if (st != HSC_OK) {
         return st;
     }
-    *count = atoi(PQcmdTuples(res));
     PQclear(res);
     if (id != NULL && *count == 0) {
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg),

@@ -116,7 +116,14 @@ static hsc_status_t write_step(hsc_store_t *s, sqlite3_stmt *st,
     return rc == SQLITE_DONE ? HSC_OK : hsc_sq_fail(s, what, rc);
 }
 
-hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
+/*
+ * Insert t for its owner, who must exist; with auth (SHA-256 of the
+ * cookie's x_n), only while it is the owner's authenticator and the owner
+ * is enabled: the proof is the statement's own WHERE, so a password
+ * changed meanwhile leaves the token unmade (HSC_EAUTH).
+ */
+static hsc_status_t insert(hsc_store_t *s, const hsc_token_t *t, int64_t now,
+                           const unsigned char *auth)
 {
     sqlite3 *db = conn(s, 1);
     sqlite3_stmt *st = NULL;
@@ -126,11 +133,11 @@ hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
     if (db == NULL) {
         return HSC_ESTORE;
     }
-    /* The owner must exist: no row is inserted otherwise. */
     rc = sqlite3_prepare_v2(db,
                             "INSERT INTO hsc_tokens (" TOKEN_COLUMNS
                             ") SELECT ?1, username, ?2, ?3, ?4, ?5, ?6, 0 "
-                            "FROM hsc_users WHERE username = ?7",
+                            "FROM hsc_users WHERE username = ?7 AND (?8 IS "
+                            "NULL OR (authenticator = ?8 AND disabled = 0))",
                             -1, &st, NULL);
     if (rc == SQLITE_OK) {
         rc = sqlite3_bind_text(st, 1, t->id, -1, SQLITE_STATIC);
@@ -154,15 +161,42 @@ hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
     if (rc == SQLITE_OK) {
         rc = sqlite3_bind_text(st, 7, t->user, -1, SQLITE_STATIC);
     }
+    if (rc == SQLITE_OK && auth != NULL) {
+        rc = sqlite3_bind_blob(st, 8, auth, HSC_AUTH_LEN, SQLITE_STATIC);
+    }
     if (rc != SQLITE_OK) {
         sqlite3_finalize(st);
         return hsc_sq_fail(s, "token add", rc);
     }
     status = write_step(s, st, "token add");
     if (status == HSC_OK && sqlite3_changes(db) == 0) {
+        if (auth != NULL) {
+            hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
+                           "token add: no enabled user of that name whose "
+                           "password has this x_n");
+            return HSC_EAUTH;
+        }
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg), "token add: no such user");
         status = HSC_ENOUSER;
     }
+    return status;
+}
+
+hsc_status_t hsc_sq_token_add(hsc_store_t *s, const hsc_token_t *t, int64_t now)
+{
+    return insert(s, t, now, NULL);
+}
+
+hsc_status_t hsc_sq_token_add_own(hsc_store_t *s, const hsc_token_t *t,
+                                  int64_t now, const unsigned char *xn)
+{
+    unsigned char auth[HSC_AUTH_LEN];
+    hsc_status_t status = hsc_authenticator(xn, auth);
+
+    if (status == HSC_OK) {
+        status = insert(s, t, now, auth);
+    }
+    hsc_wipe(auth, sizeof(auth));
     return status;
 }
 
@@ -190,7 +224,12 @@ hsc_status_t hsc_sq_token_list(hsc_store_t *s, const char *user,
         if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
             break;
         }
-        if ((status = row_to_token(s, st, &t)) != HSC_OK || fn(baton, &t)) {
+        if ((status = row_to_token(s, st, &t)) != HSC_OK) {
+            rc = SQLITE_DONE;
+            break;
+        }
+        memset(t.hash, 0, sizeof(t.hash)); /* a list never carries it */
+        if (fn(baton, &t)) {
             rc = SQLITE_DONE;
             break;
         }

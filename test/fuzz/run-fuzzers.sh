@@ -11,7 +11,7 @@
 #
 # Environment:
 #   CLANG              compiler (default: clang, else clang-14)
-#   HSC_FUZZ_TARGETS   targets to run (default: all seventeen)
+#   HSC_FUZZ_TARGETS   targets to run (default: all eighteen)
 #   HSC_FUZZ_OUT       where logs, crash inputs and the grown corpora go
 #                      (default: a temporary directory, kept on failure)
 #   HSC_FUZZ_JOBS      libFuzzer -jobs/-workers per target (default 1)
@@ -24,7 +24,7 @@ esac
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-targets=${HSC_FUZZ_TARGETS:-"cookie b64 cookie_header form return_url keyfile util cache origin parse pages audit response code link authz json"}
+targets=${HSC_FUZZ_TARGETS:-"cookie b64 cookie_header form return_url keyfile util cache origin parse pages audit response code link authz json webauthn"}
 
 cc=${CLANG:-}
 if [ -z "$cc" ]; then

@@ -11,7 +11,9 @@
 # least role of the doc (its grants as written); app passwords made by
 # hsc-admin on the database work on both nodes (Bearer on one, Basic on
 # the other), HSCTokenScope answers 403 insufficient_scope, a revoke or a
-# disable is honoured by both, the last use lands in hsc_token_activity
+# disable is honoured by both, the account page lists, makes and revokes
+# a user's own (as the httpd role: hsc_tokens_of, hsc_token_add with the
+# cookie's x_n, hsc_token_revoke), the last use lands in hsc_token_activity
 # (HSCActivityDB "pgsql:..." as the httpd role), a wrong secret is 401
 # and logged without it, and token requests right after a PostgreSQL
 # restart are 200, not 503;
@@ -295,6 +297,9 @@ T2=$("$ADMIN" token add "$SPEC" erin --name ci 2>/dev/null | grep -E "$tok_re")
 check "hsc-admin token add on PostgreSQL prints a token" [ -n "$T" ]
 check "and a second one, without scopes" [ -n "$T2" -a "$T2" != "$T" ]
 TID=$(echo "$T" | cut -c5-20)
+BOBT=$("$ADMIN" token add "$SPEC" bob --name phone 2>/dev/null | grep -E "$tok_re")
+BOBID=$(echo "$BOBT" | cut -c5-20)
+check "and one of bob's" [ -n "$BOBT" ]
 st=$(tok "$A" /api/ "Bearer $T")
 check "node A: the token as Bearer is 200 ($st) as erin ($(x_user))" \
     [ "$st" = 200 ] && [ "$(x_user)" = erin ]
@@ -359,6 +364,46 @@ check "token revoke: node B too (401)" \
     [ "$(tok "$B" /api/ "$(basic erin "$T")")" = 401 ]
 check "erin's other token still works on node B" \
     [ "$(tok "$B" /api/ "Bearer $T2")" = 200 ]
+# The account page as the httpd role (schema version 6): erin lists her
+# app passwords on node A (hsc_tokens_of), makes one there (hsc_token_add,
+# proved by her cookie's x_n), uses it on node B, and revokes it on node
+# B's page (hsc_token_revoke): refused on node A on the next request.
+st=$(login "$A" erin erin-password-1)
+E=$(cat "$W/cookie")
+check "erin logs in on node A ($st)" [ "$st" = 303 -a -n "$E" ]
+page() { # NODE [FIELD=VALUE...]: the account page (a POST with fields) into $W/page, the status
+    n=$1
+    shift
+    if [ $# = 0 ]; then
+        curl -s -o "$W/page" -w '%{http_code}' -H "Cookie: $E" "$n/account"
+        return
+    fi
+    set -- $(for f in "$@"; do printf -- '--data-urlencode %s ' "$f"; done)
+    curl -s -o "$W/page" -w '%{http_code}' -H "Origin: $n" -H "Cookie: $E" "$@" "$n/account"
+}
+st=$(page "$A")
+check "node A's account page lists her live app password, not the revoked one ($st)" \
+    [ "$st" = 200 ] && grep -q '<td>ci</td>' "$W/page" && ! grep -q '<td>laptop</td>' "$W/page"
+st=$(page "$A" action=token-new token_name=phone token_scopes=dav token_expires=30d)
+P=$(grep -oE 'hsc_[a-z2-7]{16}_[a-z2-7]{52}_[0-9a-f]{8}' "$W/page" | head -n 1)
+check "node A's page makes an app password as the httpd role ($st)" [ "$st" = 200 -a -n "$P" ]
+PID=$(echo "$P" | cut -c5-20)
+check "stored through hsc_token_add: erin's, named phone, scope dav" \
+    [ "$(pg_tmp_psql "SELECT username || ' ' || name || ' ' || scopes || ' ' || (expires > created) FROM hsc_tokens WHERE id = '$PID'")" = "erin phone dav true" ]
+st=$(tok "$B" /api/dav/ "Bearer $P")
+check "the new token as Bearer on node B is 200 ($st) as erin ($(x_user))" \
+    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+check "a second live one named phone: 400 on node B" \
+    [ "$(page "$B" action=token-new token_name=phone)" = 400 ]
+st=$(page "$B")
+check "node B's page lists it ($st)" [ "$st" = 200 ] && grep -q '<td>phone</td><td>dav</td>' "$W/page"
+check "revoked on node B's page (303)" [ "$(page "$B" action=token-revoke token_id="$PID")" = 303 ]
+check "node A refuses it on the next request (401)" [ "$(tok "$A" /api/dav/ "Bearer $P")" = 401 ]
+check "revoked once: again is 400" [ "$(page "$A" action=token-revoke token_id="$PID")" = 400 ]
+check "another user's token id is not erin's to revoke (400)" \
+    [ "$(page "$A" action=token-revoke token_id="$BOBID")" = 400 ]
+check "... and bob's token still works" [ "$(tok "$B" /api/ "Bearer $BOBT")" = 200 ]
+check "no hsc_token_add refusal was logged (HSC266)" sh -c '! grep -q HSC266 "$0"/*/error.log' "$W"
 # tok_within MS URL AUTH STATUS: /api/ answers STATUS within MS
 tok_within() {
     t0=$(now_ms)

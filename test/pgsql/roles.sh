@@ -7,14 +7,21 @@
 # grows, each second-factor function does its one thing and no more (a
 # TOTP step only rises, a link or code needs its hash, a password needs
 # the current x_n or a link, no factor table is readable), app passwords
-# are read and touched only through hsc_token_get and hsc_token_touch (no
-# right on hsc_tokens or hsc_token_activity; hsc-admin token works as the
-# admin role, not as this one), and
-# the pg_temp attack of issue 18 (a temporary hsc_changes with a trigger,
+# are read by id and touched only through hsc_token_get and
+# hsc_token_touch (no right on hsc_tokens or hsc_token_activity;
+# hsc-admin token add, the list of everyone's and revoke --all work as
+# the admin role, not as this one), a token of a user's own is made only
+# through hsc_token_add with that user's x_n (schema version 6: not with
+# a wrong one, another user's, for a disabled user, nor by a temporary
+# sha256()), listed through hsc_tokens_of without its hash, and revoked
+# through hsc_token_revoke only under its owner's name, and the pg_temp
+# attack of issue 18 (a temporary hsc_changes with a trigger,
 # then the one write the role may make) runs nothing as the owner. The
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
-# column grant back.
+# column grant back. Databases of versions 1 to 5, made from their files
+# with the grants of their time, are upgraded to 6 by hsc-admin init, and
+# the httpd role may then call what the account page needs.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -261,6 +268,80 @@ check "hsc_token_get: still live after the httpd role's attempt" \
 check "hsc-admin token revoke on pgsql: (admin)" "$ADMIN" token revoke "$SPEC_ADMIN" bob "$BID"
 check "hsc_token_get sees it revoked" one "SELECT revoked > 0 FROM hsc_token_get('$BID')" t
 
+# --- a user's own app passwords (schema version 6) ---------------------------
+# The account page as the httpd role: hsc_token_add needs the owner's
+# x_n (alice's is XN9 since the reset link above; bob's is set to XN8),
+# hsc_tokens_of lists without the hash, hsc_token_revoke only under the
+# owner's name. OID is the new token's id, OHASH its secret's hash.
+OID=oooooooooooooooo
+OHASH="sha256('\\x03'::bytea)"
+val hsc_admin "UPDATE hsc_users SET authenticator = sha256($XN8) WHERE username = 'bob'" >/dev/null \
+    || bail "bob's x_n as the admin role"
+tadd() { # user xn id name: hsc_token_add's answer, NULL as "refused"
+    val hsc_httpd "SELECT coalesce(hsc_token_add('$1', $2, '$3', $OHASH, '$4', 'dav', 0, 500)::text, 'refused')"
+}
+is() { [ "$1" = "$2" ]; }
+owned() { val hsc_admin "SELECT count(*) FROM hsc_tokens WHERE id = '$1'"; }
+check "hsc_token_add with a wrong x_n is refused (NULL)" \
+    is "$(tadd alice "$XN8" $OID phone)" refused
+check "... and stores nothing" is "$(owned $OID)" 0
+val hsc_admin "UPDATE hsc_users SET authenticator = sha256($XN8) WHERE username = 'bob'" >/dev/null
+check "hsc_token_add for alice with bob's own x_n is refused" \
+    is "$(tadd alice "$XN8" $OID phone)" refused
+check "hsc_token_add for a user who does not exist is refused" \
+    is "$(tadd mallory "$XN9" $OID phone)" refused
+check "hsc_token_add with a NULL x_n is refused" \
+    is "$(tadd alice NULL $OID phone)" refused
+check "... none of them stored anything" is "$(owned $OID)" 0
+check "hsc_token_add with alice's x_n makes her token" \
+    is "$(tadd alice "$XN9" $OID phone)" true
+check "... stored once, hers, with the hash given" \
+    adm "SELECT username || ' ' || name || ' ' || (secret_hash = $OHASH) FROM hsc_tokens WHERE id = '$OID'" "alice phone true"
+check "a second live token of that name is refused (false, not NULL)" \
+    is "$(tadd alice "$XN9" pppppppppppppppp phone)" false
+check "the same id again is refused (false)" \
+    is "$(tadd alice "$XN9" $OID other)" false
+val hsc_admin "UPDATE hsc_users SET disabled = true WHERE username = 'alice'" >/dev/null
+check "a disabled user's x_n makes no token" \
+    is "$(tadd alice "$XN9" qqqqqqqqqqqqqqqq laptop)" refused
+val hsc_admin "UPDATE hsc_users SET disabled = false WHERE username = 'alice'" >/dev/null
+refuse "the httpd role still cannot insert into hsc_tokens" val hsc_httpd \
+    "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
+     VALUES ('rrrrrrrrrrrrrrrr', 'alice', 'evil', sha256('\x02'), 0)"
+grep -q 'permission denied' "$W/out" && ok "... permission denied" \
+    || { notok "... permission denied"; sed 's/^/# /' "$W/out"; }
+check "hsc_tokens_of lists alice's tokens" \
+    one "SELECT string_agg(id || ':' || name, ',' ORDER BY created) FROM hsc_tokens_of('alice')" "$TID:ci,$OID:phone"
+refuse "hsc_tokens_of has no secret_hash column" \
+    val hsc_httpd "SELECT secret_hash FROM hsc_tokens_of('alice')"
+ohex=$(val hsc_admin "SELECT encode($OHASH, 'hex')")
+val hsc_httpd "SELECT * FROM hsc_tokens_of('alice')" >"$W/of.out" 2>&1
+if [ -n "$ohex" ] && grep -q "$OID" "$W/of.out" && ! grep -q "$ohex" "$W/of.out"; then
+    ok "every column of hsc_tokens_of: the token, never its hash"
+else notok "every column of hsc_tokens_of: the token, never its hash"; sed 's/^/# /' "$W/of.out"; fi
+check "hsc_tokens_of('bob') has only bob's" \
+    one "SELECT count(*) FROM hsc_tokens_of('bob') WHERE username <> 'bob'" 0
+check "hsc_token_revoke of alice's token under bob's name changes nothing (NULL)" \
+    one "SELECT hsc_token_revoke('bob', '$OID', 600) IS NULL" t
+check "... it stays live" adm "SELECT revoked FROM hsc_tokens WHERE id = '$OID'" 0
+check "hsc_token_revoke under alice's name revokes it" \
+    one "SELECT hsc_token_revoke('alice', '$OID', 99999999999)" t
+check "... at most a minute past the database's clock" \
+    adm "SELECT revoked BETWEEN 1 AND extract(epoch FROM now())::bigint + 60 FROM hsc_tokens WHERE id = '$OID'" t
+check "... once" one "SELECT hsc_token_revoke('alice', '$OID', 700) IS NULL" t
+refuse "the httpd role still cannot un-revoke it" \
+    val hsc_httpd "UPDATE hsc_tokens SET revoked = 0 WHERE id = '$OID'"
+check "its name is free again: a new one with alice's x_n" \
+    is "$(tadd alice "$XN9" ssssssssssssssss phone)" true
+refuse "a role without the grants cannot make a token" \
+    val hsc_other "SELECT hsc_token_add('alice', $XN9, 'tttttttttttttttt', $OHASH, 'x', '', 0, 0)"
+refuse "nor list one" val hsc_other "SELECT * FROM hsc_tokens_of('alice')"
+refuse "nor revoke one" val hsc_other "SELECT hsc_token_revoke('alice', 'ssssssssssssssss', 1)"
+check "hsc-admin token list USER as the httpd role works (through hsc_tokens_of)" \
+    "$ADMIN" token list "$SPEC_HTTPD" alice
+grep -q "ssssssssssssssss" "$W/out" && ok "it lists alice's new token" \
+    || { notok "it lists alice's new token"; sed 's/^/# /' "$W/out"; }
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
@@ -302,6 +383,15 @@ SELECT coalesce(hsc_password_change('alice', '\x00', '\x00', 'x', '\x00')::text,
 EOF
 if grep -q '^refused$' "$W/attack-fx.out"; then ok "a temporary sha256() does not fool hsc_password_change"
 else notok "a temporary sha256() does not fool hsc_password_change"; sed 's/^/# /' "$W/attack-fx.out"; fi
+
+# The same temporary sha256() against hsc_token_add (version 6).
+sql hsc_httpd hsc >"$W/attack-own.out" 2>&1 <<EOF
+CREATE FUNCTION pg_temp.sha256(bytea) RETURNS bytea LANGUAGE sql
+    AS \$f\$SELECT authenticator FROM public.hsc_users WHERE username = 'alice'\$f\$;
+SELECT 'own:' || coalesce(hsc_token_add('alice', '\x00', 'uuuuuuuuuuuuuuuu', decode(repeat('04', 32), 'hex'), 'evil', '', 0, 0)::text, 'refused');
+EOF
+if grep -q '^own:refused$' "$W/attack-own.out"; then ok "a temporary sha256() does not fool hsc_token_add"
+else notok "a temporary sha256() does not fool hsc_token_add"; sed 's/^/# /' "$W/attack-own.out"; fi
 
 # A temporary hsc_tokens and hsc_token_activity: the functions name
 # their tables with the schema, so neither is found first.
@@ -354,10 +444,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 5 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 6 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 5: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 6: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 6: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -412,10 +502,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 5 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 6 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 5, and erin kept her gen"
-else notok "version 5, and erin kept her gen"; fi
+    ok "version 6, and erin kept her gen"
+else notok "version 6, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
@@ -445,9 +535,9 @@ refuse "on version 4 there is no hsc_token_get" \
     val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
 SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
 check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 5 ]; then
-    ok "it reaches version 5"
-else notok "it reaches version 5"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 6 ]; then
+    ok "it reaches version 6"
+else notok "it reaches version 6"; fi
 val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
     VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
 check "after the upgrade the httpd role reads a token through hsc_token_get" \
@@ -459,9 +549,64 @@ refuse "nor writes the activity table" \
     val hsc_httpd "UPDATE hsc_token_activity SET last_at = 0" hsc_v4
 refuse "a role that could not call hsc_revoke got nothing" \
     val hsc_other "SELECT * FROM hsc_token_get('$TID')" hsc_v4
-# The chain from version 3 came to 5 as well, grants included.
+# The chain from version 3 came to 6 as well, grants included.
 check "the version-3 database, upgraded, has hsc_token_touch for the httpd role" \
     val hsc_httpd "SELECT hsc_token_touch('$TID', 1, '')" hsc_v3
+check "and hsc_tokens_of (version 6) there too" \
+    val hsc_httpd "SELECT count(*) FROM hsc_tokens_of('erin')" hsc_v3
+
+# --- upgrading version 5 (before the account page's app passwords) ---------------
+# A database of schema version 5, as the release before version 6 left
+# it, with the doc's grants of then (hsc_token_get and hsc_token_touch, no
+# hsc_token_add): init brings it to 6, and the httpd role may make a
+# token of a user's own with that user's x_n, list and revoke it, with no
+# new GRANT, and still has no right on the token table.
+V5=$top_srcdir/hsc_core/sql/pgsql/005-tokens.sql
+val postgres "CREATE DATABASE hsc_v5 OWNER hsc_admin" postgres >/dev/null
+cat "$V1" "$V2" "$V3" "$V4" "$V5" | sql hsc_admin hsc_v5 >/dev/null 2>&1 \
+    && val hsc_admin "INSERT INTO hsc_schema (version) VALUES (1), (2), (3), (4), (5);
+INSERT INTO hsc_users (username, salt, kdf, authenticator, created, updated)
+VALUES ('grace', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000',
+        sha256($XN9), 0, 0);
+INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
+VALUES ('$TID', 'grace', 'ci', sha256('\x01'), 7);
+GRANT CONNECT ON DATABASE hsc_v5 TO hsc_httpd;
+GRANT USAGE ON SCHEMA public TO hsc_httpd;
+GRANT SELECT ON hsc_users, hsc_generation, hsc_changes, hsc_schema, hsc_meta
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_factors_of(text),
+    hsc_totp_accept(text, bigint), hsc_password_change(text, bytea, bytea, text, bytea)
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_token_get(text), hsc_token_touch(text, bigint, text)
+    TO hsc_httpd;" hsc_v5 >/dev/null \
+    || bail "a version-5 database"
+one5() { [ "$(val hsc_httpd "$1" hsc_v5)" = "$2" ]; }
+refuse "on version 5 there is no hsc_token_add" \
+    val hsc_httpd "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'x', '', 0, 0)" hsc_v5
+SPEC_V5="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v5 user=hsc_admin"
+SPEC_V5_HTTPD="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v5 user=hsc_httpd"
+refuse "this build's hsc-admin as the httpd role refuses version 5 (needs an upgrade)" \
+    "$ADMIN" token list "$SPEC_V5_HTTPD" grace
+grep -q 'schema version 5 needs an upgrade' "$W/out" && ok "... naming the upgrade" \
+    || { notok "... naming the upgrade"; sed 's/^/# /' "$W/out"; }
+check "hsc-admin init upgrades a version-5 schema" "$ADMIN" init "$SPEC_V5"
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 6 ]; then
+    ok "it reaches version 6"
+else notok "it reaches version 6"; fi
+check "grace and her token are kept" one5 "SELECT username FROM hsc_token_get('$TID')" grace
+check "after the upgrade the httpd role makes grace's token with her x_n" \
+    one5 "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'phone', '', 0, 0)" t
+check "not with another x_n" \
+    one5 "SELECT hsc_token_add('grace', $XN8, 'pppppppppppppppp', $OHASH, 'laptop', '', 0, 0) IS NULL" t
+check "lists hers through hsc_tokens_of" \
+    one5 "SELECT string_agg(id, ',' ORDER BY created) FROM hsc_tokens_of('grace')" "$OID,$TID"
+check "and revokes one through hsc_token_revoke" \
+    one5 "SELECT hsc_token_revoke('grace', '$OID', 1)" t
+refuse "but reads no token table" val hsc_httpd "SELECT * FROM hsc_tokens" hsc_v5
+refuse "nor writes it" val hsc_httpd "UPDATE hsc_tokens SET revoked = 0" hsc_v5
+refuse "a role that could not call hsc_revoke got nothing" \
+    val hsc_other "SELECT * FROM hsc_tokens_of('grace')" hsc_v5
 
 rm -f "$W/out"
 echo "1..$n"

@@ -17,7 +17,7 @@ if ! pg_tmp_start "$W"; then
     echo "1..1"
     exit 1
 fi
-for db in tk_store tk_v4 ac_store ac_old; do
+for db in tk_store tk_own tk_v4 ac_store ac_old; do
     pg_tmp_psql "CREATE DATABASE $db" || {
         echo "not ok 1 - CREATE DATABASE $db"
         echo "1..1"

@@ -2,13 +2,15 @@
  * test_tokens.c: app passwords: the text form (hsc_token.h) and the
  * store (hsc_tokens.h) on both backends: add, look up by id, list,
  * revoke one or all, a name free again after a revocation, a user's
- * tokens going with the user, a file of an older schema refused.
+ * tokens going with the user, a file of an older schema refused; a
+ * user's own token (hsc_tokens_add_own, the account page's) only with
+ * the x_n of the user's current password, and only while enabled.
  *
  * Without arguments: the format, then SQLite files in a temporary
- * directory. With "pgsql": the store part against the databases tk_store
- * and tk_v4 (a schema 4 database refused until "hsc-admin init") of the
- * server HSC_PG_CONNINFO names, made empty by test/pgsql/tokens-pgsql.sh;
- * the test fails without it, never skips.
+ * directory. With "pgsql": the store part against the databases tk_store,
+ * tk_own and tk_v4 (a schema 4 database refused until "hsc-admin init")
+ * of the server HSC_PG_CONNINFO names, made empty by
+ * test/pgsql/tokens-pgsql.sh; the test fails without it, never skips.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -299,6 +301,116 @@ static void tokens_in_the_store(void)
     hsc_store_close(s);
 }
 
+/* t: a new token of user's named name, no scopes, never expiring. */
+static void new_token(hsc_token_t *t, const char *user, const char *name)
+{
+    char text[HSC_TOKEN_TEXT_LEN + 1];
+
+    memset(t, 0, sizeof(*t));
+    if (hsc_token_new(text, t->id, t->hash) != HSC_OK) {
+        memset(t->id, 0, sizeof(t->id)); /* refused as invalid below */
+    }
+    snprintf(t->user, sizeof(t->user), "%s", user);
+    snprintf(t->name, sizeof(t->name), "%s", name);
+}
+
+static int zero_hash(void *baton, const hsc_token_t *t)
+{
+    static const unsigned char zero[HSC_TOKEN_HASH_LEN];
+    int *all = baton;
+
+    *all &= memcmp(t->hash, zero, sizeof(zero)) == 0;
+    return 0;
+}
+
+/* The account page's add: proved by the x_n of the owner's current
+ * password (SHA-256 of it is the stored authenticator), refused alike for
+ * a wrong x_n, another user's, an unknown or a disabled user; a name
+ * taken is told apart. */
+static void own_tokens_need_the_password(void)
+{
+    static const unsigned char salt[HSC_SALT_LEN] = {1};
+    unsigned char xa[HSC_XN_LEN], xb[HSC_XN_LEN], va[HSC_AUTH_LEN];
+    unsigned char vb[HSC_AUTH_LEN];
+    char spec[1100];
+    hsc_store_t *s;
+    hsc_token_t t, t2, g;
+    hsc_kdf_t kdf;
+    seen_t seen;
+    int n = -1, zeros = 1;
+
+    memset(xa, 0xa1, sizeof(xa));
+    memset(xb, 0xb2, sizeof(xb));
+    db_spec("own", spec, sizeof(spec));
+    if ((s = make_db(spec)) == NULL || hsc_authenticator(xa, va) != HSC_OK
+        || hsc_authenticator(xb, vb) != HSC_OK
+        || hsc_kdf_parse("sha256-chain:1000", &kdf) != HSC_OK
+        || hsc_store_set_password(s, "alice", salt, &kdf, va) != HSC_OK
+        || hsc_store_set_password(s, "bob", salt, &kdf, vb) != HSC_OK) {
+        CHECK(0, "a user database, alice's x_n and bob's");
+        hsc_store_close(s);
+        return;
+    }
+    new_token(&t, "alice", "phone");
+    t.expires = 9000;
+    snprintf(t.scopes, sizeof(t.scopes), "dav");
+    CHECK_EQ(hsc_tokens_add_own(s, &t, 100, xb), HSC_EAUTH,
+             "not with bob's x_n");
+    xa[31] ^= 1;
+    CHECK_EQ(hsc_tokens_add_own(s, &t, 100, xa), HSC_EAUTH,
+             "not with an x_n one bit off");
+    xa[31] ^= 1;
+    CHECK_EQ(hsc_tokens_add_own(s, &t, 100, NULL), HSC_EAUTH, "not without");
+    CHECK_EQ(hsc_tokens_get(s, t.id, &g), HSC_ENOUSER, "nothing stored so far");
+    CHECK_EQ(hsc_tokens_add_own(s, &t, 100, xa), HSC_OK,
+             "with alice's own x_n");
+    CHECK(hsc_tokens_get(s, t.id, &g) == HSC_OK && !strcmp(g.user, "alice")
+              && !strcmp(g.name, "phone") && !strcmp(g.scopes, "dav")
+              && !memcmp(g.hash, t.hash, 32) && g.created == 100
+              && g.expires == 9000 && g.revoked == 0,
+          "stored: every field");
+    new_token(&t2, "alice", "phone");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 110, xa), HSC_EEXISTS,
+             "a live name taken is HSC_EEXISTS, not a refused proof");
+    new_token(&t2, "alice", "bad\nname");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 110, xa), HSC_EINVAL,
+             "a name the format refuses");
+    new_token(&t2, "carol", "x");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 110, xa), HSC_EAUTH,
+             "an unknown user is the same refusal");
+    new_token(&t2, "bob", "laptop");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 120, xb), HSC_OK, "bob's own");
+    CHECK(hsc_store_set_disabled(s, "alice", 1) == HSC_OK, "alice disabled");
+    new_token(&t2, "alice", "ci");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 130, xa), HSC_EAUTH,
+             "a disabled user makes none, even with her x_n");
+    CHECK(hsc_store_set_disabled(s, "alice", 0) == HSC_OK
+              && hsc_tokens_add_own(s, &t2, 140, xa) == HSC_OK,
+          "enabled again, she does");
+    memset(&seen, 0, sizeof(seen));
+    CHECK(hsc_tokens_list(s, "alice", each, &seen) == HSC_OK && seen.n == 2
+              && !strcmp(seen.names, "alice/phone,alice/ci"),
+          "alice's list: hers only, oldest first");
+    CHECK(hsc_tokens_list(s, "alice", zero_hash, &zeros) == HSC_OK && zeros,
+          "a list carries no secret's hash");
+    CHECK_EQ(hsc_tokens_revoke(s, "bob", t.id, 200, &n), HSC_ENOUSER,
+             "bob cannot revoke alice's token by its id");
+    CHECK(hsc_tokens_get(s, t.id, &g) == HSC_OK && g.revoked == 0,
+          "it stays live");
+    CHECK(hsc_tokens_revoke(s, "alice", t.id, 200, &n) == HSC_OK && n == 1
+              && hsc_tokens_get(s, t.id, &g) == HSC_OK && g.revoked == 200,
+          "alice revokes it");
+    new_token(&t2, "alice", "phone");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 300, xa), HSC_OK,
+             "its name is free again");
+    CHECK(hsc_store_set_password(s, "alice", salt, &kdf, vb) == HSC_OK,
+          "alice's password changes");
+    new_token(&t2, "alice", "later");
+    CHECK_EQ(hsc_tokens_add_own(s, &t2, 400, xa), HSC_EAUTH,
+             "the old x_n proves nothing after a password change");
+    hsc_store_close(s);
+}
+
 /* An SQLite file of schema version 4 (made, then its version lowered and
  * its table dropped as version 4 had none): tokens refused, not a crash. */
 static void an_older_file_has_no_tokens(void)
@@ -340,8 +452,8 @@ static void an_older_file_has_no_tokens(void)
 }
 
 #ifdef HSC_HAVE_PGSQL
-/* A PostgreSQL database of schema version 4 (made, then its version 5
- * taken off by hand): httpd's open refuses it as a whole, naming the
+/* A PostgreSQL database of schema version 4 (made, then its versions 5
+ * and 6 taken off by hand): httpd's open refuses it as a whole, naming the
  * upgrade (a PostgreSQL store of an older schema is never half-used);
  * hsc-admin init upgrades it, and tokens work. */
 static void an_older_database_is_refused_until_init(void)
@@ -362,10 +474,13 @@ static void an_older_database_is_refused_until_init(void)
     s = NULL;
     snprintf(ci, sizeof(ci), "%s dbname=tk_v4", pg);
     c = PQconnectdb(ci);
-    r = PQexec(c,
-               "DROP FUNCTION hsc_token_get(text); DROP FUNCTION "
-               "hsc_token_touch(text, bigint, text); DROP TABLE hsc_tokens, "
-               "hsc_token_activity; DELETE FROM hsc_schema WHERE version = 5");
+    r = PQexec(c, "DROP FUNCTION hsc_token_add(text, bytea, text, bytea, "
+                  "text, text, bigint, bigint), hsc_tokens_of(text), "
+                  "hsc_token_revoke(text, text, bigint); "
+                  "DROP FUNCTION hsc_token_get(text); DROP FUNCTION "
+                  "hsc_token_touch(text, bigint, text); DROP TABLE hsc_tokens, "
+                  "hsc_token_activity; DELETE FROM hsc_schema WHERE version "
+                  ">= 5");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         printf("# %s", PQerrorMessage(c));
@@ -398,6 +513,7 @@ int main(int argc, char **argv)
             return 1;
         }
         RUN(tokens_in_the_store);
+        RUN(own_tokens_need_the_password);
 #ifdef HSC_HAVE_PGSQL
         RUN(an_older_database_is_refused_until_init);
 #endif
@@ -413,6 +529,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RUN(tokens_in_the_store);
+    RUN(own_tokens_need_the_password);
     RUN(an_older_file_has_no_tokens);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) {

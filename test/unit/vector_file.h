@@ -56,7 +56,7 @@ static const char *vb_field(vblock_t *b, const char *key)
     return NULL;
 }
 
-static const char *vb_text(vblock_t *b, const char *key)
+static inline const char *vb_text(vblock_t *b, const char *key)
 {
     const char *v = vb_field(b, key);
 
