@@ -13,7 +13,8 @@
  * the row as every request reads it (the record cache), enabled, in the
  * same state, and a constant-time equal HMAC: a new password, a
  * revocation or a disabled user take effect on the next request in every
- * child. Entries live PW_TTL seconds at most, in a table of PW_SLOTS.
+ * child. Entries live PW_TTL seconds at most, in a table of PW_SLOTS
+ * (4-way sets).
  *
  * The password over Basic would bypass a second factor: it is refused for
  * a user who has one enrolled, and wherever HSCSecondFactor is required.
@@ -45,8 +46,10 @@
 #include "mod_hsc_userdb.h"
 #include "hsc_token.h"
 
-/* Entries of a child's cache (a fixed table: direct-mapped by name). */
+/* Entries of a child's cache: a fixed table of sets of PW_WAYS entries,
+ * a name's set chosen by a keyed hash; a full set gives up its oldest. */
 #define PW_SLOTS 1024
+#define PW_WAYS 4
 /* Seconds an entry stands for a KDF check, at most. */
 #define PW_TTL 300
 /* Longest Authorization value read (as for app passwords). */
@@ -92,15 +95,28 @@ static void basicpw_child_init(apr_pool_t *p, server_rec *s)
     apr_pool_cleanup_register(p, NULL, pw_wipe, apr_pool_cleanup_null);
 }
 
-/* The slot of a name: FNV-1a under the child's seed. */
-static pw_entry_t *pw_slot(const char *user)
+/* The set of a name (PW_WAYS slots): FNV-1a under the child's seed. */
+static pw_entry_t *pw_set(const char *user)
 {
     apr_uint32_t h = 2166136261u ^ pw_seed;
 
     for (; *user; user++) {
         h = (h ^ (unsigned char)*user) * 16777619u;
     }
-    return &pw_slots[h % PW_SLOTS];
+    return &pw_slots[(h % (PW_SLOTS / PW_WAYS)) * PW_WAYS];
+}
+
+/* user's slot in its set, or NULL. */
+static pw_entry_t *pw_find(pw_entry_t *set, const char *user)
+{
+    int i;
+
+    for (i = 0; i < PW_WAYS; i++) {
+        if (set[i].user[0] != '\0' && strcmp(set[i].user, user) == 0) {
+            return &set[i];
+        }
+    }
+    return NULL;
 }
 
 /* mac = HMAC-SHA256(child key, user NUL password); 0 on failure or a
@@ -136,8 +152,7 @@ static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
     if (pw_lock == NULL || apr_thread_mutex_lock(pw_lock) != APR_SUCCESS) {
         return 0;
     }
-    e = pw_slot(u->name);
-    if (e->user[0] != '\0' && strcmp(e->user, u->name) == 0) {
+    if ((e = pw_find(pw_set(u->name), u->name)) != NULL) {
         if (u->disabled || now - e->checked_at >= PW_TTL || now < e->checked_at
             || e->gen != u->gen || e->revoked_before != u->revoked_before
             || !hsc_ct_equal(e->verifier, u->authenticator,
@@ -158,13 +173,23 @@ static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
 static void pw_keep(const hsc_user_t *u, const unsigned char mac[32],
                     int64_t now)
 {
-    pw_entry_t *e;
+    pw_entry_t *set, *e;
+    int i;
 
     if (pw_lock == NULL || u->name_len > HSC_USER_MAX
         || apr_thread_mutex_lock(pw_lock) != APR_SUCCESS) {
         return;
     }
-    e = pw_slot(u->name);
+    /* The user's slot, else a free one, else the oldest of the set. */
+    set = pw_set(u->name);
+    if ((e = pw_find(set, u->name)) == NULL) {
+        e = &set[0];
+        for (i = 0; i < PW_WAYS && e->user[0] != '\0'; i++) {
+            if (set[i].user[0] == '\0' || set[i].checked_at < e->checked_at) {
+                e = &set[i];
+            }
+        }
+    }
     OPENSSL_cleanse(e, sizeof(*e));
     memcpy(e->user, u->name, u->name_len);
     e->user[u->name_len] = '\0';
