@@ -311,7 +311,7 @@ static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
                                     "factor, which the password over Basic "
                                     "would bypass (use an app password)",
                       name);
-        audit(r, user, HSC_LOGIN_NO_FACTOR);
+        audit(r, user, HSC_LOGIN_FACTOR_DUE); /* right, and never done */
         goto cleanup;
     }
     if (a.st == HSC_OK) {

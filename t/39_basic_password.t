@@ -6,9 +6,9 @@
 # is a login in the audit log and later requests are answered from the
 # child's cache (HSC254) until the user's row changes: a new password, a
 # disabled user and a revocation take effect on the next request. A user
-# with a second factor and a location with HSCSecondFactor required are
-# refused; AuthBasicProvider hsc takes the password too; Basic use empties
-# no record cache. Users bp-* are this file's (made here).
+# with a second factor (audited pending) and a location with
+# HSCSecondFactor required are refused; AuthBasicProvider hsc takes the
+# password too; Basic use empties no record cache. Users bp-* are this file's (made here).
 use strict;
 use warnings FATAL => 'all';
 
@@ -19,7 +19,7 @@ use Apache::TestRequest qw(GET);
 use MIME::Base64 qw(encode_base64);
 use HSCTest;
 
-plan tests => 43;
+plan tests => 44;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -129,11 +129,14 @@ like(audit_since($aoff), qr/"outcome":"success"[^\n]*"user":"bp-ann"/,
 # --- second factors ---------------------------------------------------------
 my ($rc, $out) = admin('totp', 'enrol', $db, 'bp-tfa', '--keys', $keys);
 is($rc, 0, 'hsc-admin totp enrol bp-tfa') or diag $out;
-$off = log_size();
+($off, $aoff) = (log_size(), audit_size());
 $res = basic('/bpw-on/page.html', 'bp-tfa', $pw{'bp-tfa'});
 is($res->code, 401, 'a user with TOTP: the right password over Basic is refused');
 like(log_since($off), qr/HSC252[^\n]*"bp-tfa"[^\n]*use an app password/,
      'logged, saying to use an app password (HSC252)');
+like(audit_since($aoff),
+     qr/"outcome":"pending","reason":"factor_due"[^\n]*"user":"bp-tfa"/,
+     'audited as a right password whose second factor never came');
 $off = log_size();
 is(basic('/bpw-2fa/page.html', 'bp-ann', $pw{'bp-ann'})->code, 401,
    'HSCSecondFactor required: refused for everyone');
