@@ -8,7 +8,8 @@
 # disabled user and a revocation take effect on the next request. A user
 # with a second factor (audited pending) and a location with
 # HSCSecondFactor required are refused; AuthBasicProvider hsc takes the
-# password too; Basic use empties no record cache. Users bp-* are this file's (made here).
+# password too; Basic use empties no record cache. Users bp-* are this
+# file's (made here).
 use strict;
 use warnings FATAL => 'all';
 
