@@ -163,9 +163,10 @@ static int pw_mac(const char *user, const char *pw, size_t pw_len,
     return ok;
 }
 
-/* 1 with *checked_at when u's row (read now) and mac match the cache. */
+/* 1 with *checked_at when u's row (read now) and mac match an entry
+ * younger than ttl seconds. */
 static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
-                  int64_t *checked_at)
+                  int64_t ttl, int64_t *checked_at)
 {
     pw_entry_t *e;
     int hit = 0;
@@ -174,7 +175,7 @@ static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
         return 0;
     }
     if ((e = pw_find(pw_set(u->name), u->name)) != NULL) {
-        if (u->disabled || now - e->checked_at >= PW_TTL || now < e->checked_at
+        if (u->disabled || now - e->checked_at >= ttl || now < e->checked_at
             || e->gen != u->gen || e->revoked_before != u->revoked_before
             || !hsc_ct_equal(e->verifier, u->authenticator,
                              sizeof(e->verifier))) {
@@ -259,6 +260,11 @@ static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_status_t st;
     int has, level, have_mac;
     bp_outcome_t out = BP_REFUSED;
+    /* HSCMaxAuthAge shorter than an entry's life: the password is checked
+     * again as often (HSC_LOGIN_TIME is never older than it allows). */
+    int64_t ttl = d->max_auth_age > 0 && d->max_auth_age < PW_TTL
+                      ? (int64_t)d->max_auth_age
+                      : PW_TTL;
 
     *retry = 0;
     if (!hsc_username_valid(user, strlen(user))) {
@@ -289,7 +295,7 @@ static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_wipe(mac, sizeof(mac));
         return BP_STORE;
     }
-    if (st == HSC_OK && have_mac && pw_hit(&a.u, mac, now, &at)) {
+    if (st == HSC_OK && have_mac && pw_hit(&a.u, mac, now, ttl, &at)) {
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       HSCLOGNO(254) "account password over Basic of user "
                                     "\"%s\": accepted from this child's cache "

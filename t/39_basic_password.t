@@ -20,7 +20,7 @@ use Apache::TestRequest qw(GET);
 use MIME::Base64 qw(encode_base64);
 use HSCTest;
 
-plan tests => 44;
+plan tests => 46;
 
 ua_plain();
 my $db = var_dir() . '/users.db';
@@ -126,6 +126,18 @@ unlike(log_since($off), qr/HSC254[^\n]*"bp-ann"/,
        'the revocation dropped the cached entry: no cache hit');
 like(audit_since($aoff), qr/"outcome":"success"[^\n]*"user":"bp-ann"/,
      'a fresh KDF check, audited as a login');
+
+# HSCMaxAuthAge shorter than an entry's life: checked again as often.
+basic('/bpw-fresh/page.html', 'bp-dis', $pw{'bp-dis'}) for 1 .. 2;
+sleep 2;
+($off, $aoff) = (log_size(), audit_size());
+$res = basic('/bpw-fresh/page.html', 'bp-dis', $pw{'bp-dis'});
+ok($res->code == 200 && abs(($res->header('X-Login-Time') // 0) - time) <= 1,
+   'HSCMaxAuthAge 1: an entry two seconds old is not used, the password is '
+   . 'checked again (HSC_LOGIN_TIME now)');
+ok(log_since($off) !~ /HSC254[^\n]*"bp-dis"/
+   && audit_since($aoff) =~ /"outcome":"success"[^\n]*"user":"bp-dis"/,
+   'a fresh KDF check, audited, no cache hit');
 
 # --- second factors ---------------------------------------------------------
 my ($rc, $out) = admin('totp', 'enrol', $db, 'bp-tfa', '--keys', $keys);
