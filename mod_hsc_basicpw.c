@@ -19,6 +19,7 @@
  * The password over Basic would bypass a second factor: it is refused for
  * a user who has one enrolled, and wherever HSCSecondFactor is required.
  */
+#include <stdlib.h>
 #include <string.h>
 
 /* The HMAC's inner and outer SHA-256 states are made once per child and
@@ -68,6 +69,8 @@ typedef struct {
 } pw_entry_t;
 
 static apr_thread_mutex_t *pw_lock; /* NULL: no cache in this child */
+/* Made at the first right password (about 350 kB): a child of a server
+ * that never sees one pays nothing. */
 static pw_entry_t *pw_slots;
 static SHA256_CTX pw_inner, pw_outer; /* after K ^ ipad, K ^ opad */
 static apr_uint32_t pw_seed;
@@ -77,6 +80,8 @@ static apr_status_t pw_wipe(void *unused)
     (void)unused;
     if (pw_slots != NULL) {
         OPENSSL_cleanse(pw_slots, PW_SLOTS * sizeof(*pw_slots));
+        free(pw_slots);
+        pw_slots = NULL;
     }
     OPENSSL_cleanse(&pw_inner, sizeof(pw_inner));
     OPENSSL_cleanse(&pw_outer, sizeof(pw_outer));
@@ -110,7 +115,6 @@ static int pw_key_make(void)
 
 static void basicpw_child_init(apr_pool_t *p, server_rec *s)
 {
-    pw_slots = apr_pcalloc(p, PW_SLOTS * sizeof(*pw_slots));
     if (!pw_key_make() || hsc_random(&pw_seed, sizeof(pw_seed)) != HSC_OK
         || apr_thread_mutex_create(&pw_lock, APR_THREAD_MUTEX_DEFAULT, p)
                != APR_SUCCESS) {
@@ -174,7 +178,7 @@ static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
     if (pw_lock == NULL || apr_thread_mutex_lock(pw_lock) != APR_SUCCESS) {
         return 0;
     }
-    if ((e = pw_find(pw_set(u->name), u->name)) != NULL) {
+    if (pw_slots != NULL && (e = pw_find(pw_set(u->name), u->name)) != NULL) {
         if (u->disabled || now - e->checked_at >= ttl || now < e->checked_at
             || e->gen != u->gen || e->revoked_before != u->revoked_before
             || !hsc_ct_equal(e->verifier, u->authenticator,
@@ -201,6 +205,11 @@ static void pw_keep(const hsc_user_t *u, const unsigned char mac[32],
     if (pw_lock == NULL || u->name_len > HSC_USER_MAX
         || apr_thread_mutex_lock(pw_lock) != APR_SUCCESS) {
         return;
+    }
+    if (pw_slots == NULL
+        && (pw_slots = calloc(PW_SLOTS, sizeof(*pw_slots))) == NULL) {
+        apr_thread_mutex_unlock(pw_lock);
+        return; /* no cache: the next request runs the KDF again */
     }
     /* The user's slot, else a free one, else the oldest of the set. */
     set = pw_set(u->name);
