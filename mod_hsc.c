@@ -37,6 +37,7 @@
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_token.h"
+#include "mod_hsc_basicpw.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_http.h"
 #include "hsc_version.h"
@@ -147,6 +148,11 @@ static int hsc_check_authn(request_rec *r)
         && (rv = hsc_token_authn(r, sc, d, store)) != DECLINED) {
         return rv;
     }
+    /* HSCBasicPassword: the account password over Basic decides. */
+    if (d->basic_password
+        && (rv = hsc_basicpw_authn(r, sc, d, store)) != DECLINED) {
+        return rv;
+    }
     st = hsc_session_verify(r, sc, d, store, &c, &u);
     if (st != HSC_OK) {
         int level; /* logged by hsc_session_verify */
@@ -251,6 +257,7 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
     hsc_authz_register_hooks(p);    /* hsc-authz for nginx, Caddy, HAProxy */
     hsc_token_register_hooks(p);    /* AuthBasicProvider hsc, last use */
+    hsc_basicpw_register_hooks(p);  /* HSCBasicPassword's cache */
     hsc_api_register_hooks(p);      /* hsc-api: JSON login for scripts */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,

@@ -192,6 +192,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, accept_tokens);
     d->token_scopes = concat(p, base->token_scopes, add->token_scopes);
     d->api_origins = concat(p, base->api_origins, add->api_origins);
+    HSC_MERGE(d, base, add, basic_password);
     return d;
 }
 
@@ -838,6 +839,7 @@ HSC_DIR_FLAG_SETTER(strip_cookie)
 HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
 HSC_DIR_FLAG_SETTER(cookie_format1)
+HSC_DIR_FLAG_SETTER(basic_password)
 
 /* HSCScope is part of the MAC input: printable ASCII, never a line feed. */
 static const char *set_scope(cmd_parms *cmd, void *dv, const char *arg)
@@ -1426,6 +1428,9 @@ const command_rec hsc_cmds[] = {
                     OR_AUTHCFG | RSRC_CONF,
                     "SCOPE...: an app password opens this location only "
                     "with every scope named (403 otherwise)"),
+    HSC_DIR_FLAG("HSCBasicPassword", set_basic_password,
+                 "On|Off: take the account password over HTTP Basic too "
+                 "(throttled, cached per child; default Off)"),
     AP_INIT_TAKE1("HSCActivityDB", set_activity_db, NULL, RSRC_CONF,
                   "FILE|pgsql:CONNINFO: where the last use of each app "
                   "password is kept (default: not kept)"),

@@ -158,6 +158,7 @@ typedef struct {
      * hsc-api answers with CORS headers; a nested section adds to its
      * parent's. NULL: none (no CORS headers). */
     apr_array_header_t *api_origins;
+    int basic_password; /* HSCBasicPassword: the account password over Basic */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -168,7 +169,7 @@ typedef struct {
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
         blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1,
-        authz_forward_set : 1, accept_tokens_set : 1;
+        authz_forward_set : 1, accept_tokens_set : 1, basic_password_set : 1;
 } hsc_dir_conf_t;
 
 /* HSCAcceptTokens: where an app password may come from (0: Off). */

@@ -481,6 +481,30 @@ void hsc_session_admit_token(request_rec *r, const hsc_token_t *t,
     hsc_cachectl_mark(r, 0);
 }
 
+void hsc_session_admit_basic(request_rec *r, const hsc_user_t *u,
+                             int64_t checked_at)
+{
+    size_t ulen = strlen(u->name), glen = strlen(u->groups);
+    hsc_req_t *rq = apr_pcalloc(r->pool, sizeof(*rq) + ulen + glen + 2);
+    char *buf = (char *)(rq + 1);
+
+    memcpy(buf, u->name, ulen + 1);
+    rq->user = buf;
+    memcpy(buf + ulen + 1, u->groups, glen + 1);
+    rq->groups = buf + ulen + 1;
+    /* The login time is the password's check (the KDF run this entry of
+     * the child's cache stands for); nothing expires it but the cache. */
+    hsc_format_time(checked_at, rq->iat);
+    hsc_format_time(0, rq->exp);
+    hsc_format_time(0, rq->mfa_at);
+    /* No amr bit: the password over Basic satisfies no Require hsc-factor. */
+    apr_cpystrn(rq->amr, HSC_AMR_BASIC_PASSWORD, sizeof(rq->amr));
+    rq->iat_n = checked_at;
+    ap_set_module_config(r->request_config, &hsc_module, rq);
+    export_verdict(r, rq);
+    hsc_cachectl_mark(r, 0);
+}
+
 int hsc_browser_navigation(const request_rec *r)
 {
     /* HEAD included: its method number is M_GET. */

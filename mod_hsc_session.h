@@ -87,6 +87,17 @@ void hsc_session_admit(request_rec *r, const hsc_srv_conf_t *sc,
 void hsc_session_admit_token(request_rec *r, const hsc_token_t *t,
                              const hsc_user_t *u);
 
+/* The methods of a request opened by the account password over HTTP Basic
+ * (HSCBasicPassword): not an RFC 8176 name either. */
+#define HSC_AMR_BASIC_PASSWORD "basic-password"
+
+/* Record on r the verdict of user u's account password over Basic
+ * (mod_hsc_basicpw.c): r->user, the HSC_* environment (HSC_LOGIN_TIME:
+ * checked_at, when the password was last checked; HSC_EXPIRES: 0; HSC_AMR:
+ * basic-password), the groups; marks r private. No cookie is set. */
+void hsc_session_admit_basic(request_rec *r, const hsc_user_t *u,
+                             int64_t checked_at);
+
 /* The groups of r's verdict ("g1,g2" or ""), or NULL when this module
  * did not verify r (nor a request it inherits from). */
 const char *hsc_session_groups(const request_rec *r);

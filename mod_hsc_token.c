@@ -26,6 +26,7 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_token.h"
+#include "mod_hsc_basicpw.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -367,7 +368,7 @@ int hsc_token_challenge(request_rec *r, const hsc_dir_conf_t *d)
     const char *realm = ap_auth_name(r);
     char *q;
 
-    if (d->accept_tokens == 0) {
+    if (d->accept_tokens == 0 && !d->basic_password) {
         return 0;
     }
     /* A quoted-string: drop what would end it. */
@@ -377,7 +378,8 @@ int hsc_token_challenge(request_rec *r, const hsc_dir_conf_t *d)
             *p = '_';
         }
     }
-    if (d->accept_tokens & HSC_TOKENS_BASIC) {
+    /* HSCBasicPassword On alone asks for Basic too, so DAV clients ask. */
+    if ((d->accept_tokens & HSC_TOKENS_BASIC) || d->basic_password) {
         apr_table_addn(r->err_headers_out, "WWW-Authenticate",
                        apr_psprintf(r->pool,
                                     "Basic realm=\"%s\", charset=\"UTF-8\"",
@@ -411,6 +413,11 @@ static authn_status basic_check(request_rec *r, const char *user,
     hsc_user_t u;
     const char *why = NULL, *missing;
 
+    /* HSCBasicPassword: anything not shaped like a token is the account
+     * password's (mod_hsc_basicpw.c). */
+    if (d->basic_password && !hsc_token_shaped(password, strlen(password))) {
+        return hsc_basicpw_provider(r, user, password);
+    }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return AUTH_GENERAL_ERROR;
     }

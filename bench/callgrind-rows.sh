@@ -34,6 +34,11 @@
 # /tok/ (HSCAcceptTokens Both): a lookup by id, then the owner's record.
 # A module without app passwords (HSC_MODSO of an older build) gets
 # neither the location nor these rows.
+# Row basicpw-100: the account password over Basic (HSCBasicPassword On,
+# at /bpw/), one of 100 users' "name:password" a request: warmed, so each
+# is a hit of the child's password cache (an HMAC, the owner's record from
+# the record cache), never the KDF. A module without HSCBasicPassword gets
+# neither the location nor the row.
 # Row f2-1000: the same 1,000 users' cookies in format 2 with amr pwd|otp
 # (bench_users' second file), beside hsc-1000's format 1: what verifying
 # format 2 costs over format 1, in the same run. (HSC_BENCH_AMR=3 makes
@@ -70,14 +75,19 @@ port=$(perl -MIO::Socket::INET -e '
     my $s = IO::Socket::INET->new(Listen => 1, LocalAddr => "127.0.0.1:0",
                                   ReuseAddr => 1) or die; print $s->sockport;')
 base=http://127.0.0.1:$port
-mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc" "$run/htdocs/tok"
-for loc in control hsc tok; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
+mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc" "$run/htdocs/tok" "$run/htdocs/bpw"
+for loc in control hsc tok bpw; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
 "$builddir/hsc-admin" keygen "$run/hsc.keys" >/dev/null
 "$builddir/hsc-admin" init "$run/db/users.db" >/dev/null
 HSC_BENCH_TOKENS=$run/tokens "$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
     "$run/cookies.txt" "$run/cookies2.txt"
 tokens=no
 grep -q HSCAcceptTokens "$modso" && tokens=yes
+basicpw=no
+grep -q HSCBasicPassword "$modso" && basicpw=yes
+# bench_users' passwords: b0000000 has pw-0, and so on.
+perl -MMIME::Base64 -e 'printf "Authorization: Basic %s\n",
+    encode_base64(sprintf("b%07d:pw-%d", $_, $_), "") for 0 .. 99' >"$run/basicpw.txt"
 {
 # httpd -X: one process, as whoever runs this script (no User line).
 HTTPD_CONF_NO_USER=1 httpd_conf_head "$run" "$run/logs/httpd.pid" \
@@ -123,6 +133,14 @@ CONF
     Require valid-user
 </Location>
 CONF
+[ "$basicpw" = no ] || cat <<CONF
+<Location "/bpw/">
+    AuthType HSC
+    HSCUnauthenticated 401
+    HSCBasicPassword On
+    Require valid-user
+</Location>
+CONF
 } >"$run/httpd.conf"
 cd "$run"
 cachesim=no
@@ -158,6 +176,7 @@ cache_stat() {
 dumps=0
 rows="control hsc-1 hsc-1000 authz-1000 f2-1000"
 [ "$tokens" = no ] || rows="$rows bearer-1000 basic-1000"
+[ "$basicpw" = no ] || rows="$rows basicpw-100"
 [ "$users" -gt 1000 ] && rows="$rows hsc-$users"
 for row in $rows; do
     cookies=$run/cookies.txt
@@ -169,6 +188,8 @@ for row in $rows; do
                            cookies=$run/tokens.bearer ;;
                  basic-*) url=$base/tok/1k.html; n=${row#basic-}
                           cookies=$run/tokens.basic ;;
+                 basicpw-*) url=$base/bpw/1k.html; n=${row#basicpw-}
+                            cookies=$run/basicpw.txt ;;
                  f2-*) url=$base/hsc/1k.html; n=${row#f2-}
                        cookies=$run/cookies2.txt ;;
                  *) url=$base/hsc/1k.html; n=${row#hsc-} ;; esac
