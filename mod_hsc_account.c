@@ -52,52 +52,67 @@ static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
 }
 
 /* A refused action (action: "password", "totp-setup", ...): logged,
- * audited, the page with why. */
-static int refuse(request_rec *r, const hsc_account_t *a, const char *action,
-                  int status, const char *reason, const char *message)
+ * audited, into *o. */
+static void refused(request_rec *r, const hsc_account_t *a, const char *action,
+                    int status, const char *reason, const char *message,
+                    hsc_account_outcome_t *o)
 {
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(207) "account action %s of user \"%s\" refused: %s",
                   action, ap_escape_logitem(r->pool, a->user), reason);
     hsc_ops_account(r, a->user, action, reason);
-    return hsc_account_show(r, a, status, NULL, message);
+    o->status = status;
+    o->reason = reason;
+    o->message = message;
 }
 
-/* A refused password change. */
-static int refuse_change(request_rec *r, const hsc_account_t *a, int status,
-                         const char *reason, const char *message)
-{
-    return refuse(r, a, "password", status, reason, message);
-}
-
-/* The current password, counted and capped like a login: 1 when it is
- * right, else 0 with *rv the answer (a refusal page, 429 or 503). */
-static int current_right(request_rec *r, const hsc_account_t *a,
-                         const char *action, const hsc_login_form_t *f,
-                         hsc_login_t *l, int *rv)
+int hsc_account_answer(request_rec *r, const hsc_account_t *a,
+                       const hsc_account_outcome_t *o)
 {
     hsc_page_conf_t pc = hsc_form_page_conf(a->d);
 
+    switch (o->status) {
+    case HTTP_TOO_MANY_REQUESTS:
+        apr_table_setn(r->err_headers_out, "Retry-After",
+                       apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
+                                    o->retry_after));
+        return hsc_form_send(r, HTTP_TOO_MANY_REQUESTS,
+                             hsc_page_throttled(r->pool, &pc, o->retry_after,
+                                                r->uri));
+    case HTTP_SERVICE_UNAVAILABLE:
+        if (o->message == NULL) {
+            return hsc_userdb_unavailable(r);
+        }
+        break;
+    case HTTP_INTERNAL_SERVER_ERROR: return HTTP_INTERNAL_SERVER_ERROR;
+    default: break;
+    }
+    return hsc_account_show(r, a, o->status, NULL, o->message);
+}
+
+int hsc_account_current(request_rec *r, const hsc_account_t *a,
+                        const char *action, const hsc_form_field_t *pw,
+                        hsc_login_t *l, hsc_account_outcome_t *o)
+{
     memset(l, 0, sizeof(*l));
+    memset(o, 0, sizeof(*o));
     l->user = a->user;
     l->user_len = strlen(a->user);
-    l->password = f->password.value;
-    l->password_len = f->password.len;
+    l->password = pw->value;
+    l->password_len = pw->len;
     switch (hsc_login_attempt(r, a->sc, a->store, l)) {
     case HSC_ATTEMPT_CHECKED: break;
     case HSC_ATTEMPT_THROTTLED:
         hsc_ops_account(r, a->user, action, "throttled");
-        apr_table_setn(r->err_headers_out, "Retry-After",
-                       apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
-                                    l->retry_after));
-        *rv = hsc_form_send(r, HTTP_TOO_MANY_REQUESTS,
-                            hsc_page_throttled(r->pool, &pc, l->retry_after,
-                                               r->uri));
+        o->status = HTTP_TOO_MANY_REQUESTS;
+        o->reason = "throttled";
+        o->retry_after = l->retry_after;
         return 0;
     case HSC_ATTEMPT_BUSY:
     case HSC_ATTEMPT_UNAVAILABLE:
         hsc_ops_account(r, a->user, action, "busy");
-        *rv = hsc_userdb_unavailable(r);
+        o->status = HTTP_SERVICE_UNAVAILABLE;
+        o->reason = "busy";
         return 0;
     }
     if (l->st == HSC_OK) {
@@ -105,19 +120,21 @@ static int current_right(request_rec *r, const hsc_account_t *a,
     }
     if (hsc_status_class(l->st) == HSC_CLASS_FAULT) {
         hsc_ops_account(r, a->user, action, "store_fault");
-        *rv = hsc_userdb_unavailable(r);
+        o->status = HTTP_SERVICE_UNAVAILABLE;
+        o->reason = "store_fault";
         return 0;
     }
-    *rv = refuse(r, a, action, HTTP_UNAUTHORIZED, "wrong_password",
-                 strcmp(action, "password") == 0
-                     ? "The current password is not right."
-                     : "That password is not right.");
+    refused(r, a, action, HTTP_UNAUTHORIZED, "wrong_password",
+            strcmp(action, "password") == 0
+                ? "The current password is not right."
+                : "That password is not right.",
+            o);
     return 0;
 }
 
-/* POST action=password. */
-static int change_password(request_rec *r, hsc_account_t *a,
-                           const hsc_login_form_t *f)
+void hsc_account_password(request_rec *r, hsc_account_t *a,
+                          const hsc_login_form_t *f, int repeat,
+                          hsc_account_outcome_t *o)
 {
     const hsc_form_field_t *np = &f->new_password, *np2 = &f->new_password2;
     const hsc_blocklist_t *b;
@@ -127,33 +144,40 @@ static int change_password(request_rec *r, hsc_account_t *a,
     hsc_user_t nu;
     hsc_login_t l;
     hsc_status_t st;
-    int min_chars, rv, has_factor;
+    int min_chars, has_factor;
 
-    if (!f->password.present || !np->present || !np2->present) {
-        return refuse_change(r, a, HTTP_BAD_REQUEST, "incomplete",
-                             "Enter the current password and the new one "
-                             "twice.");
+    memset(o, 0, sizeof(*o));
+    if (!f->password.present || !np->present || (repeat && !np2->present)) {
+        refused(r, a, "password", HTTP_BAD_REQUEST, "incomplete",
+                repeat ? "Enter the current password and the new one twice."
+                       : "Send the current password and the new one.",
+                o);
+        return;
     }
     has_factor = hsc_account_factors(r, a, &fi) == 0 && hsc_factors_any(&fi);
     hsc_account_policy(a->sc, a->d, has_factor, &b, &min_chars);
-    if (np->len != np2->len || !hsc_ct_equal(np->value, np2->value, np->len)) {
-        return refuse_change(r, a, HTTP_BAD_REQUEST, "mismatch",
-                             "The two new passwords are not the same.");
+    if (repeat
+        && (np->len != np2->len
+            || !hsc_ct_equal(np->value, np2->value, np->len))) {
+        refused(r, a, "password", HTTP_BAD_REQUEST, "mismatch",
+                "The two new passwords are not the same.", o);
+        return;
     }
     pv = hsc_policy_check(b, min_chars, a->user, np->value, np->len);
     if (pv != HSC_POLICY_OK) {
-        return refuse_change(r, a, HTTP_BAD_REQUEST,
-                             apr_pstrcat(r->pool, "policy_",
-                                         hsc_policy_name(pv), NULL),
-                             hsc_policy_message(r->pool, pv, min_chars));
+        refused(r, a, "password", HTTP_BAD_REQUEST,
+                apr_pstrcat(r->pool, "policy_", hsc_policy_name(pv), NULL),
+                hsc_policy_message(r->pool, pv, min_chars), o);
+        return;
     }
     if (np->len == f->password.len
         && hsc_ct_equal(np->value, f->password.value, np->len)) {
-        return refuse_change(r, a, HTTP_BAD_REQUEST, "unchanged",
-                             "The new password is the current one.");
+        refused(r, a, "password", HTTP_BAD_REQUEST, "unchanged",
+                "The new password is the current one.", o);
+        return;
     }
-    if (!current_right(r, a, "password", f, &l, &rv)) {
-        return rv;
+    if (!hsc_account_current(r, a, "password", &f->password, &l, o)) {
+        return;
     }
     /* The user's own KDF setting (hsc-admin passwd --kdf changes it).
      * Outside the KDF cap: only a holder of the session and the current
@@ -171,9 +195,11 @@ static int change_password(request_rec *r, hsc_account_t *a,
         /* Another browser or an administrator changed it after this
          * request read it: nothing written. */
         hsc_wipe(xn, sizeof(xn));
-        return refuse_change(r, a, HTTP_CONFLICT, "changed_meanwhile",
-                             "The password was changed meanwhile: sign in "
-                             "again with the new one.");
+        refused(r, a, "password", HTTP_CONFLICT, "changed_meanwhile",
+                "The password was changed meanwhile: sign in again with the "
+                "new one.",
+                o);
+        return;
     }
     if (st == HSC_OK) {
         st = hsc_store_get_fresh(a->store, a->user, strlen(a->user), &nu);
@@ -186,13 +212,14 @@ static int change_password(request_rec *r, hsc_account_t *a,
                       ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
                       hsc_store_errmsg(a->store));
         hsc_ops_account(r, a->user, "password", "store_fault");
-        return hsc_account_show(
-            r, a, HTTP_SERVICE_UNAVAILABLE, NULL,
-            st == HSC_EREADONLY
-                ? "The password was not changed: the user database "
-                  "is read-only. Ask an administrator."
-                : "The password was not changed because of a server "
-                  "problem. Try again later.");
+        o->status = HTTP_SERVICE_UNAVAILABLE;
+        o->reason = st == HSC_EREADONLY ? "readonly" : "store_fault";
+        o->message = st == HSC_EREADONLY
+                         ? "The password was not changed: the user database "
+                           "is read-only. Ask an administrator."
+                         : "The password was not changed because of a server "
+                           "problem. Try again later.";
+        return;
     }
     st = hsc_account_reissue(r, a, &nu, xn);
     hsc_wipe(xn, sizeof(xn));
@@ -202,12 +229,26 @@ static int change_password(request_rec *r, hsc_account_t *a,
                   ap_escape_logitem(r->pool, a->user));
     hsc_ops_account(r, a->user, "password", NULL);
     if (st != HSC_OK) {
-        /* Changed, but no cookie for it: this browser logs in again. */
+        /* Changed, but no cookie for it: this client logs in again. */
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(210) "cannot re-issue the cookie of user "
                                     "\"%s\" after a password change: %s",
                       ap_escape_logitem(r->pool, a->user), hsc_strerror(st));
-        return HTTP_INTERNAL_SERVER_ERROR;
+        o->status = HTTP_INTERNAL_SERVER_ERROR;
+        return;
+    }
+    o->status = HTTP_OK;
+}
+
+/* POST action=password: hsc_account_password, then the page. */
+static int change_password(request_rec *r, hsc_account_t *a,
+                           const hsc_login_form_t *f)
+{
+    hsc_account_outcome_t o;
+
+    hsc_account_password(r, a, f, 1, &o);
+    if (o.status != HTTP_OK) {
+        return hsc_account_answer(r, a, &o);
     }
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, r->uri, "?done=password", NULL));
@@ -280,6 +321,29 @@ static int is_action(const hsc_login_form_t *f, const char *name)
     return f->action.present && strcmp(f->action.value, name) == 0;
 }
 
+int hsc_account_confirmed(request_rec *r, const hsc_account_t *a,
+                          const hsc_login_form_t *f, const char *action,
+                          hsc_account_outcome_t *o)
+{
+    hsc_login_t l;
+
+    memset(o, 0, sizeof(*o));
+    if (a->recent) {
+        return 1;
+    }
+    if (!f->password.present) {
+        refused(r, a, action, HTTP_UNAUTHORIZED, "not_recent",
+                "You signed in a while ago: enter your password to confirm.",
+                o);
+        return 0;
+    }
+    if (!hsc_account_current(r, a, action, &f->password, &l, o)) {
+        return 0;
+    }
+    hsc_wipe(l.xn, sizeof(l.xn));
+    return 1;
+}
+
 /*
  * A factor change (setting up or removing an authenticator app, new
  * recovery codes, a new app password): after a recent login
@@ -289,19 +353,10 @@ static int is_action(const hsc_login_form_t *f, const char *name)
 static int factor_change(request_rec *r, const hsc_account_t *a,
                          const hsc_login_form_t *f, const char *action)
 {
-    hsc_login_t l;
-    int rv;
+    hsc_account_outcome_t o;
 
-    if (!a->recent) {
-        if (!f->password.present) {
-            return refuse(r, a, action, HTTP_UNAUTHORIZED, "not_recent",
-                          "You signed in a while ago: enter your password "
-                          "to confirm.");
-        }
-        if (!current_right(r, a, action, f, &l, &rv)) {
-            return rv;
-        }
-        hsc_wipe(l.xn, sizeof(l.xn));
+    if (!hsc_account_confirmed(r, a, f, action, &o)) {
+        return hsc_account_answer(r, a, &o);
     }
     if (strcmp(action, "totp-setup") == 0) {
         return hsc_account_totp_setup(r, a);
@@ -313,6 +368,28 @@ static int factor_change(request_rec *r, const hsc_account_t *a,
         return hsc_account_token_new(r, a, f);
     }
     return hsc_account_recovery_new(r, a);
+}
+
+hsc_status_t hsc_account_session(request_rec *r, hsc_account_t *a)
+{
+    hsc_status_t st;
+
+    if (a->sc->keys == NULL) {
+        return HSC_EINVAL;
+    }
+    if ((a->store = hsc_userdb_acquire(r, a->sc)) == NULL) {
+        return HSC_ESTORE;
+    }
+    st = hsc_session_verify(r, a->sc, a->d, a->store, &a->c, &a->u);
+    if (st != HSC_OK) {
+        return st;
+    }
+    a->user = apr_pstrmemdup(r->pool, a->c.user, a->c.user_len);
+    /* The password or a second factor, whichever came last. */
+    a->recent = (int64_t)apr_time_sec(r->request_time)
+                    - (a->c.mfa_at > a->c.iat ? a->c.mfa_at : a->c.iat)
+                <= a->d->recent_auth;
+    return HSC_OK;
 }
 
 /* SetHandler hsc-account. */
@@ -348,26 +425,13 @@ static int account_handler(request_rec *r)
         hsc_wipe(body, len);
         return rv;
     }
-    if (a.sc->keys == NULL) {
-        st = HSC_EINVAL;
-    }
-    else if ((a.store = hsc_userdb_acquire(r, a.sc)) == NULL) {
-        st = HSC_ESTORE;
-    }
-    else {
-        st = hsc_session_verify(r, a.sc, a.d, a.store, &a.c, &a.u);
-    }
+    st = hsc_account_session(r, &a);
     if (st != HSC_OK) {
         hsc_wipe(body, len);
         return hsc_status_class(st) == HSC_CLASS_FAULT
                    ? hsc_userdb_unavailable(r)
                    : not_signed_in(r, a.d);
     }
-    a.user = apr_pstrmemdup(r->pool, a.c.user, a.c.user_len);
-    /* The password or a second factor, whichever came last. */
-    a.recent = (int64_t)apr_time_sec(r->request_time)
-                   - (a.c.mfa_at > a.c.iat ? a.c.mfa_at : a.c.iat)
-               <= a.d->recent_auth;
     if (get) {
         rv = hsc_account_show(r, &a, HTTP_OK, done_notice(r), NULL);
     }

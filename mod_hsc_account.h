@@ -13,7 +13,10 @@
 #include "hsc_factors.h"
 #include "hsc_http.h"
 #include "hsc_store.h"
+#include "hsc_token.h"
+#include "hsc_pages.h"
 #include "mod_hsc_config.h"
+#include "mod_hsc_throttle.h"
 
 /* Registers the hsc-account handler and the post_config that makes the
  * built-in password blocklist. */
@@ -79,12 +82,79 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
 int hsc_account_totp_remove(request_rec *r, const hsc_account_t *a);
 int hsc_account_recovery_new(request_rec *r, const hsc_account_t *a);
 
+/* --- mod_hsc_account.c: shared by the page and hsc-api ------------------ */
+
+/* How an action went, for the page or hsc-api (mod_hsc_api.c) to answer:
+ * the HTTP status (200: done), the audit reason and the user's words of a
+ * refusal (a 503 without words: the store or the throttle cannot answer),
+ * the wait of a 429. Logged and audited already. */
+typedef struct {
+    int status;
+    const char *reason;
+    const char *message;
+    apr_int64_t retry_after;
+} hsc_account_outcome_t;
+
+/* The request's session into a (a->sc and a->d set by the caller): the
+ * store, the verified cookie (wipe a->c), the user, recent. HSC_OK, or a
+ * refusal (no cookie, a bad one) or a fault (hsc_status_class). */
+hsc_status_t hsc_account_session(request_rec *r, hsc_account_t *a);
+
+/* The page's answer to a refused action: the page with o's words, the
+ * throttled page (429), or the store's 503. */
+int hsc_account_answer(request_rec *r, const hsc_account_t *a,
+                       const hsc_account_outcome_t *o);
+
+/* The current password pw of a's user, counted and capped like a login
+ * (action names it in the audit): 1 when right (wipe l->xn), else 0 and
+ * *o (401 wrong_password, 429, 503). */
+int hsc_account_current(request_rec *r, const hsc_account_t *a,
+                        const char *action, const hsc_form_field_t *pw,
+                        hsc_login_t *l, hsc_account_outcome_t *o);
+
+/* A factor change's confirmation: 1 after a recent login
+ * (HSCAccountRecentAuth) or with f's right password (counted like a
+ * login); else 0 and *o (401 not_recent, or hsc_account_current's). */
+int hsc_account_confirmed(request_rec *r, const hsc_account_t *a,
+                          const hsc_login_form_t *f, const char *action,
+                          hsc_account_outcome_t *o);
+
+/* Change a's password: f's password (current) and new_password, and with
+ * repeat new_password2 (the page's second field). The policy, the
+ * throttle, the conditional write (409 changed_meanwhile), the cookie of
+ * this login re-issued, the log and audit lines. *o: 200, 400 (the
+ * reason names the rule: policy_*, incomplete, mismatch, unchanged), 401,
+ * 409, 429, 503 (readonly, store_fault, busy), 500. */
+void hsc_account_password(request_rec *r, hsc_account_t *a,
+                          const hsc_login_form_t *f, int repeat,
+                          hsc_account_outcome_t *o);
+
 /* The app passwords' actions (mod_hsc_account_token.c): make one (after a
  * recent login, as a factor change), revoke one. The answer. */
 int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
                           const hsc_login_form_t *f);
 int hsc_account_token_revoke(request_rec *r, const hsc_account_t *a,
                              const hsc_login_form_t *f);
+
+/* Their bodies, shared with hsc-api. Make one from f's token_name,
+ * token_scopes, token_expires (30d, 90d default, 365d, never), for a
+ * confirmed user (hsc_account_confirmed): *o 201 with *t and text (shown
+ * once: wipe it), or 400 (the reason: pgsql, bad_name, bad_scopes,
+ * bad_expiry, name_taken), 503, 500. Revoke f's token_id: *o 200, 400
+ * (pgsql, bad_id, unknown), 503. Logged and audited. */
+void hsc_account_token_add(request_rec *r, const hsc_account_t *a,
+                           const hsc_login_form_t *f, hsc_token_t *t,
+                           char text[HSC_TOKEN_TEXT_LEN + 1],
+                           hsc_account_outcome_t *o);
+void hsc_account_token_drop(request_rec *r, const hsc_account_t *a,
+                            const hsc_login_form_t *f,
+                            hsc_account_outcome_t *o);
+
+/* a's live app passwords, oldest first, into *list (hsc_page_token_t,
+ * last_used from HSCActivityDB): 1; 0 where the page does not manage
+ * them (hsc_account_tokens_here); -1 (logged) when they cannot be read. */
+int hsc_account_token_list(request_rec *r, const hsc_account_t *a,
+                           apr_array_header_t **list);
 
 /* A request that carries a one-time link (mod_hsc_account_link.c): get
  * for a GET, f the form or the query. The answer. */

@@ -25,8 +25,9 @@
 #include "hsc_pages.h"
 #include "hsc_tokens.h"
 
-/* A token action's store fault: logged, 503. */
-static int fault(request_rec *r, const hsc_account_t *a, const char *action)
+/* A token action's store fault: logged, audited, 503 into *o. */
+static void fault(request_rec *r, const hsc_account_t *a, const char *action,
+                  hsc_account_outcome_t *o)
 {
     ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                   HSCLOGNO(250) "account action %s of user \"%s\" failed: "
@@ -34,18 +35,22 @@ static int fault(request_rec *r, const hsc_account_t *a, const char *action)
                   action, ap_escape_logitem(r->pool, a->user),
                   hsc_store_errmsg(a->store));
     hsc_ops_account(r, a->user, action, "store_fault");
-    return hsc_userdb_unavailable(r);
+    o->status = HTTP_SERVICE_UNAVAILABLE;
+    o->reason = "store_fault";
 }
 
-/* A refused form: the page again with why (400), audited. */
-static int bad(request_rec *r, const hsc_account_t *a, const char *action,
-               const char *reason, const char *message)
+/* A refused request: why (400) into *o, logged, audited. */
+static void bad(request_rec *r, const hsc_account_t *a, const char *action,
+                const char *reason, const char *message,
+                hsc_account_outcome_t *o)
 {
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(239) "account action %s of user \"%s\" refused: %s",
                   action, ap_escape_logitem(r->pool, a->user), reason);
     hsc_ops_account(r, a->user, action, reason);
-    return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL, message);
+    o->status = HTTP_BAD_REQUEST;
+    o->reason = reason;
+    o->message = message;
 }
 
 /* The form's expiry: seconds from now, 0 for never; -1 when not one. */
@@ -71,38 +76,46 @@ static apr_int64_t expiry_of(const hsc_form_field_t *e)
     return -1;
 }
 
-int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
-                          const hsc_login_form_t *f)
+void hsc_account_token_add(request_rec *r, const hsc_account_t *a,
+                           const hsc_login_form_t *f, hsc_token_t *tp,
+                           char text[HSC_TOKEN_TEXT_LEN + 1],
+                           hsc_account_outcome_t *o)
 {
-    char text[HSC_TOKEN_TEXT_LEN + 1];
-    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
     apr_int64_t life = expiry_of(&f->token_expires);
     int64_t now = (int64_t)apr_time_sec(r->request_time);
     hsc_token_t t;
     hsc_status_t st;
-    int rv;
 
+    memset(o, 0, sizeof(*o));
+    memset(tp, 0, sizeof(*tp));
+    text[0] = '\0';
     if (!hsc_account_tokens_here(a)) {
-        return bad(r, a, "token-add", "pgsql",
-                   "App passwords are managed by your administrator here.");
+        bad(r, a, "token-add", "pgsql",
+            "App passwords are managed by your administrator here.", o);
+        return;
     }
     memset(&t, 0, sizeof(t));
     if (!f->token_name.present
         || !hsc_token_name_valid(f->token_name.value, f->token_name.len)) {
-        return bad(r, a, "token-add", "bad_name",
-                   "Give the app password a name of 1 to 64 letters, "
-                   "digits, spaces or punctuation.");
+        bad(r, a, "token-add", "bad_name",
+            "Give the app password a name of 1 to 64 letters, "
+            "digits, spaces or punctuation.",
+            o);
+        return;
     }
     if (f->token_scopes.present
         && (strlen(f->token_scopes.value) != f->token_scopes.len
             || !hsc_token_scopes_valid(f->token_scopes.value))) {
-        return bad(r, a, "token-add", "bad_scopes",
-                   "Scopes are names of lower-case letters, digits and . _ "
-                   ": - separated by commas, each once.");
+        bad(r, a, "token-add", "bad_scopes",
+            "Scopes are names of lower-case letters, digits and . _ "
+            ": - separated by commas, each once.",
+            o);
+        return;
     }
     if (life < 0) {
-        return bad(r, a, "token-add", "bad_expiry",
-                   "Choose when the app password expires.");
+        bad(r, a, "token-add", "bad_expiry",
+            "Choose when the app password expires.", o);
+        return;
     }
     apr_cpystrn(t.user, a->user, sizeof(t.user));
     apr_cpystrn(t.name, f->token_name.value, sizeof(t.name));
@@ -110,14 +123,15 @@ int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
                 sizeof(t.scopes));
     t.expires = life > 0 ? now + life : 0;
     if (hsc_token_new(text, t.id, t.hash) != HSC_OK) {
-        return HTTP_INTERNAL_SERVER_ERROR;
+        o->status = HTTP_INTERNAL_SERVER_ERROR;
+        return;
     }
     st = hsc_tokens_add_own(a->store, &t, now,
                             (a->c.amr & HSC_AMR_PWD) ? a->c.auth : NULL);
     if (st == HSC_EAUTH) {
         /* The password changed (or the user was disabled) after this
          * request's cookie was checked: nothing stored. */
-        hsc_wipe(text, sizeof(text));
+        hsc_wipe(text, HSC_TOKEN_TEXT_LEN + 1);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(266) "account action token-add of user \"%s\" "
                                     "refused: the store did not take the "
@@ -125,18 +139,22 @@ int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
                       ap_escape_logitem(r->pool, a->user),
                       hsc_store_errmsg(a->store));
         hsc_ops_account(r, a->user, "token-add", "changed_meanwhile");
-        return hsc_account_show(r, a, HTTP_CONFLICT, NULL,
-                                "The password was changed meanwhile: sign in "
-                                "again with the new one.");
+        o->status = HTTP_CONFLICT;
+        o->reason = "changed_meanwhile";
+        o->message = "The password was changed meanwhile: sign in again "
+                     "with the new one.";
+        return;
     }
     if (st == HSC_EEXISTS) {
-        hsc_wipe(text, sizeof(text));
-        return bad(r, a, "token-add", "name_taken",
-                   "You already have an app password of that name.");
+        hsc_wipe(text, HSC_TOKEN_TEXT_LEN + 1);
+        bad(r, a, "token-add", "name_taken",
+            "You already have an app password of that name.", o);
+        return;
     }
     if (st != HSC_OK) {
-        hsc_wipe(text, sizeof(text));
-        return fault(r, a, "token-add");
+        hsc_wipe(text, HSC_TOKEN_TEXT_LEN + 1);
+        fault(r, a, "token-add", o);
+        return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(237) "user \"%s\" made the app password %s (\"%s\", "
@@ -145,6 +163,23 @@ int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
                   ap_escape_logitem(r->pool, t.name),
                   ap_escape_logitem(r->pool, t.scopes));
     hsc_ops_account(r, a->user, "token-add", NULL);
+    *tp = t;
+    o->status = HTTP_CREATED;
+}
+
+int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
+                          const hsc_login_form_t *f)
+{
+    char text[HSC_TOKEN_TEXT_LEN + 1];
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+    hsc_account_outcome_t o;
+    hsc_token_t t;
+    int rv;
+
+    hsc_account_token_add(r, a, f, &t, text, &o);
+    if (o.status != HTTP_CREATED) {
+        return hsc_account_answer(r, a, &o);
+    }
     rv = hsc_form_send(r, HTTP_OK,
                        hsc_page_token_made(r->pool, &pc, a->user, t.name, text,
                                            r->uri));
@@ -152,33 +187,51 @@ int hsc_account_token_new(request_rec *r, const hsc_account_t *a,
     return rv;
 }
 
-int hsc_account_token_revoke(request_rec *r, const hsc_account_t *a,
-                             const hsc_login_form_t *f)
+void hsc_account_token_drop(request_rec *r, const hsc_account_t *a,
+                            const hsc_login_form_t *f, hsc_account_outcome_t *o)
 {
     hsc_status_t st;
     int n = 0;
 
+    memset(o, 0, sizeof(*o));
+
     if (!hsc_account_tokens_here(a)) {
-        return bad(r, a, "token-revoke", "pgsql",
-                   "App passwords are managed by your administrator here.");
+        bad(r, a, "token-revoke", "pgsql",
+            "App passwords are managed by your administrator here.", o);
+        return;
     }
     if (!f->token_id.present
         || !hsc_token_id_valid(f->token_id.value, f->token_id.len)) {
-        return bad(r, a, "token-revoke", "bad_id", "No such app password.");
+        bad(r, a, "token-revoke", "bad_id", "No such app password.", o);
+        return;
     }
     st = hsc_tokens_revoke(a->store, a->user, f->token_id.value,
                            (int64_t)apr_time_sec(r->request_time), &n);
     if (st == HSC_ENOUSER) {
-        return bad(r, a, "token-revoke", "unknown",
-                   "No such app password (revoked already?).");
+        bad(r, a, "token-revoke", "unknown",
+            "No such app password (revoked already?).", o);
+        return;
     }
     if (st != HSC_OK) {
-        return fault(r, a, "token-revoke");
+        fault(r, a, "token-revoke", o);
+        return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(238) "user \"%s\" revoked the app password %s",
                   ap_escape_logitem(r->pool, a->user), f->token_id.value);
     hsc_ops_account(r, a->user, "token-revoke", NULL);
+    o->status = HTTP_OK;
+}
+
+int hsc_account_token_revoke(request_rec *r, const hsc_account_t *a,
+                             const hsc_login_form_t *f)
+{
+    hsc_account_outcome_t o;
+
+    hsc_account_token_drop(r, a, f, &o);
+    if (o.status != HTTP_OK) {
+        return hsc_account_answer(r, a, &o);
+    }
     apr_table_setn(r->headers_out, "Location",
                    apr_pstrcat(r->pool, r->uri, "?done=token-revoked", NULL));
     return HTTP_SEE_OTHER;

@@ -77,15 +77,14 @@ int hsc_account_tokens_here(const hsc_account_t *a)
     return a->store != NULL;
 }
 
-/* The app-password section's list: v->tokens stays 0 (no section) when
- * the list cannot be read (logged). */
-static void tokens_of(request_rec *r, const hsc_account_t *a,
-                      hsc_account_view_t *v)
+int hsc_account_token_list(request_rec *r, const hsc_account_t *a,
+                           apr_array_header_t **list)
 {
     token_walk_t w;
 
+    *list = NULL;
     if (!hsc_account_tokens_here(a)) {
-        return;
+        return 0;
     }
     w.r = r;
     w.list = apr_array_make(r->pool, 4, sizeof(hsc_page_token_t));
@@ -95,11 +94,25 @@ static void tokens_of(request_rec *r, const hsc_account_t *a,
                                     "\"%s\" cannot be listed: %s",
                       ap_escape_logitem(r->pool, a->user),
                       hsc_store_errmsg(a->store));
+        return -1;
+    }
+    *list = w.list;
+    return 1;
+}
+
+/* The app-password section's list: v->tokens stays 0 (no section) when
+ * the list cannot be read (logged). */
+static void tokens_of(request_rec *r, const hsc_account_t *a,
+                      hsc_account_view_t *v)
+{
+    apr_array_header_t *list;
+
+    if (hsc_account_token_list(r, a, &list) != 1) {
         return;
     }
     v->tokens = 1;
-    v->token_list = (const hsc_page_token_t *)w.list->elts;
-    v->n_tokens = (size_t)w.list->nelts;
+    v->token_list = (const hsc_page_token_t *)list->elts;
+    v->n_tokens = (size_t)list->nelts;
     v->now = (int64_t)apr_time_sec(r->request_time);
 }
 

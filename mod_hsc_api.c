@@ -7,7 +7,8 @@
  *   POST <location>/login     {"username":..,"password":..[,"remember":true]}
  *   POST <location>/logout    {} or {"everywhere":true}
  *
- * The last segment of the path names the endpoint; anything else is a 404.
+ * The path below the handler's <Location> names the endpoint (a table:
+ * name, method, function); anything else is a 404, another method a 405.
  * A POST needs Content-Type: application/json (415: a form or text/plain
  * is what a cross-site page can send without a preflight) and passes the
  * form POSTs' Origin check unless its Origin is an HSCAPIAllowOrigin one.
@@ -28,6 +29,7 @@
 #include "http_request.h"
 #include "util_filter.h"
 
+#include "mod_hsc_account.h"
 #include "mod_hsc_api.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
@@ -35,6 +37,7 @@
 #include "mod_hsc_session.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_json.h"
+#include "hsc_token.h"
 
 #define HSC_API_HANDLER "hsc-api"
 /* r->notes: this 401 carries the JSON body (hsc_api_unauthenticated). */
@@ -222,6 +225,47 @@ static int read_json(request_rec *r, const hsc_dir_conf_t *d,
     return DECLINED;
 }
 
+/*
+ * The endpoint's name: the path below the handler's <Location>, without
+ * the slash that follows it; NULL when the request is not below it, or
+ * the section is a regex or wildcard one (there is no "below" to take).
+ */
+static const char *endpoint(request_rec *r)
+{
+    const core_dir_config *cd = ap_get_core_module_config(r->per_dir_config);
+    size_t n;
+
+    if (cd == NULL || cd->d == NULL || cd->r != NULL || cd->d_is_fnmatch) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(258) "hsc-api: SetHandler hsc-api needs a "
+                                    "plain <Location> (endpoints are named "
+                                    "below it), not %s",
+                      cd != NULL && cd->d != NULL ? cd->d : "this section");
+        return NULL;
+    }
+    n = strlen(cd->d);
+    while (n > 0 && cd->d[n - 1] == '/') {
+        n--;
+    }
+    if (strncmp(r->uri, cd->d, n) != 0 || r->uri[n] != '/') {
+        return NULL;
+    }
+    return r->uri + n + 1;
+}
+
+/* The URL of endpoint name beside this request's (below the same
+ * location). */
+static const char *endpoint_url(request_rec *r, const char *name)
+{
+    const char *here = endpoint(r);
+
+    return apr_pstrcat(r->pool,
+                       apr_pstrmemdup(r->pool, r->uri,
+                                      here != NULL ? (apr_size_t)(here - r->uri)
+                                                   : 0),
+                       name, NULL);
+}
+
 /* --- the endpoints -------------------------------------------------------- */
 
 /* GET session: the cookie verified, never refreshed (hsc_session_admit is
@@ -289,6 +333,7 @@ static int login_answer(request_rec *r, const hsc_dir_conf_t *d,
                         const hsc_form_field_t *user)
 {
     hsc_json_writer_t *w = writer(r);
+    const char *code_url;
 
     switch (res) {
     case HSC_LOGIN_RESULT_OK:
@@ -298,6 +343,8 @@ static int login_answer(request_rec *r, const hsc_dir_conf_t *d,
     case HSC_LOGIN_RESULT_PENDING:
         hsc_json_add_bool(w, "authenticated", 0);
         hsc_json_add_string(w, "second_factor", "required", 8);
+        code_url = endpoint_url(r, "code");
+        hsc_json_add_string(w, "code_url", code_url, strlen(code_url));
         if (d->login_url != NULL) {
             hsc_json_add_string(w, "next", d->login_url, strlen(d->login_url));
         }
@@ -388,20 +435,375 @@ static int api_logout(request_rec *r, const hsc_srv_conf_t *sc,
     return send_json(r, HTTP_OK, w);
 }
 
-/* The endpoint: the last segment of the path. */
-static const char *endpoint(const request_rec *r)
+/* POST code: {"code":"123456"}: the second-factor step of a pending
+ * login, or a full login's (step-up), as the login page's
+ * (hsc_login_code). */
+static int api_code(request_rec *r, const hsc_srv_conf_t *sc,
+                    const hsc_dir_conf_t *d)
 {
-    const char *slash = strrchr(r->uri, '/');
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    hsc_form_field_t code;
+    hsc_login_result_t res;
+    hsc_json_writer_t *w;
+    const char *user = NULL;
+    apr_int64_t retry = 0;
+    int rv;
 
-    return slash != NULL ? slash + 1 : r->uri;
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    if (!string_field(o, "code", &code)) {
+        hsc_json_wipe(o);
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request",
+                         "code is a string.");
+    }
+    res = hsc_login_code(r, sc, d, code.value, code.len, &user, &retry);
+    hsc_json_wipe(o); /* the code */
+    switch (res) {
+    case HSC_LOGIN_RESULT_OK:
+        w = writer(r);
+        hsc_json_add_bool(w, "authenticated", 1);
+        hsc_json_add_string(w, "user", user, strlen(user));
+        return send_json(r, HTTP_OK, w);
+    case HSC_LOGIN_RESULT_NO_LOGIN:
+        return api_error(r, HTTP_UNAUTHORIZED, "no_login",
+                         "No login is waiting for a code (expired, or never "
+                         "begun): log in again.");
+    case HSC_LOGIN_RESULT_FAILED:
+        return api_error(r, HTTP_UNAUTHORIZED, "code_failed",
+                         "That code is not right, or was used already.");
+    case HSC_LOGIN_RESULT_THROTTLED:
+        return api_wait(r, HTTP_TOO_MANY_REQUESTS, retry, "throttled",
+                        "Too many failed codes; wait before trying again.");
+    case HSC_LOGIN_RESULT_UNAVAILABLE: return store_down(r);
+    default:
+        return api_error(r, HTTP_INTERNAL_SERVER_ERROR, "internal",
+                         "The login could not be completed.");
+    }
+}
+
+/*
+ * The signed-in user of an account endpoint (the password, app
+ * passwords) into *a (wipe a->c): 1, else 0 and the answer sent in *rv.
+ * A request that carries Authorization (an app password) is refused
+ * whatever else it carries: a token is not a login, and changing the
+ * password or making tokens with one would let a leaked token outlive
+ * its revocation.
+ */
+static int api_account(request_rec *r, const hsc_srv_conf_t *sc,
+                       const hsc_dir_conf_t *d, hsc_account_t *a, int *rv)
+{
+    hsc_status_t st;
+
+    memset(a, 0, sizeof(*a));
+    a->sc = sc;
+    a->d = d;
+    if (apr_table_get(r->headers_in, "Authorization") != NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(259) "hsc-api: %s refused: the request carries "
+                                    "Authorization (an app password is not "
+                                    "a login)",
+                      ap_escape_logitem(r->pool, r->uri));
+        *rv = api_error(r, HTTP_FORBIDDEN, "token_not_login",
+                        "An app password cannot change the password or "
+                        "manage app passwords: sign in with the password "
+                        "(the session cookie), without Authorization.");
+        return 0;
+    }
+    st = hsc_account_session(r, a);
+    if (st == HSC_OK) {
+        return 1;
+    }
+    if (hsc_status_class(st) == HSC_CLASS_FAULT) {
+        *rv = store_down(r);
+    }
+    else {
+        *rv = api_error(r, HTTP_UNAUTHORIZED, "unauthenticated",
+                        "Sign in first (POST login).");
+    }
+    return 0;
+}
+
+/* The JSON answer to a refused account action (hsc_account_outcome_t):
+ * its reason is the error code. */
+static int account_refusal(request_rec *r, const hsc_account_outcome_t *o)
+{
+    const char *code = o->reason != NULL ? o->reason : "internal";
+    int status = o->status;
+
+    if (!strcmp(code, "not_recent")) {
+        /* Signed in, but long ago: not a 401, which says "no session". */
+        status = HTTP_FORBIDDEN;
+        return api_error(r, status, code,
+                         "You signed in a while ago: send your password as "
+                         "\"password\" to confirm, or log in again.");
+    }
+    switch (status) {
+    case HTTP_TOO_MANY_REQUESTS:
+        return api_wait(r, status, o->retry_after, "throttled",
+                        "Too many wrong passwords; wait before trying "
+                        "again.");
+    case HTTP_SERVICE_UNAVAILABLE:
+        return api_wait(r, status, 5, code,
+                        o->message != NULL
+                            ? o->message
+                            : "The user database cannot answer; try again "
+                              "shortly.");
+    case HTTP_BAD_REQUEST:
+    case HTTP_UNAUTHORIZED:
+    case HTTP_CONFLICT:
+        return api_error(r, status, code,
+                         o->message != NULL ? o->message : "Refused.");
+    default:
+        return api_error(r, HTTP_INTERNAL_SERVER_ERROR, "internal",
+                         "The change could not be completed.");
+    }
+}
+
+/* POST password: {"current":..,"new":..}: the account page's change
+ * (hsc_account_password) without its repeat field. */
+static int api_password(request_rec *r, const hsc_srv_conf_t *sc,
+                        const hsc_dir_conf_t *d)
+{
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    hsc_account_outcome_t out;
+    hsc_json_writer_t *w;
+    hsc_login_form_t f;
+    hsc_account_t a;
+    int rv;
+
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    if (!api_account(r, sc, d, &a, &rv)) {
+        hsc_json_wipe(o);
+        return rv;
+    }
+    memset(&f, 0, sizeof(f));
+    if (!string_field(o, "current", &f.password)
+        || !string_field(o, "new", &f.new_password)) {
+        hsc_json_wipe(o);
+        hsc_wipe(&a.c, sizeof(a.c));
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request",
+                         "current and new are strings.");
+    }
+    hsc_account_password(r, &a, &f, 0, &out);
+    hsc_json_wipe(o); /* the passwords */
+    hsc_wipe(&a.c, sizeof(a.c));
+    if (out.status != HTTP_OK) {
+        return account_refusal(r, &out);
+    }
+    w = writer(r);
+    hsc_json_add_bool(w, "changed", 1);
+    hsc_json_add_string(w, "user", a.user, strlen(a.user));
+    return send_json(r, HTTP_OK, w);
+}
+
+/* A token's fields as hsc_account_token_add reads them: f's token_name,
+ * token_scopes, token_expires from the body's name, scopes, expires. */
+static int token_fields(const hsc_json_object_t *o, hsc_login_form_t *f)
+{
+    const char *keys[] = {"name", "scopes", "expires"};
+    hsc_form_field_t *fields[] = {&f->token_name, &f->token_scopes,
+                                  &f->token_expires};
+    size_t i;
+
+    for (i = 0; i < 3; i++) {
+        const hsc_json_field_t *j = hsc_json_get(o, keys[i]);
+        if (j != NULL && j->type != HSC_JSON_STRING) {
+            return 0;
+        }
+        if (j != NULL) {
+            string_field(o, keys[i], fields[i]);
+        }
+    }
+    return 1;
+}
+
+/* POST tokens: {"name":..,"scopes":..,"expires":..[,"password":..]}: a
+ * new app password, after a recent login or with the password, as the
+ * account page makes it (hsc_account_token_add); 201 with its text, shown
+ * this once. */
+static int api_token_new(request_rec *r, const hsc_srv_conf_t *sc,
+                         const hsc_dir_conf_t *d)
+{
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    char text[HSC_TOKEN_TEXT_LEN + 1];
+    hsc_account_outcome_t out;
+    hsc_json_writer_t *w;
+    hsc_login_form_t f;
+    hsc_account_t a;
+    hsc_token_t t;
+    int rv;
+
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    if (!api_account(r, sc, d, &a, &rv)) {
+        hsc_json_wipe(o);
+        return rv;
+    }
+    memset(&f, 0, sizeof(f));
+    if (!token_fields(o, &f)
+        || (hsc_json_get(o, "password") != NULL
+            && !string_field(o, "password", &f.password))) {
+        hsc_json_wipe(o);
+        hsc_wipe(&a.c, sizeof(a.c));
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request",
+                         "name, scopes, expires and password are strings.");
+    }
+    if (hsc_account_confirmed(r, &a, &f, "token-add", &out)) {
+        hsc_account_token_add(r, &a, &f, &t, text, &out);
+    }
+    hsc_json_wipe(o); /* the password */
+    hsc_wipe(&a.c, sizeof(a.c));
+    if (out.status != HTTP_CREATED) {
+        return account_refusal(r, &out);
+    }
+    w = writer(r);
+    hsc_json_add_string(w, "id", t.id, strlen(t.id));
+    hsc_json_add_string(w, "name", t.name, strlen(t.name));
+    hsc_json_add_list(w, "scopes", t.scopes, strlen(t.scopes), ',');
+    hsc_json_add_int(w, "created", (apr_int64_t)apr_time_sec(r->request_time));
+    if (t.expires > 0) {
+        hsc_json_add_int(w, "expires", t.expires);
+    }
+    hsc_json_add_string(w, "token", text, strlen(text));
+    rv = send_json(r, HTTP_CREATED, w);
+    hsc_wipe(text, sizeof(text));
+    hsc_wipe(w->buf, w->cap); /* sent: the token is not kept */
+    return rv;
+}
+
+/* GET tokens: the signed-in user's live app passwords. */
+static int api_token_list(request_rec *r, const hsc_srv_conf_t *sc,
+                          const hsc_dir_conf_t *d)
+{
+    apr_array_header_t *list;
+    const char *items = "[";
+    hsc_json_writer_t *w;
+    hsc_account_t a;
+    size_t len;
+    int rv, i;
+
+    if (!api_account(r, sc, d, &a, &rv)) {
+        return rv;
+    }
+    hsc_wipe(&a.c, sizeof(a.c));
+    switch (hsc_account_token_list(r, &a, &list)) {
+    case 1: break;
+    case 0:
+        return api_error(r, HTTP_FORBIDDEN, "pgsql",
+                         "App passwords are managed by your administrator "
+                         "here.");
+    default: return store_down(r);
+    }
+    for (i = 0; i < list->nelts; i++) {
+        const hsc_page_token_t *t = &APR_ARRAY_IDX(list, i, hsc_page_token_t);
+        hsc_json_writer_t *tw = writer(r);
+
+        hsc_json_add_string(tw, "id", t->id, strlen(t->id));
+        hsc_json_add_string(tw, "name", t->name, strlen(t->name));
+        hsc_json_add_list(tw, "scopes", t->scopes, strlen(t->scopes), ',');
+        hsc_json_add_int(tw, "created", t->created);
+        if (t->expires > 0) {
+            hsc_json_add_int(tw, "expires", t->expires);
+        }
+        if (t->last_used > 0) {
+            hsc_json_add_int(tw, "last_used", t->last_used);
+        }
+        if (hsc_json_end(tw, &len) != HSC_OK) {
+            return api_error(r, HTTP_INTERNAL_SERVER_ERROR, "internal",
+                             "The answer was too large.");
+        }
+        items = apr_pstrcat(r->pool, items, i > 0 ? "," : "", tw->buf, NULL);
+    }
+    items = apr_pstrcat(r->pool, items, "]", NULL);
+    w = writer_of(r, HSC_API_ANSWER_MAX + strlen(items));
+    hsc_json_add_string(w, "user", a.user, strlen(a.user));
+    hsc_json_add_raw(w, "tokens", items, strlen(items));
+    return send_json(r, HTTP_OK, w);
+}
+
+/* POST tokens/revoke: {"id":..}: one of the user's app passwords
+ * revoked (hsc_account_token_drop). */
+static int api_token_revoke(request_rec *r, const hsc_srv_conf_t *sc,
+                            const hsc_dir_conf_t *d)
+{
+    hsc_json_object_t *o = apr_palloc(r->pool, sizeof(*o));
+    hsc_account_outcome_t out;
+    hsc_json_writer_t *w;
+    hsc_login_form_t f;
+    hsc_account_t a;
+    int rv;
+
+    if ((rv = read_json(r, d, o)) != DECLINED) {
+        return rv;
+    }
+    if (!api_account(r, sc, d, &a, &rv)) {
+        hsc_json_wipe(o);
+        return rv;
+    }
+    hsc_wipe(&a.c, sizeof(a.c));
+    memset(&f, 0, sizeof(f));
+    if (!string_field(o, "id", &f.token_id)) {
+        hsc_json_wipe(o);
+        return api_error(r, HTTP_BAD_REQUEST, "bad_request", "id is a string.");
+    }
+    hsc_account_token_drop(r, &a, &f, &out);
+    if (out.status != HTTP_OK) {
+        hsc_json_wipe(o);
+        return account_refusal(r, &out);
+    }
+    w = writer(r);
+    hsc_json_add_string(w, "revoked", f.token_id.value, f.token_id.len);
+    hsc_json_wipe(o);
+    return send_json(r, HTTP_OK, w);
+}
+
+typedef int (*api_fn)(request_rec *r, const hsc_srv_conf_t *sc,
+                      const hsc_dir_conf_t *d);
+
+/* The endpoints: a name under the location, a method, its function. A
+ * name may take several methods (one row each). */
+static const struct {
+    const char *name;
+    int method;
+    api_fn fn;
+} endpoints[] = {
+    {"session", M_GET, api_session},
+    {"login", M_POST, api_login},
+    {"logout", M_POST, api_logout},
+    {"code", M_POST, api_code},
+    {"password", M_POST, api_password},
+    {"tokens", M_GET, api_token_list},
+    {"tokens", M_POST, api_token_new},
+    {"tokens/revoke", M_POST, api_token_revoke},
+};
+
+#define N_ENDPOINTS (sizeof(endpoints) / sizeof(endpoints[0]))
+
+/* The Allow header of a name: its rows' methods. */
+static const char *allowed_of(request_rec *r, const char *name)
+{
+    const char *allow = NULL;
+    size_t i;
+
+    for (i = 0; i < N_ENDPOINTS; i++) {
+        if (!strcmp(endpoints[i].name, name)) {
+            const char *m = endpoints[i].method == M_GET ? "GET, HEAD" : "POST";
+            allow = allow ? apr_pstrcat(r->pool, allow, ", ", m, NULL) : m;
+        }
+    }
+    return allow ? apr_pstrcat(r->pool, allow, ", OPTIONS", NULL) : NULL;
 }
 
 static int api_handler(request_rec *r)
 {
     const hsc_srv_conf_t *sc;
     const hsc_dir_conf_t *d;
-    const char *name;
-    int post;
+    const char *name, *allow;
+    size_t i;
 
     if (r->handler == NULL || strcmp(r->handler, HSC_API_HANDLER) != 0) {
         return DECLINED;
@@ -416,21 +818,27 @@ static int api_handler(request_rec *r)
         return preflight(r, d);
     }
     name = endpoint(r);
-    post = !strcmp(name, "login") || !strcmp(name, "logout");
-    if (!post && strcmp(name, "session") != 0) {
+    allow = name != NULL ? allowed_of(r, name) : NULL;
+    if (allow == NULL) {
+        const core_dir_config *cd = ap_get_core_module_config(
+            r->per_dir_config);
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(260) "hsc-api: no endpoint \"%s\" below the "
+                                    "location %s",
+                      ap_escape_logitem(r->pool, name ? name : r->uri),
+                      cd != NULL && cd->d != NULL ? cd->d : "?");
         return api_error(r, HTTP_NOT_FOUND, "not_found",
-                         "No such endpoint: session, login or logout.");
+                         "No such endpoint here (docs/json-api.md).");
     }
-    if (r->method_number != (post ? M_POST : M_GET)) {
-        apr_table_setn(r->err_headers_out, "Allow",
-                       post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
-        return api_error(r, HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
-                         post ? "Use POST." : "Use GET.");
+    for (i = 0; i < N_ENDPOINTS; i++) {
+        if (!strcmp(endpoints[i].name, name)
+            && endpoints[i].method == r->method_number) {
+            return endpoints[i].fn(r, sc, d);
+        }
     }
-    if (!post) {
-        return api_session(r, sc, d);
-    }
-    return name[3] == 'i' ? api_login(r, sc, d) : api_logout(r, sc, d);
+    apr_table_setn(r->err_headers_out, "Allow", allow);
+    return api_error(r, HTTP_METHOD_NOT_ALLOWED, "method_not_allowed",
+                     apr_pstrcat(r->pool, "Use ", allow, ".", NULL));
 }
 
 /* --- the 401 of a protected location -------------------------------------- */

@@ -549,20 +549,14 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
-/*
- * The second-factor step: a code for the request's pending cookie, or a
- * full login's (step-up). A right one re-issues the cookie as hsc-v2.md
- * says: the same iat, gen, lid and x_n, the method's bit instead of
- * pending, mfa_at = now, and the expiry of a login from iat.
- */
-static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
-                     const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+hsc_login_result_t hsc_login_code(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_dir_conf_t *d, const char *code,
+                                  size_t code_len, const char **user,
+                                  apr_int64_t *retry_after)
 {
-    const char *target = safe_return(d, f), *user;
     char value[HSC_COOKIE_VALUE_MAX];
     const char *lid;
     hsc_verify_params_t vp;
-    apr_int64_t retry = 0;
     hsc_store_t *store = NULL;
     hsc_claims_t cl;
     hsc_cookie_t c;
@@ -571,7 +565,8 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
     size_t len;
     int rem;
 
-    st = code_login(r, sc, d, &store, &c, &user);
+    *retry_after = 0;
+    st = code_login(r, sc, d, &store, &c, user);
     if (st == HSC_OK && c.format != 2) {
         /* A format 1 login (before second factors) has no lid or amr to
          * carry one: it logs in again. */
@@ -579,28 +574,25 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
         st = HSC_EINVAL;
     }
     if (st != HSC_OK) {
-        if (hsc_status_class(st) == HSC_CLASS_FAULT) {
-            return hsc_userdb_unavailable(r);
-        }
         /* Expired, already finished, or never begun: from the start. */
-        return login_page(r, d, target, HTTP_UNAUTHORIZED, NULL,
-                          "Your sign-in expired. Log in again.");
+        return hsc_status_class(st) == HSC_CLASS_FAULT
+                   ? HSC_LOGIN_RESULT_UNAVAILABLE
+                   : HSC_LOGIN_RESULT_NO_LOGIN;
     }
     /* The login's id, for the audit lines of this step. */
     lid = note_login_id(r, c.lid);
-    switch (hsc_factor_check(r, sc, store, user, f->code.value, f->code.len,
-                             &amr, &retry)) {
+    switch (hsc_factor_check(r, sc, store, *user, code, code_len, &amr,
+                             retry_after)) {
     case HSC_FACTOR_CHECK_OK: break;
     case HSC_FACTOR_CHECK_REFUSED:
         hsc_wipe(&c, sizeof(c));
-        return code_page(r, d, target, HTTP_UNAUTHORIZED, user,
-                         "That code is not right, or was used already.");
+        return HSC_LOGIN_RESULT_FAILED;
     case HSC_FACTOR_CHECK_THROTTLED:
         hsc_wipe(&c, sizeof(c));
-        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, retry);
+        return HSC_LOGIN_RESULT_THROTTLED;
     case HSC_FACTOR_CHECK_FAULT:
         hsc_wipe(&c, sizeof(c));
-        return hsc_userdb_unavailable(r);
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
     }
     hsc_session_params(r, sc, d, &vp);
     rem = (c.amr & HSC_AMR_REM) != 0;
@@ -628,15 +620,40 @@ static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(200) "cannot mint a cookie for user \"%s\": %s",
-                      ap_escape_logitem(r->pool, user), hsc_strerror(st));
-        return HTTP_INTERNAL_SERVER_ERROR;
+                      ap_escape_logitem(r->pool, *user), hsc_strerror(st));
+        return HSC_LOGIN_RESULT_ERROR;
     }
     ap_log_rerror(
         APLOG_MARK, APLOG_INFO, 0, r,
         HSCLOGNO(201) "user \"%s\" logged in with a second factor, login id %s",
-        ap_escape_logitem(r->pool, user), lid);
-    apr_table_set(r->headers_out, "Location", target ? target : d->success_url);
-    return HTTP_SEE_OTHER;
+        ap_escape_logitem(r->pool, *user), lid);
+    return HSC_LOGIN_RESULT_OK;
+}
+
+/* The second-factor step (hsc_login_code), then its page or redirect. */
+static int code_post(request_rec *r, const hsc_srv_conf_t *sc,
+                     const hsc_dir_conf_t *d, const hsc_login_form_t *f)
+{
+    const char *target = safe_return(d, f), *user = NULL;
+    apr_int64_t retry = 0;
+
+    switch (
+        hsc_login_code(r, sc, d, f->code.value, f->code.len, &user, &retry)) {
+    case HSC_LOGIN_RESULT_OK:
+        apr_table_set(r->headers_out, "Location",
+                      target ? target : d->success_url);
+        return HTTP_SEE_OTHER;
+    case HSC_LOGIN_RESULT_NO_LOGIN:
+        return login_page(r, d, target, HTTP_UNAUTHORIZED, NULL,
+                          "Your sign-in expired. Log in again.");
+    case HSC_LOGIN_RESULT_FAILED:
+        return code_page(r, d, target, HTTP_UNAUTHORIZED, user,
+                         "That code is not right, or was used already.");
+    case HSC_LOGIN_RESULT_THROTTLED:
+        return busy_page(r, d, target, HTTP_TOO_MANY_REQUESTS, retry);
+    case HSC_LOGIN_RESULT_UNAVAILABLE: return hsc_userdb_unavailable(r);
+    default: return HTTP_INTERNAL_SERVER_ERROR;
+    }
 }
 
 /* 1 when the request's cookie has a good MAC and times (*c filled: wipe

@@ -25,7 +25,9 @@ typedef enum {
     HSC_LOGIN_RESULT_THROTTLED,   /* 429, *retry_after */
     HSC_LOGIN_RESULT_BUSY,        /* HSCMaxLoginKDF: 503, *retry_after */
     HSC_LOGIN_RESULT_UNAVAILABLE, /* the store or the throttle: 503 */
-    HSC_LOGIN_RESULT_ERROR        /* no key file, no cookie minted: 500 */
+    HSC_LOGIN_RESULT_ERROR,       /* no key file, no cookie minted: 500 */
+    HSC_LOGIN_RESULT_NO_LOGIN     /* hsc_login_code: no pending cookie or
+                                   * login for the code (expired, done) */
 } hsc_login_result_t;
 
 /*
@@ -38,6 +40,20 @@ hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
                                       const hsc_dir_conf_t *d,
                                       const hsc_login_form_t *f,
                                       apr_int64_t *retry_after);
+
+/*
+ * The second-factor step: code (a TOTP or a recovery code, as typed) for
+ * the request's pending cookie, or a full login's (step-up). A right one
+ * re-issues the cookie as hsc-v2.md says: the same iat, gen, lid and x_n,
+ * the method's bit instead of pending, mfa_at = now, the expiry of a login
+ * from iat. hsc_factor_check counts, logs and audits the code. *user: the
+ * login's user (NULL without one). OK, NO_LOGIN, FAILED (a wrong or used
+ * code), THROTTLED (*retry_after), UNAVAILABLE or ERROR.
+ */
+hsc_login_result_t hsc_login_code(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_dir_conf_t *d, const char *code,
+                                  size_t code_len, const char **user,
+                                  apr_int64_t *retry_after);
 
 /* How a logout went (hsc_logout). */
 typedef enum {

@@ -556,6 +556,13 @@ void hsc_json_add_bool(hsc_json_writer_t *w, const char *k, int b)
     raw(w, b ? "true" : "false", b ? 4 : 5);
 }
 
+void hsc_json_add_raw(hsc_json_writer_t *w, const char *k, const char *json,
+                      size_t len)
+{
+    key(w, k);
+    raw(w, json, len);
+}
+
 void hsc_json_add_int(hsc_json_writer_t *w, const char *k, int64_t v)
 {
     char num[24];

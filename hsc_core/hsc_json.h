@@ -98,6 +98,11 @@ void hsc_json_add_string(hsc_json_writer_t *w, const char *key, const char *s,
                          size_t len);
 void hsc_json_add_bool(hsc_json_writer_t *w, const char *key, int b);
 void hsc_json_add_int(hsc_json_writer_t *w, const char *key, int64_t v);
+/** A member whose value is json (len bytes) as it is: an array of objects
+ * made by other writers, "[{..},{..}]". WARNING: never text from a client
+ * or a store, which would be written unescaped. */
+void hsc_json_add_raw(hsc_json_writer_t *w, const char *key, const char *json,
+                      size_t len);
 /** An array of the strings of list (len bytes) between the separator sep
  * ("g1,g2" with ','; "pwd otp" with ' '); empty items are left out. */
 void hsc_json_add_list(hsc_json_writer_t *w, const char *key, const char *list,

@@ -2,7 +2,9 @@
 # (docs/json-api.md), and the JSON body of a protected page's 401 for a
 # client that prefers JSON. Its users: yves (signs in and out), zoe
 # (throttled), vera (logs out everywhere, then a second factor), ugo (the
-# Python client).
+# Python client), ines (the code step), omar (the password change), pia
+# (app passwords), rui (the Python client's account endpoints), tara
+# (409).
 use strict;
 use warnings FATAL => 'all';
 
@@ -12,9 +14,10 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET POST);
 use HTTP::Request ();
 use JSON::PP ();
+use POSIX ();
 use HSCTest;
 
-plan tests => 100;
+plan tests => 182;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -135,6 +138,11 @@ is($res->code, 200, 'its own origin: 200');
 $res = GET '/api/nope';
 is($res->code, 404, 'an unknown endpoint: 404');
 is(body_of($res)->{error}, 'not_found', 'error not_found');
+# Named by the whole path below the <Location>, not its last segment.
+for my $path ('/api/x/session', '/api/session/', '/api/', '/api') {
+    $res = GET $path, Cookie => "hsc=$cookie";
+    is($res->code, 404, "$path: 404");
+}
 $res = GET '/api/login';
 is($res->code, 405, 'GET login: 405');
 like($res->header('Allow') // '', qr/POST/, 'Allow: POST');
@@ -248,8 +256,9 @@ ok(!defined $res->header('Access-Control-Allow-Origin')
     is($res->code, 200, 'a login where her second factor is due: 200');
     is_deeply(body_of($res),
               { authenticated => JSON::PP::false,
-                second_factor => 'required', next => '/2fa-login' },
-              'second_factor required, next: the code step');
+                second_factor => 'required', code_url => '/api-2fa/code',
+                next => '/2fa-login' },
+              'second_factor required: code_url, and next (the page)');
     my $pending = cookie_from($res);
     ok(defined $pending, 'with the pending cookie');
     $res = GET '/api-2fa/session', Cookie => "hsc=$pending";
@@ -277,19 +286,279 @@ $res = GET '/private/page.html', Accept => '*/*';
 is($res->code, 401, 'Accept */*: 401');
 unlike($res->header('Content-Type') // '', qr/json/, 'not JSON');
 
+my $plain = 'env -u LD_PRELOAD -u ASAN_OPTIONS';
+my $db = var_dir() . '/users.db';
+
+# --- POST code: ines's TOTP code (oathtool), her recovery code ------------
+{
+    my ($rc, $out) = admin('totp', 'enrol', $db, 'ines', '--keys',
+                           var_dir() . '/keys');
+    my ($b32) = $out =~ m{secret=([A-Z2-7]+)};
+    ok($rc == 0 && $b32, 'ines enrols an authenticator app') or diag $out;
+    ($rc, $out) = admin('recovery-codes', $db, 'ines', '--count', '2');
+    my @rec = $out =~ /^([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})$/mg;
+    is(scalar @rec, 2, 'and two recovery codes');
+    # Not in the last seconds of a step: the code is of a known step.
+    sleep(31 - time % 30) if time % 30 > 24;
+    $res = post_json('/api-2fa/login',
+                     $json->encode({ username => 'ines',
+                                     password => $PW{ines} }));
+    is(body_of($res)->{code_url}, '/api-2fa/code', 'code_url');
+    my $pending = cookie_from($res);
+    $res = post_json('/api-2fa/code', '{"code":"12"}',
+                     Cookie => "hsc=$pending");
+    is($res->code, 401, 'a wrong code: 401');
+    is(body_of($res)->{error}, 'code_failed', 'error code_failed');
+    ok(!defined set_cookies($res), 'and no cookie');
+    $res = post_json('/api-2fa/code', '{"code":123456}',
+                     Cookie => "hsc=$pending");
+    is($res->code, 400, 'a code that is not a string: 400');
+    my $code = `$plain oathtool --totp -b $b32`;
+    chomp $code;
+    like($code, qr/^\d{6}$/, 'oathtool computes the code');
+    $res = post_json('/api-2fa/code', $json->encode({ code => $code }),
+                     Cookie => "hsc=$pending");
+    is($res->code, 200, 'the right code: 200');
+    is_deeply(body_of($res), { authenticated => JSON::PP::true,
+                               user => 'ines' }, 'signed in');
+    my $full = cookie_from($res);
+    ok(defined $full && $full ne $pending, 'the cookie re-issued');
+    my $s = body_of(GET '/api-2fa/session', Cookie => "hsc=$full");
+    ok($s->{authenticated} && grep({ $_ eq 'otp' } @{ $s->{methods} // [] }),
+       'the session: methods has otp') or diag explain $s;
+    ok(($s->{second_factor_time} // 0) >= $s->{login_time},
+       'second_factor_time');
+    $res = GET '/private/page.html', Cookie => "hsc=$full";
+    is($res->code, 200, 'the cookie opens a protected page');
+    $res = post_json('/api-2fa/code', $json->encode({ code => $code }));
+    is($res->code, 401, 'without a login: 401');
+    is(body_of($res)->{error}, 'no_login', 'error no_login');
+    $res = post_json('/api-2fa/code', $json->encode({ code => $code }),
+                     Cookie => "hsc=$pending");
+    is($res->code, 401, 'the same code again (replayed): 401');
+
+    # Step-up: a full login's code, where no second factor is asked.
+    $res = login_json('ines', $PW{ines});
+    my $plain_login = cookie_from($res);
+    ok(body_of($res)->{authenticated}, 'ines signs in at /api: no code asked');
+    $res = post_json('/api/code', $json->encode({ code => $rec[0] }),
+                     Cookie => "hsc=$plain_login");
+    is($res->code, 200, 'step-up with a recovery code: 200');
+    $s = body_of(GET '/api/session', Cookie => 'hsc=' . cookie_from($res));
+    ok(($s->{second_factor_time} // 0) > 0, 'the session has its time');
+
+    # Wrong codes count like failed logins: api-throttle.test allows two.
+    my @h = (Host => 'api-throttle.test');
+    $res = post_json('/api-2fa/login',
+                     $json->encode({ username => 'ines',
+                                     password => $PW{ines} }), @h);
+    $pending = cookie_from($res);
+    for my $i (1 .. 2) {
+        $res = post_json('/api-2fa/code', '{"code":"000000"}', @h,
+                         Cookie => "hsc=$pending");
+    }
+    $res = post_json('/api-2fa/code', $json->encode({ code => $rec[1] }), @h,
+                     Cookie => "hsc=$pending");
+    is($res->code, 429, 'after two wrong codes, even a right one: 429');
+    ok((body_of($res)->{retry_after} // 0) > 0, 'with retry_after');
+}
+
+# --- POST password: omar --------------------------------------------------
+my $new_pw = 'omar-Grey-Lantern-Moss-71';
+{
+    my $oc = cookie_from(login_json('omar', $PW{omar}));
+    my $pw = sub {
+        my ($body, @h) = @_;
+        return post_json('/api/password', $json->encode($body),
+                         Cookie => "hsc=$oc", @h);
+    };
+    $res = $pw->({ current => 'wrong', new => $new_pw });
+    is($res->code, 401, 'a wrong current password: 401');
+    is(body_of($res)->{error}, 'wrong_password', 'error wrong_password');
+    $res = $pw->({ current => $PW{omar}, new => 'short1' });
+    is($res->code, 400, 'a short new password: 400');
+    is(body_of($res)->{error}, 'policy_short', 'error names the rule');
+    like(body_of($res)->{message} // '', qr/\d+/, 'the message says how long');
+    $res = $pw->({ current => $PW{omar}, new => "omar-Grey-Lantern\x01-Moss" });
+    is(body_of($res)->{error}, 'policy_not_text',
+       'a control character: policy_not_text');
+    $res = $pw->({ current => $PW{omar} });
+    ok($res->code == 400 && body_of($res)->{error} eq 'bad_request',
+       'no new password: 400 bad_request');
+    $res = $pw->({ current => $PW{omar}, new => $new_pw },
+                 Authorization => 'Bearer hsc_x');
+    is($res->code, 403, 'with Authorization (a token): 403');
+    is(body_of($res)->{error}, 'token_not_login', 'error token_not_login');
+    $res = post_json('/api/password',
+                     $json->encode({ current => $PW{omar}, new => $new_pw }));
+    is($res->code, 401, 'without a session: 401');
+    $res = $pw->({ current => $PW{omar}, new => $new_pw },
+                 Origin => 'http://evil.example');
+    is($res->code, 403, 'from another site: 403');
+    $res = post_json('/api/password',
+                     $json->encode({ current => $PW{omar}, new => $new_pw }),
+                     Cookie => 'hsc=' . cookie_from(login_json(
+                         'omar', $PW{omar}, Host => 'readonly.test')),
+                     Host => 'readonly.test');
+    is($res->code, 503, 'a read-only user database: 503');
+    is(body_of($res)->{error}, 'readonly', 'error readonly');
+    $res = $pw->({ current => $PW{omar}, new => $new_pw });
+    is($res->code, 200, 'the change: 200');
+    is_deeply(body_of($res), { changed => JSON::PP::true, user => 'omar' },
+              '{"changed":true,"user":"omar"}');
+    my $nc = cookie_from($res);
+    ok(defined $nc && $nc ne $oc, 'this client\'s cookie re-issued');
+    is(body_of(GET '/api/session', Cookie => "hsc=$nc")->{user}, 'omar',
+       'and good');
+    is_deeply(body_of(GET '/api/session', Cookie => "hsc=$oc"),
+              { authenticated => JSON::PP::false }, 'the old one is dead');
+    is(login_json('omar', $PW{omar})->code, 401, 'the old password: 401');
+    is(login_json('omar', $new_pw)->code, 200, 'the new one: 200');
+    # The throttle: two wrong current passwords at api-throttle.test.
+    my @h = (Host => 'api-throttle.test');
+    my $tc = cookie_from(login_json('omar', $new_pw, @h));
+    for my $i (1 .. 2) {
+        post_json('/api/password',
+                  $json->encode({ current => 'wrong', new => 'x' x 20 }),
+                  Cookie => "hsc=$tc", @h);
+    }
+    $res = post_json('/api/password',
+                     $json->encode({ current => $new_pw,
+                                     new => $new_pw . 'x' }),
+                     Cookie => "hsc=$tc", @h);
+    is($res->code, 429, 'throttled: 429');
+}
+
+# --- 409: tara's password changed by an administrator meanwhile ----------
+# Her KDF is the ceiling's (20,000,000 SHA-256 rounds), run twice by the
+# request: for the current password, then for the new one. hsc-admin
+# passwd starts 0.5 s after the request and writes one KDF run later:
+# after the request read her record, before it writes.
+{
+    my @kdf = ('--kdf', 'sha256-chain:20000000', '--password-stdin',
+               '--force');
+    my ($rc, $out) = HSCTest::admin_in("$PW{tara}\n", 'passwd', $db, 'tara',
+                                       @kdf);
+    is($rc, 0, 'tara gets a slow KDF') or diag $out;
+    my $tc = cookie_from(login_json('tara', $PW{tara}));
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        select(undef, undef, undef, 0.5);
+        my ($rc2) = HSCTest::admin_in("tara-by-admin-Quartz-Fern-9\n",
+                                      'passwd', $db, 'tara', @kdf);
+        POSIX::_exit($rc2 == 0 ? 0 : 1);
+    }
+    $res = post_json('/api/password',
+                     $json->encode({ current => $PW{tara},
+                                     new => 'tara-Amber-Kettle-Slate-34' }),
+                     Cookie => "hsc=$tc");
+    waitpid $pid, 0;
+    is($?, 0, 'the administrator\'s change meanwhile');
+    is($res->code, 409, 'changed meanwhile: 409') or diag $res->content;
+    is(body_of($res)->{error}, 'changed_meanwhile', 'error changed_meanwhile');
+    ok(!defined set_cookies($res), 'no cookie');
+    is(login_json('tara', 'tara-by-admin-Quartz-Fern-9')->code, 200,
+       'the administrator\'s password stands');
+}
+
+# --- app passwords: pia ---------------------------------------------------
+my $made_token;
+{
+    my $pc = cookie_from(login_json('pia', $PW{pia}));
+    my @c = (Cookie => "hsc=$pc");
+    $res = GET '/api/tokens', @c;
+    is($res->code, 200, 'GET tokens: 200');
+    is_deeply(body_of($res), { user => 'pia', tokens => [] }, 'none yet');
+    $res = post_json('/api/tokens',
+                     '{"name":"ci","scopes":"git,dav","expires":"30d"}', @c);
+    is($res->code, 201, 'POST tokens: 201');
+    my $t = body_of($res);
+    like($t->{token} // '', qr/^hsc_/, 'the token text, once');
+    $made_token = $t->{token} // 'none';
+    is_deeply($t->{scopes}, ['git', 'dav'], 'its scopes');
+    ok(($t->{expires} // 0) - time > 29 * 86400, 'expires in 30 days');
+    $res = post_json('/api/tokens', '{"name":"ci"}', @c);
+    is(body_of($res)->{error}, 'name_taken', 'the same name: 400 name_taken');
+    $res = post_json('/api/tokens', '{"name":"x","expires":"7d"}', @c);
+    ok($res->code == 400 && body_of($res)->{error} eq 'bad_expiry',
+       'an expiry not offered: 400 bad_expiry');
+    my $url = "http://localhost:$port/tok-bearer/page.html";
+    my $code = `$plain curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $t->{token}' '$url'`;
+    is($code, '200', 'curl with the token as Bearer: 200');
+    $res = GET '/api/tokens', @c;
+    my ($listed) = @{ body_of($res)->{tokens} // [] };
+    ok($listed && $listed->{id} eq $t->{id} && $listed->{name} eq 'ci'
+       && $listed->{created} > 0 && !defined $listed->{token},
+       'listed: id, name, created, never the text') or diag $res->content;
+    ok(($listed->{last_used} // 0) >= time - 60, 'last_used (HSCActivityDB)')
+        or diag $res->content;
+    for my $m (['GET', '/api/tokens'], ['POST', '/api/tokens'],
+               ['POST', '/api/password']) {
+        my $req = $m->[0] eq 'GET'
+            ? GET($m->[1], Authorization => "Bearer $t->{token}")
+            : post_json($m->[1], '{"name":"z"}',
+                        Authorization => "Bearer $t->{token}");
+        is($req->code, 403, "$m->[0] $m->[1] with the token: 403");
+    }
+    $res = GET '/api/tokens';
+    is($res->code, 401, 'GET tokens without a session: 401');
+    $res = GET '/api/tokens/revoke', @c;
+    is($res->code, 405, 'GET tokens/revoke: 405');
+    $res = Apache::TestRequest::user_agent()->request(
+        HTTP::Request->new('DELETE',
+                           Apache::TestRequest::resolve_url('/api/tokens'),
+                           ['Cookie' => "hsc=$pc"]));
+    is($res->code, 405, 'DELETE tokens: 405');
+    like($res->header('Allow') // '', qr/GET, HEAD, POST/, 'Allow: GET, POST');
+    $res = post_json('/api/tokens/revoke',
+                     $json->encode({ id => $t->{id} }), @c);
+    is($res->code, 200, 'revoke: 200');
+    $code = `$plain curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $t->{token}' '$url'`;
+    is($code, '401', 'the revoked token: 401');
+    $res = post_json('/api/tokens/revoke',
+                     $json->encode({ id => $t->{id} }), @c);
+    ok($res->code == 400 && body_of($res)->{error} eq 'unknown',
+       'revoked again: 400 unknown');
+
+    # HSCAccountRecentAuth 1: after it, the password again.
+    my $oldc = cookie_from(post_json('/api-old/login',
+        $json->encode({ username => 'pia', password => $PW{pia} })));
+    sleep 2;
+    my @o = (Cookie => "hsc=$oldc");
+    $res = post_json('/api-old/tokens', '{"name":"late"}', @o);
+    is($res->code, 403, 'a login not recent: 403');
+    is(body_of($res)->{error}, 'not_recent', 'error not_recent');
+    $res = post_json('/api-old/tokens',
+                     '{"name":"late","password":"wrong"}', @o);
+    is($res->code, 401, 'with a wrong password: 401');
+    $res = post_json('/api-old/tokens',
+                     $json->encode({ name => 'late',
+                                     password => $PW{pia} }), @o);
+    is($res->code, 201, 'with the password: 201');
+}
+
 # --- from Python: urllib and a cookie jar ---------------------------------
 {
     local $ENV{HSC_API_PASSWORD} = $PW{ugo};
+    local $ENV{HSC_API_NEW_PASSWORD} = 'rui-Copper-Heron-Dune-58';
     my $script = "$FindBin::Bin/../test/api/api-client.py";
     # Without the sanitizer build's LD_PRELOAD of libasan (the server's).
     my $out = `env -u LD_PRELOAD -u ASAN_OPTIONS python3 $script http://localhost:$port/api ugo 2>&1`;
     is($?, 0, 'test/api/api-client.py: every step as documented')
         or diag $out;
     like($out, qr/^1\.\.11$/m, 'all eleven of its checks ran');
+    $ENV{HSC_API_PASSWORD} = $PW{rui};
+    $out = `env -u LD_PRELOAD -u ASAN_OPTIONS python3 $script --account http://localhost:$port/api rui 2>&1`;
+    is($?, 0, 'api-client.py --account: app passwords, the password')
+        or diag $out;
+    like($out, qr/^1\.\.12$/m, 'all twelve of its account checks ran');
 }
 
 # --- nothing secret in the error log ---------------------------------------
 my $logged = log_since($log0);
-unlike($logged, qr/\Q$PW{yves}\E|\Q$PW{vera}\E|\Q$PW{ugo}\E/,
+unlike($logged, qr/\Q$PW{yves}\E|\Q$PW{vera}\E|\Q$PW{ugo}\E|\Q$new_pw\E/,
        'no password in the error log');
 unlike($logged, qr/\Q$cookie\E/, 'nor a whole cookie');
+unlike($logged, qr/\Q$made_token\E/, 'nor an app password\'s text');
+like($logged, qr{HSC260: hsc-api: no endpoint "x/session" below the location /api\b},
+     'a 404 names the location it looked below');

@@ -29,7 +29,8 @@ our @EXPORT = qw(
 # users so that hsc-admin changes in one file cannot disturb another.
 our %PW = map { $_ => "$_-pw-1" }
     qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
-       oscar pat quinn rita sam tom uma wes xena yara zack vera ugo yves zoe);
+       oscar pat quinn rita sam tom uma wes xena yara zack vera ugo yves zoe
+       ines omar pia rui tara);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff',
               wes => 'ops,staff', xena => 'staff', yara => 'staff',
               yves => 'staff,ops');

@@ -13,7 +13,8 @@
 # the other), HSCTokenScope answers 403 insufficient_scope, a revoke or a
 # disable is honoured by both, the account page lists, makes and revokes
 # a user's own (as the httpd role: hsc_tokens_of, hsc_token_add with the
-# cookie's x_n, hsc_token_revoke), the last use lands in hsc_token_activity
+# cookie's x_n, hsc_token_revoke), and so does hsc-api's tokens endpoint,
+# the last use lands in hsc_token_activity
 # (HSCActivityDB "pgsql:..." as the httpd role), a wrong secret is 401
 # and logged without it, and token requests right after a PostgreSQL
 # restart are 200, not 503;
@@ -82,6 +83,9 @@ LoadModule headers_module "$(httpd_modules_dir)/mod_headers.so"
 <Location /account>
     SetHandler hsc-account
     HSCPasswordBlocklist none
+</Location>
+<Location /json>
+    SetHandler hsc-api
 </Location>
 <Location /private>
     AuthType HSC
@@ -403,6 +407,27 @@ check "revoked once: again is 400" [ "$(page "$A" action=token-revoke token_id="
 check "another user's token id is not erin's to revoke (400)" \
     [ "$(page "$A" action=token-revoke token_id="$BOBID")" = 400 ]
 check "... and bob's token still works" [ "$(tok "$B" /api/ "Bearer $BOBT")" = 200 ]
+# The same through hsc-api (docs/json-api.md): the account page's code,
+# so hsc_token_add with the session's x_n, as the httpd role.
+json() { # NODE PATH [BODY]: hsc-api with erin's cookie (a POST with BODY) into $W/json, the status
+    if [ $# = 2 ]; then
+        curl -s -o "$W/json" -w '%{http_code}' -H "Cookie: $E" "$1/json/$2"
+        return
+    fi
+    curl -s -o "$W/json" -w '%{http_code}' -H "Origin: $1" -H "Cookie: $E" \
+        -H 'Content-Type: application/json' --data "$3" "$1/json/$2"
+}
+st=$(json "$A" tokens '{"name":"json","scopes":"dav","expires":"30d"}')
+J=$(grep -oE 'hsc_[a-z2-7]{16}_[a-z2-7]{52}_[0-9a-f]{8}' "$W/json" | head -n 1)
+check "hsc-api POST tokens on node A makes one as the httpd role ($st)" [ "$st" = 201 -a -n "$J" ]
+JID=$(echo "$J" | cut -c5-20)
+st=$(tok "$B" /api/dav/ "Bearer $J")
+check "that token as Bearer on node B is 200 ($st)" [ "$st" = 200 ]
+st=$(json "$B" tokens)
+check "hsc-api GET tokens on node B lists it ($st)" [ "$st" = 200 ] && grep -q "\"id\":\"$JID\"" "$W/json"
+st=$(json "$B" tokens/revoke "{\"id\":\"$JID\"}")
+check "hsc-api POST tokens/revoke on node B ($st)" [ "$st" = 200 ]
+check "node A refuses it on the next request (401)" [ "$(tok "$A" /api/dav/ "Bearer $J")" = 401 ]
 check "no hsc_token_add refusal was logged (HSC266)" sh -c '! grep -q HSC266 "$0"/*/error.log' "$W"
 # tok_within MS URL AUTH STATUS: /api/ answers STATUS within MS
 tok_within() {

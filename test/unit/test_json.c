@@ -233,6 +233,13 @@ static void the_writer_makes_what_the_reader_reads(void)
               "back, with U+FFFD for the bad byte, UTF-8 as it was");
     f = hsc_json_get(&obj, "f");
     CHECK(f != NULL && f->type == HSC_JSON_FALSE, "false back");
+
+    hsc_json_begin(&w, buf, sizeof(buf));
+    hsc_json_add_raw(&w, "tokens", "[{\"id\":\"a\"},{}]", 15);
+    hsc_json_add_int(&w, "n", 2);
+    CHECK_EQ(hsc_json_end(&w, &len), HSC_OK, "a raw member");
+    CHECK_STR(buf, "{\"tokens\":[{\"id\":\"a\"},{}],\"n\":2}",
+              "written as it is, between the others");
 }
 
 static void the_writer_never_overflows(void)
