@@ -17,7 +17,7 @@ use JSON::PP ();
 use POSIX ();
 use HSCTest;
 
-plan tests => 182;
+plan tests => 188;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -430,22 +430,24 @@ my $new_pw = 'omar-Grey-Lantern-Moss-71';
 }
 
 # --- 409: tara's password changed by an administrator meanwhile ----------
-# Her KDF is the ceiling's (20,000,000 SHA-256 rounds), run twice by the
-# request: for the current password, then for the new one. hsc-admin
-# passwd starts 0.5 s after the request and writes one KDF run later:
-# after the request read her record, before it writes.
+# Her KDF is the ceiling's (20,000,000 SHA-256 rounds, about a second
+# here, more under a sanitizer), run twice by the request: for the
+# current password, then for the new one. hsc-admin passwd (a fast KDF)
+# writes 0.3 s after the request began: after the request read her
+# record, long before it writes, however loaded the machine.
+my @slow_kdf = ('--kdf', 'sha256-chain:20000000', '--password-stdin',
+                '--force');
+my @fast_kdf = ('--kdf', 'sha256-chain:1000', '--password-stdin', '--force');
 {
-    my @kdf = ('--kdf', 'sha256-chain:20000000', '--password-stdin',
-               '--force');
     my ($rc, $out) = HSCTest::admin_in("$PW{tara}\n", 'passwd', $db, 'tara',
-                                       @kdf);
+                                       @slow_kdf);
     is($rc, 0, 'tara gets a slow KDF') or diag $out;
     my $tc = cookie_from(login_json('tara', $PW{tara}));
     my $pid = fork // die "fork: $!";
     if ($pid == 0) {
-        select(undef, undef, undef, 0.5);
+        select(undef, undef, undef, 0.3);
         my ($rc2) = HSCTest::admin_in("tara-by-admin-Quartz-Fern-9\n",
-                                      'passwd', $db, 'tara', @kdf);
+                                      'passwd', $db, 'tara', @fast_kdf);
         POSIX::_exit($rc2 == 0 ? 0 : 1);
     }
     $res = post_json('/api/password',
@@ -459,6 +461,41 @@ my $new_pw = 'omar-Grey-Lantern-Moss-71';
     ok(!defined set_cookies($res), 'no cookie');
     is(login_json('tara', 'tara-by-admin-Quartz-Fern-9')->code, 200,
        'the administrator\'s password stands');
+}
+
+# --- 409 for a new app password: the password changed meanwhile ---------
+# At /api-old (a login is recent for 1 s) a new app password needs the
+# password, checked with tara's slow KDF again; hsc-admin passwd (a fast
+# KDF) writes 0.3 s into it, so the store's insert, which needs the
+# user's current x_n, refuses (HSC266).
+{
+    my $tara_pw = 'tara-Slow-Walnut-Harbor-26';
+    my ($rc0, $out0) = HSCTest::admin_in("$tara_pw\n", 'passwd', $db, 'tara',
+                                         @slow_kdf);
+    is($rc0, 0, 'tara\'s slow KDF again') or diag $out0;
+    my $tc = cookie_from(post_json('/api-old/login',
+        $json->encode({ username => 'tara', password => $tara_pw })));
+    sleep 2;
+    my $pid = fork // die "fork: $!";
+    if ($pid == 0) {
+        select(undef, undef, undef, 0.3);
+        my ($rc2) = HSCTest::admin_in("tara-Fast-Lichen-Moss-71\n", 'passwd',
+                                      $db, 'tara', @fast_kdf);
+        POSIX::_exit($rc2 == 0 ? 0 : 1);
+    }
+    $res = post_json('/api-old/tokens',
+                     $json->encode({ name => 'raced',
+                                     password => $tara_pw }),
+                     Cookie => "hsc=$tc");
+    waitpid $pid, 0;
+    is($?, 0, 'the administrator\'s change during the token\'s check');
+    is($res->code, 409, 'a new app password, changed meanwhile: 409')
+        or diag $res->content;
+    is(body_of($res)->{error}, 'changed_meanwhile',
+       'error changed_meanwhile');
+    ok(!defined body_of($res)->{token}, 'no token text in the answer');
+    my ($rc, $out) = HSCTest::admin_in('', 'token', 'list', $db, 'tara');
+    unlike($out, qr/raced/, 'nothing stored');
 }
 
 # --- app passwords: pia ---------------------------------------------------
