@@ -167,15 +167,18 @@ BEGIN
     IF NOT FOUND THEN
         RETURN NULL;
     END IF;
-    INSERT INTO %1$I.hsc_passkey_users (username, handle)
-    VALUES (who, new_handle) ON CONFLICT (username) DO NOTHING;
     INSERT INTO %1$I.hsc_passkeys
            (cred_id, username, alg, spki, sign_count, be, bs, uv,
             transports, prf, seal_hash, name, created)
     VALUES (id, who, c_alg, c_spki, c_count, c_be, c_bs, c_uv,
             c_transports, c_prf, c_seal, c_name, created_at)
     ON CONFLICT (cred_id) DO NOTHING;
-    RETURN FOUND;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    INSERT INTO %1$I.hsc_passkey_users (username, handle)
+    VALUES (who, new_handle) ON CONFLICT (username) DO NOTHING;
+    RETURN true;
 END
 $body$;
 
