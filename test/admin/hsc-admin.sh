@@ -129,7 +129,7 @@ expect 0 "init" "$ADMIN" init "$DB"
 check "database mode 0600" test "$(stat -c %a "$DB")" = 600
 check "application_id is HSC1" \
     test "$(sqlite3 "$DB" 'PRAGMA application_id')" = 1213416241
-check "user_version is 5" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 5
+check "user_version is 6" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6
 check "the TOTP state file beside it, mode 0600" \
     test "$(stat -c %a "$DB-state")" = 600
 store_id=$(sqlite3 "$DB" 'SELECT store_id FROM hsc_meta WHERE id = 1')
@@ -143,7 +143,9 @@ check "with the same store id" out_has "store id $store_id\$"
 # A file of schema version 1 (mod_hsc before the store id): read as it
 # is, upgraded in place by init with its users kept.
 "$ADMIN" init "$T/v1.db" >/dev/null
-sqlite3 "$T/v1.db" "DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
+sqlite3 "$T/v1.db" "DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; \
+    DROP TABLE hsc_passkey_users; ALTER TABLE hsc_users DROP COLUMN passkey_seals; \
+    DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
     DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; \
     DROP TABLE hsc_recovery; DROP TABLE hsc_links; \
     ALTER TABLE hsc_users DROP COLUMN gen; \
@@ -155,7 +157,7 @@ check "and its user" out_has "^old"
 check "without upgrading it" \
     test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 1
 expect 0 "init upgrades a version 1 file" "$ADMIN" init "$T/v1.db"
-check "to version 5" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 5
+check "to version 6" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 6
 v1_id=$(sqlite3 "$T/v1.db" 'SELECT store_id FROM hsc_meta')
 check "with a new store id, printed" out_has "up to date, store id $v1_id\$"
 check "unlike the other database's" test "$v1_id" != "$store_id"
@@ -371,7 +373,7 @@ done
 check "and says why" err_has "bidirectional control or an invisible"
 sqlite3 "$DB" "INSERT INTO hsc_users SELECT 'evil' || char(8238) || 'gnp', \
     salt, kdf, authenticator, groups, disabled, revoked_before, created, \
-    updated, gen FROM hsc_users WHERE username = 'bob'"
+    updated, gen, passkey_seals FROM hsc_users WHERE username = 'bob'"
 expect 0 "list with such a name stored by other means" "$ADMIN" list "$DB"
 check "shows it escaped" grep -q '^evil\\u{202E}gnp	' "$T/out"
 check "and never raw" sh -c "! grep -q \"$(printf '\342\200\256')\" '$T/out'"
