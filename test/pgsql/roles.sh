@@ -427,6 +427,27 @@ refuse "nor read one" val hsc_other "SELECT * FROM hsc_passkey_get($PID)"
 refuse "nor accept an assertion" val hsc_other "SELECT hsc_passkey_accept($PID, 5000, 9)"
 refuse "nor remove one" val hsc_other "SELECT hsc_passkey_remove('alice', $PID)"
 
+# hsc-admin webauthn on pgsql: (the admin role, and list as the httpd
+# role through hsc_passkeys_of).
+check "a passkey of alice's again" is "$(padd alice "$XN9" "$PID")" true
+PB64=oaGhoaGhoaGhoaGhoaGhoQ
+check "hsc-admin webauthn list as the httpd role works" \
+    "$ADMIN" webauthn list "$SPEC_HTTPD" alice
+grep -q "^$PB64	phone	.*	sealed	" "$W/out" && ok "it lists alice's, its id in base64url" \
+    || { notok "it lists alice's, its id in base64url"; sed 's/^/# /' "$W/out"; }
+check "hsc-admin show as the admin role lists it" "$ADMIN" show "$SPEC_ADMIN" alice
+grep -q '^passkey: "phone", created .*, sealed$' "$W/out" && ok "... name, created, sealed" \
+    || { notok "... name, created, sealed"; sed 's/^/# /' "$W/out"; }
+refuse "hsc-admin webauthn rename of alice's under bob's name" \
+    "$ADMIN" webauthn rename "$SPEC_ADMIN" bob "$PB64" mine
+check "hsc-admin webauthn rename as the admin role" \
+    "$ADMIN" webauthn rename "$SPEC_ADMIN" alice "$PB64" "old phone"
+check "... renamed" adm "SELECT name FROM hsc_passkeys" "old phone"
+check "hsc-admin webauthn remove as the admin role" \
+    "$ADMIN" webauthn remove "$SPEC_ADMIN" alice "$PB64"
+check "... removed, and its seal hash left her row" \
+    adm "SELECT (SELECT count(*) FROM hsc_passkeys) || ' ' || (passkey_seals IS NULL) FROM hsc_users WHERE username = 'alice'" "0 true"
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
