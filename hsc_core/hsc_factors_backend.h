@@ -11,6 +11,7 @@
 #define HSC_FACTORS_BACKEND_H
 
 #include "hsc_factors.h"
+#include "hsc_passkeys.h"
 
 typedef struct {
     hsc_status_t (*get)(hsc_factors_t *f, const char *user,
@@ -53,6 +54,28 @@ typedef struct {
     hsc_status_t (*link_revoke)(hsc_factors_t *f, const char *user, int all,
                                 hsc_link_purpose_t purpose, int *count);
     void (*close)(hsc_factors_t *f);
+    /* Passkeys (hsc_passkeys.h; the wrapper hsc_passkeys.c has checked the
+     * arguments; xn and handle are never NULL): each as its call. handle:
+     * 32 random bytes, the user's handle if the user has none yet. */
+    hsc_status_t (*passkey_add)(hsc_factors_t *f, const hsc_passkey_t *pk,
+                                const unsigned char *xn,
+                                const unsigned char *handle, int64_t now);
+    hsc_status_t (*passkey_list)(hsc_factors_t *f, const char *user,
+                                 hsc_passkeys_each_fn *fn, void *baton);
+    hsc_status_t (*passkey_get)(hsc_factors_t *f, const unsigned char *id,
+                                size_t len, hsc_passkey_t *out);
+    hsc_status_t (*passkey_accept)(hsc_factors_t *f, const unsigned char *id,
+                                   size_t len, int64_t challenge_ms,
+                                   int64_t new_count);
+    hsc_status_t (*passkey_rename)(hsc_factors_t *f, const char *user,
+                                   const unsigned char *id, size_t len,
+                                   const char *name);
+    hsc_status_t (*passkey_remove)(hsc_factors_t *f, const char *user,
+                                   const unsigned char *id, size_t len);
+    hsc_status_t (*passkey_handle)(hsc_factors_t *f, const char *user,
+                                   unsigned char *out);
+    hsc_status_t (*passkey_seals)(hsc_factors_t *f, const char *user,
+                                  unsigned char *buf, size_t cap, size_t *len);
 } hsc_factors_vtable_t;
 
 struct hsc_factors {
@@ -72,6 +95,28 @@ hsc_status_t hsc_factors_sqlite_open(const char *path, int readonly,
 #ifdef HSC_HAVE_PGSQL
 hsc_status_t hsc_factors_pgsql_open(hsc_store_t *s, int own, int readonly,
                                     hsc_factors_t **out);
+/* The user store a PostgreSQL factor handle runs on. */
+hsc_store_t *hsc_pq_factors_store(hsc_factors_t *f);
+/* The passkeys' part (hsc_passkeys_pgsql.c). */
+hsc_status_t hsc_pq_passkey_add(hsc_factors_t *f, const hsc_passkey_t *pk,
+                                const unsigned char *xn,
+                                const unsigned char *handle, int64_t now);
+hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
+                                 hsc_passkeys_each_fn *fn, void *baton);
+hsc_status_t hsc_pq_passkey_get(hsc_factors_t *f, const unsigned char *id,
+                                size_t len, hsc_passkey_t *out);
+hsc_status_t hsc_pq_passkey_accept(hsc_factors_t *f, const unsigned char *id,
+                                   size_t len, int64_t challenge_ms,
+                                   int64_t new_count);
+hsc_status_t hsc_pq_passkey_rename(hsc_factors_t *f, const char *user,
+                                   const unsigned char *id, size_t len,
+                                   const char *name);
+hsc_status_t hsc_pq_passkey_remove(hsc_factors_t *f, const char *user,
+                                   const unsigned char *id, size_t len);
+hsc_status_t hsc_pq_passkey_handle(hsc_factors_t *f, const char *user,
+                                   unsigned char *out);
+hsc_status_t hsc_pq_passkey_seals(hsc_factors_t *f, const char *user,
+                                  unsigned char *buf, size_t cap, size_t *len);
 #endif
 
 #endif /* HSC_FACTORS_BACKEND_H */

@@ -565,7 +565,20 @@ static const hsc_factors_vtable_t pq_vtable = {
     .link_list = pq_link_list,
     .link_revoke = pq_link_revoke,
     .close = pq_close,
+    .passkey_add = hsc_pq_passkey_add,
+    .passkey_list = hsc_pq_passkey_list,
+    .passkey_get = hsc_pq_passkey_get,
+    .passkey_accept = hsc_pq_passkey_accept,
+    .passkey_rename = hsc_pq_passkey_rename,
+    .passkey_remove = hsc_pq_passkey_remove,
+    .passkey_handle = hsc_pq_passkey_handle,
+    .passkey_seals = hsc_pq_passkey_seals,
 };
+
+hsc_store_t *hsc_pq_factors_store(hsc_factors_t *f)
+{
+    return PQF(f)->s;
+}
 
 hsc_status_t hsc_factors_pgsql_open(hsc_store_t *s, int own, int readonly,
                                     hsc_factors_t **out)

@@ -130,7 +130,12 @@ static hsc_status_t open_state(sq_factors_t *f, const char *spec)
                           "PRAGMA journal_mode = WAL;"
                           "CREATE TABLE IF NOT EXISTS hsc_totp_used ("
                           " username TEXT NOT NULL PRIMARY KEY,"
-                          " last_at INTEGER NOT NULL) WITHOUT ROWID",
+                          " last_at INTEGER NOT NULL) WITHOUT ROWID;"
+                          /* hsc_passkeys_sqlite.c: the one-time rule. */
+                          "CREATE TABLE IF NOT EXISTS hsc_passkey_used ("
+                          " cred_id BLOB NOT NULL PRIMARY KEY,"
+                          " last_challenge INTEGER NOT NULL,"
+                          " sign_count INTEGER NOT NULL) WITHOUT ROWID",
                           NULL, NULL, NULL);
     }
     if (rc != SQLITE_OK) {
@@ -180,7 +185,8 @@ hsc_status_t hsc_factors_sqlite_open(const char *spec, int readonly,
                  "\"hsc-admin init %s\" upgrades it",
                  spec, (long long)ver, spec);
         }
-        else if (readonly || (st = open_state(f, spec)) == HSC_OK) {
+        else if ((f->version = (int)ver, readonly)
+                 || (st = open_state(f, spec)) == HSC_OK) {
             *out = &f->base;
             return HSC_OK;
         }
@@ -614,4 +620,12 @@ static const hsc_factors_vtable_t sq_vtable = {
     .link_list = hsc_fx_link_list,
     .link_revoke = hsc_fx_link_revoke,
     .close = sq_close,
+    .passkey_add = hsc_fx_passkey_add,
+    .passkey_list = hsc_fx_passkey_list,
+    .passkey_get = hsc_fx_passkey_get,
+    .passkey_accept = hsc_fx_passkey_accept,
+    .passkey_rename = hsc_fx_passkey_rename,
+    .passkey_remove = hsc_fx_passkey_remove,
+    .passkey_handle = hsc_fx_passkey_handle,
+    .passkey_seals = hsc_fx_passkey_seals,
 };

@@ -14,6 +14,7 @@ typedef struct {
     struct hsc_factors base; /* first: the handle callers hold */
     sqlite3 *db;             /* the user file */
     sqlite3 *state;          /* the state file; NULL when read-only */
+    int version;             /* the user file's schema version */
 } sq_factors_t;
 
 /* errmsg = "<what>: <SQLite's message>"; the status a failure deserves. */
@@ -57,5 +58,26 @@ hsc_status_t hsc_fx_link_list(hsc_factors_t *fb, hsc_factors_link_fn *fn,
                               void *baton);
 hsc_status_t hsc_fx_link_revoke(hsc_factors_t *fb, const char *user, int all,
                                 hsc_link_purpose_t purpose, int *count);
+
+/* The passkeys' part (hsc_passkeys_sqlite.c; hsc_passkeys.h). */
+hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
+                                const unsigned char *xn,
+                                const unsigned char *handle, int64_t now);
+hsc_status_t hsc_fx_passkey_list(hsc_factors_t *fb, const char *user,
+                                 hsc_passkeys_each_fn *fn, void *baton);
+hsc_status_t hsc_fx_passkey_get(hsc_factors_t *fb, const unsigned char *id,
+                                size_t len, hsc_passkey_t *out);
+hsc_status_t hsc_fx_passkey_accept(hsc_factors_t *fb, const unsigned char *id,
+                                   size_t len, int64_t challenge_ms,
+                                   int64_t new_count);
+hsc_status_t hsc_fx_passkey_rename(hsc_factors_t *fb, const char *user,
+                                   const unsigned char *id, size_t len,
+                                   const char *name);
+hsc_status_t hsc_fx_passkey_remove(hsc_factors_t *fb, const char *user,
+                                   const unsigned char *id, size_t len);
+hsc_status_t hsc_fx_passkey_handle(hsc_factors_t *fb, const char *user,
+                                   unsigned char *out);
+hsc_status_t hsc_fx_passkey_seals(hsc_factors_t *fb, const char *user,
+                                  unsigned char *buf, size_t cap, size_t *len);
 
 #endif /* HSC_FACTORS_SQLITE_H */

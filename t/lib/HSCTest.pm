@@ -159,7 +159,10 @@ sub make_storeid_fixtures
     symlink 'storeid', "$var/storeid-link"
         or die "symlink $var/storeid-link: $!\n";
     system('sqlite3', storeid_db('storeid-v1'),
-           'DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; '
+           'DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; '
+           . 'DROP TABLE hsc_passkey_users; '
+           . 'ALTER TABLE hsc_users DROP COLUMN passkey_seals; '
+           . 'DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; '
            . 'DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; '
            . 'DROP TABLE hsc_recovery; DROP TABLE hsc_links; '
            . 'ALTER TABLE hsc_users DROP COLUMN gen; DROP TABLE hsc_meta; '
@@ -167,7 +170,10 @@ sub make_storeid_fixtures
         or die "sqlite3: $?\n";
     # t/31: a file of version 2 (no gen, no factor tables), left so.
     system('sqlite3', storeid_db('schema-v2'),
-           'DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; '
+           'DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; '
+           . 'DROP TABLE hsc_passkey_users; '
+           . 'ALTER TABLE hsc_users DROP COLUMN passkey_seals; '
+           . 'DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; '
            . 'DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; '
            . 'DROP TABLE hsc_recovery; DROP TABLE hsc_links; '
            . 'ALTER TABLE hsc_users DROP COLUMN gen; '

@@ -129,7 +129,7 @@ expect 0 "init" "$ADMIN" init "$DB"
 check "database mode 0600" test "$(stat -c %a "$DB")" = 600
 check "application_id is HSC1" \
     test "$(sqlite3 "$DB" 'PRAGMA application_id')" = 1213416241
-check "user_version is 5" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 5
+check "user_version is 6" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6
 check "the TOTP state file beside it, mode 0600" \
     test "$(stat -c %a "$DB-state")" = 600
 store_id=$(sqlite3 "$DB" 'SELECT store_id FROM hsc_meta WHERE id = 1')
@@ -143,7 +143,9 @@ check "with the same store id" out_has "store id $store_id\$"
 # A file of schema version 1 (mod_hsc before the store id): read as it
 # is, upgraded in place by init with its users kept.
 "$ADMIN" init "$T/v1.db" >/dev/null
-sqlite3 "$T/v1.db" "DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
+sqlite3 "$T/v1.db" "DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; \
+    DROP TABLE hsc_passkey_users; ALTER TABLE hsc_users DROP COLUMN passkey_seals; \
+    DROP TRIGGER hsc_users_tokens_go; DROP TABLE hsc_tokens; \
     DROP TRIGGER hsc_users_factors_go; DROP TABLE hsc_totp; \
     DROP TABLE hsc_recovery; DROP TABLE hsc_links; \
     ALTER TABLE hsc_users DROP COLUMN gen; \
@@ -155,7 +157,7 @@ check "and its user" out_has "^old"
 check "without upgrading it" \
     test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 1
 expect 0 "init upgrades a version 1 file" "$ADMIN" init "$T/v1.db"
-check "to version 5" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 5
+check "to version 6" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 6
 v1_id=$(sqlite3 "$T/v1.db" 'SELECT store_id FROM hsc_meta')
 check "with a new store id, printed" out_has "up to date, store id $v1_id\$"
 check "unlike the other database's" test "$v1_id" != "$store_id"
@@ -371,7 +373,7 @@ done
 check "and says why" err_has "bidirectional control or an invisible"
 sqlite3 "$DB" "INSERT INTO hsc_users SELECT 'evil' || char(8238) || 'gnp', \
     salt, kdf, authenticator, groups, disabled, revoked_before, created, \
-    updated, gen FROM hsc_users WHERE username = 'bob'"
+    updated, gen, passkey_seals FROM hsc_users WHERE username = 'bob'"
 expect 0 "list with such a name stored by other means" "$ADMIN" list "$DB"
 check "shows it escaped" grep -q '^evil\\u{202E}gnp	' "$T/out"
 check "and never raw" sh -c "! grep -q \"$(printf '\342\200\256')\" '$T/out'"
@@ -917,6 +919,78 @@ check "deletes her tokens" test "$(tq "SELECT count(*) FROM hsc_tokens \
 check "and keeps tom's" test "$(tq "SELECT count(*) FROM hsc_tokens \
     WHERE username = 'tom'")" = 1
 expect 3 "token list of the deleted user" "$ADMIN" token list "$K" tina
+
+# --- passkeys: webauthn list|rename|remove, show ----------------------------
+# hsc-admin cannot register one (that needs a browser): rows are made here
+# as the account page would leave them, the seal column included.
+P="$T/passkeys.db"
+"$ADMIN" init "$P" >/dev/null
+for u in pam pat; do
+    run -i "pw
+" "$ADMIN" add "$P" $u --kdf "$FAST" --password-stdin --force
+done
+pq() { sqlite3 "$P" "$1"; }
+pq "INSERT INTO hsc_passkey_users VALUES ('pam', zeroblob(32)), \
+    ('pat', x'$(printf '01%.0s' $(seq 32))');
+INSERT INTO hsc_passkeys (cred_id, username, alg, spki, transports, prf, \
+    seal_hash, name, created, uv) VALUES \
+    (x'0102fe', 'pam', -7, x'30', 'internal', 1, zeroblob(32), 'phone', \
+     1700000000, 1), \
+    (x'ff', 'pam', -8, x'30', '', 0, NULL, 'key', 1700000100, 0), \
+    (x'ee', 'pat', -7, x'30', '', 0, NULL, 'pats', 1700000200, 0);
+UPDATE hsc_users SET passkey_seals = zeroblob(32) WHERE username = 'pam'"
+expect 2 "webauthn without list, rename or remove" "$ADMIN" webauthn frob "$P" pam
+check "says which" err_has "webauthn: list, rename or remove"
+expect 0 "webauthn list" "$ADMIN" webauthn list "$P" pam
+check "one line a passkey" test "$(wc -l <"$T/out")" -eq 2
+check "the id in base64url, name, date, sealed" \
+    out_has "^AQL-	phone	2023-11-14T22:13:20Z	sealed	ES256	uv	internal$"
+check "an unsealed one" out_has "^_w	key	.*	not sealed	EdDSA	no-uv	-$"
+check "never pat's" sh -c "! grep -q pats '$T/out'"
+expect 3 "webauthn list of a user who does not exist" "$ADMIN" webauthn list "$P" nobody
+expect 0 "show lists the passkeys" "$ADMIN" show "$P" pam
+check "with a count" out_has "^passkeys: 2$"
+check "name, created, sealed" out_has '^passkey: "phone", created 2023-11-14T22:13:20Z, sealed$'
+check "and not sealed" out_has '^passkey: "key", created .*, not sealed$'
+expect 3 "webauthn rename of another user's passkey" \
+    "$ADMIN" webauthn rename "$P" pat AQL- mine
+check "says so" err_has "no passkey AQL- (unknown, or another user's)"
+check "the name is unchanged" test "$(pq "SELECT name FROM hsc_passkeys \
+    WHERE cred_id = x'0102fe'")" = phone
+expect 3 "webauthn rename to a name with a tab" \
+    "$ADMIN" webauthn rename "$P" pam AQL- "$(printf 'a\tb')"
+expect 0 "webauthn rename" "$ADMIN" webauthn rename "$P" pam AQL- "old phone"
+check "renames it" test "$(pq "SELECT name FROM hsc_passkeys \
+    WHERE cred_id = x'0102fe'")" = "old phone"
+expect 3 "webauthn remove of an id that is not base64url" \
+    "$ADMIN" webauthn remove "$P" pam 'AQ=='
+check "says what an id looks like" err_has "not a credential id"
+expect 3 "webauthn remove of another user's passkey" \
+    "$ADMIN" webauthn remove "$P" pat AQL-
+check "leaves it" test "$(pq "SELECT count(*) FROM hsc_passkeys")" = 3
+gen0=$(pq "SELECT gen FROM hsc_users WHERE username = 'pam'")
+expect 0 "webauthn remove" "$ADMIN" webauthn remove "$P" pam AQL-
+check "removes it" test "$(pq "SELECT count(*) FROM hsc_passkeys \
+    WHERE username = 'pam'")" = 1
+check "its seal hash left pam's row" test "$(pq "SELECT passkey_seals IS NULL \
+    FROM hsc_users WHERE username = 'pam'")" = 1
+check "and pam's sessions end (gen raised)" test "$(pq "SELECT gen \
+    FROM hsc_users WHERE username = 'pam'")" -gt "$gen0"
+expect 3 "removing it again" "$ADMIN" webauthn remove "$P" pam AQL-
+cp "$P" "$T/v5.db"
+sqlite3 "$T/v5.db" "DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; \
+    DROP TABLE hsc_passkey_users; ALTER TABLE hsc_users DROP COLUMN passkey_seals; \
+    PRAGMA user_version = 5"
+expect 4 "webauthn list on a schema 5 file" "$ADMIN" webauthn list "$T/v5.db" pam
+check "says to run init" err_has "hsc-admin init"
+expect 0 "init upgrades it" "$ADMIN" init "$T/v5.db"
+check "to version 6" test "$(sqlite3 "$T/v5.db" 'PRAGMA user_version')" = 6
+expect 0 "then webauthn list works" "$ADMIN" webauthn list "$T/v5.db" pam
+expect 0 "del pam" "$ADMIN" del "$P" pam
+check "deletes her passkeys and handle" test "$(pq "SELECT (SELECT count(*) \
+    FROM hsc_passkeys WHERE username = 'pam') + (SELECT count(*) \
+    FROM hsc_passkey_users WHERE username = 'pam')")" = 0
+check "and keeps pat's" test "$(pq "SELECT count(*) FROM hsc_passkeys")" = 1
 
 # (pgsql: works as a file does: test/pgsql/roles.sh.) A database that
 # does not answer is a clear refusal, not a crash.

@@ -20,8 +20,12 @@
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
 # column grant back. Databases of versions 1 to 5, made from their files
-# with the grants of their time, are upgraded to 6 by hsc-admin init, and
-# the httpd role may then call what the account page needs.
+# with the grants of their time, are upgraded to 7 by hsc-admin init, and
+# the httpd role may then call what the account page needs. Passkeys
+# (version 7): registered through hsc_passkey_add only with the owner's
+# x_n, an id once, accepted through hsc_passkey_accept only forwards,
+# renamed and removed only under the owner's name, no right on their
+# tables; a version-6 database upgraded to 7 grants them.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -342,6 +346,108 @@ check "hsc-admin token list USER as the httpd role works (through hsc_tokens_of)
 grep -q "ssssssssssssssss" "$W/out" && ok "it lists alice's new token" \
     || { notok "it lists alice's new token"; sed 's/^/# /' "$W/out"; }
 
+# --- passkeys (schema version 7) -----------------------------------------------
+# As the httpd role: hsc_passkey_add needs the owner's x_n (alice's XN9,
+# bob's XN8), the id once; hsc_passkeys_of lists without a key or seal
+# hash; hsc_passkey_accept only moves forwards; rename and remove only
+# under the owner's name; no right on the passkey tables.
+PID="'\\x$(printf 'a1%.0s' $(seq 16))'::bytea"
+PHANDLE="'\\x$(printf '11%.0s' $(seq 32))'::bytea"
+PSEAL="sha256('\\x05'::bytea)"
+padd() { # user xn id: hsc_passkey_add's answer, NULL as "refused"
+    val hsc_httpd "SELECT coalesce(hsc_passkey_add('$1', $2, $PHANDLE, $3, -7, '\\x3059'::bytea, 0, true, true, true, 'internal', true, $PSEAL, 'phone', 100)::text, 'refused')"
+}
+pcount() { val hsc_admin "SELECT count(*) FROM hsc_passkeys WHERE cred_id = $PID"; }
+check "hsc_passkey_add with a wrong x_n is refused (NULL)" \
+    is "$(padd alice "$XN8" "$PID")" refused
+check "hsc_passkey_add for a user who does not exist is refused" \
+    is "$(padd mallory "$XN9" "$PID")" refused
+check "hsc_passkey_add with a NULL x_n is refused" \
+    is "$(padd alice NULL "$PID")" refused
+check "... none of them stored anything, nor made a handle" \
+    adm "SELECT (SELECT count(*) FROM hsc_passkeys) + (SELECT count(*) FROM hsc_passkey_users)" 0
+val hsc_admin "UPDATE hsc_users SET disabled = true WHERE username = 'alice'" >/dev/null
+check "a disabled user's x_n registers nothing" \
+    is "$(padd alice "$XN9" "$PID")" refused
+val hsc_admin "UPDATE hsc_users SET disabled = false WHERE username = 'alice'" >/dev/null
+check "hsc_passkey_add with alice's x_n registers hers" \
+    is "$(padd alice "$XN9" "$PID")" true
+check "... once, hers, and her handle is made" \
+    adm "SELECT count(*) || ' ' || min(p.username) || ' ' || bool_and(h.handle = $PHANDLE) FROM hsc_passkeys p JOIN hsc_passkey_users h USING (username)" "1 alice true"
+check "... and her row holds its seal hash" \
+    adm "SELECT passkey_seals = $PSEAL FROM hsc_users WHERE username = 'alice'" t
+check "the same id again is refused (false), even for bob with his x_n" \
+    is "$(padd bob "$XN8" "$PID")" false
+refuse "the httpd role cannot read hsc_passkeys" val hsc_httpd "SELECT * FROM hsc_passkeys"
+grep -q 'permission denied' "$W/out" && ok "... permission denied" \
+    || { notok "... permission denied"; sed 's/^/# /' "$W/out"; }
+refuse "nor hsc_passkey_users" val hsc_httpd "SELECT * FROM hsc_passkey_users"
+refuse "nor insert a passkey" val hsc_httpd \
+    "INSERT INTO hsc_passkeys (cred_id, username, alg, spki, name, created)
+     VALUES ('\\x01', 'alice', -7, '\\x30', 'evil', 0)"
+refuse "nor lower a passkey's last challenge" \
+    val hsc_httpd "UPDATE hsc_passkeys SET last_challenge = 0, sign_count = 0"
+refuse "nor write the seal column" \
+    val hsc_httpd "UPDATE hsc_users SET passkey_seals = NULL"
+refuse "hsc_passkeys_of has no key column" \
+    val hsc_httpd "SELECT spki FROM hsc_passkeys_of('alice')"
+refuse "nor a seal hash column" \
+    val hsc_httpd "SELECT seal_hash FROM hsc_passkeys_of('alice')"
+check "hsc_passkeys_of lists alice's, sealed" \
+    one "SELECT name || ' ' || sealed FROM hsc_passkeys_of('alice')" "phone true"
+check "hsc_passkeys_of('bob') is empty" \
+    one "SELECT count(*) FROM hsc_passkeys_of('bob')" 0
+check "hsc_passkey_get finds it by id, with its owner and handle" \
+    one "SELECT username || ' ' || (handle = $PHANDLE) FROM hsc_passkey_get($PID)" "alice true"
+check "hsc_passkey_accept accepts a first assertion" \
+    one "SELECT hsc_passkey_accept($PID, 1000, 1)" t
+check "... the same challenge again is refused (NULL)" \
+    one "SELECT hsc_passkey_accept($PID, 1000, 2) IS NULL" t
+check "... an older challenge is refused" \
+    one "SELECT hsc_passkey_accept($PID, 999, 3) IS NULL" t
+check "... a sign count going backwards is refused" \
+    one "SELECT hsc_passkey_accept($PID, 2000, 0) IS NULL" t
+check "... the stored state is the accepted one" \
+    adm "SELECT last_challenge || ' ' || sign_count FROM hsc_passkeys" "1000 1"
+check "hsc_passkey_rename under bob's name changes nothing (NULL)" \
+    one "SELECT hsc_passkey_rename('bob', $PID, 'mine') IS NULL" t
+check "hsc_passkey_remove under bob's name changes nothing (NULL)" \
+    one "SELECT hsc_passkey_remove('bob', $PID) IS NULL" t
+check "... alice's passkey is as it was" \
+    adm "SELECT username || ' ' || name FROM hsc_passkeys" "alice phone"
+check "hsc_passkey_rename under alice's name renames it" \
+    one "SELECT hsc_passkey_rename('alice', $PID, 'old phone')" t
+check "hsc_passkey_remove under alice's name removes it" \
+    one "SELECT hsc_passkey_remove('alice', $PID)" t
+check "... and its seal hash left her row" \
+    adm "SELECT passkey_seals IS NULL FROM hsc_users WHERE username = 'alice'" t
+refuse "a role without the grants cannot register a passkey" \
+    val hsc_other "SELECT hsc_passkey_add('alice', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'x', 0)"
+refuse "nor read one" val hsc_other "SELECT * FROM hsc_passkey_get($PID)"
+refuse "nor accept an assertion" val hsc_other "SELECT hsc_passkey_accept($PID, 5000, 9)"
+refuse "nor remove one" val hsc_other "SELECT hsc_passkey_remove('alice', $PID)"
+
+# hsc-admin webauthn on pgsql: (the admin role, and list as the httpd
+# role through hsc_passkeys_of).
+check "a passkey of alice's again" is "$(padd alice "$XN9" "$PID")" true
+PB64=oaGhoaGhoaGhoaGhoaGhoQ
+check "hsc-admin webauthn list as the httpd role works" \
+    "$ADMIN" webauthn list "$SPEC_HTTPD" alice
+grep -q "^$PB64	phone	.*	sealed	" "$W/out" && ok "it lists alice's, its id in base64url" \
+    || { notok "it lists alice's, its id in base64url"; sed 's/^/# /' "$W/out"; }
+check "hsc-admin show as the admin role lists it" "$ADMIN" show "$SPEC_ADMIN" alice
+grep -q '^passkey: "phone", created .*, sealed$' "$W/out" && ok "... name, created, sealed" \
+    || { notok "... name, created, sealed"; sed 's/^/# /' "$W/out"; }
+refuse "hsc-admin webauthn rename of alice's under bob's name" \
+    "$ADMIN" webauthn rename "$SPEC_ADMIN" bob "$PB64" mine
+check "hsc-admin webauthn rename as the admin role" \
+    "$ADMIN" webauthn rename "$SPEC_ADMIN" alice "$PB64" "old phone"
+check "... renamed" adm "SELECT name FROM hsc_passkeys" "old phone"
+check "hsc-admin webauthn remove as the admin role" \
+    "$ADMIN" webauthn remove "$SPEC_ADMIN" alice "$PB64"
+check "... removed, and its seal hash left her row" \
+    adm "SELECT (SELECT count(*) FROM hsc_passkeys) || ' ' || (passkey_seals IS NULL) FROM hsc_users WHERE username = 'alice'" "0 true"
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
@@ -444,10 +550,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 6 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 7 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 6: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 6: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 7: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 7: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -502,10 +608,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 6 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 7 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 6, and erin kept her gen"
-else notok "version 6, and erin kept her gen"; fi
+    ok "version 7, and erin kept her gen"
+else notok "version 7, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
@@ -535,9 +641,9 @@ refuse "on version 4 there is no hsc_token_get" \
     val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
 SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
 check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 6 ]; then
-    ok "it reaches version 6"
-else notok "it reaches version 6"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 7 ]; then
+    ok "it reaches version 7"
+else notok "it reaches version 7"; fi
 val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
     VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
 check "after the upgrade the httpd role reads a token through hsc_token_get" \
@@ -591,9 +697,9 @@ refuse "this build's hsc-admin as the httpd role refuses version 5 (needs an upg
 grep -q 'schema version 5 needs an upgrade' "$W/out" && ok "... naming the upgrade" \
     || { notok "... naming the upgrade"; sed 's/^/# /' "$W/out"; }
 check "hsc-admin init upgrades a version-5 schema" "$ADMIN" init "$SPEC_V5"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 6 ]; then
-    ok "it reaches version 6"
-else notok "it reaches version 6"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 7 ]; then
+    ok "it reaches version 7"
+else notok "it reaches version 7"; fi
 check "grace and her token are kept" one5 "SELECT username FROM hsc_token_get('$TID')" grace
 check "after the upgrade the httpd role makes grace's token with her x_n" \
     one5 "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'phone', '', 0, 0)" t
@@ -607,6 +713,48 @@ refuse "but reads no token table" val hsc_httpd "SELECT * FROM hsc_tokens" hsc_v
 refuse "nor writes it" val hsc_httpd "UPDATE hsc_tokens SET revoked = 0" hsc_v5
 refuse "a role that could not call hsc_revoke got nothing" \
     val hsc_other "SELECT * FROM hsc_tokens_of('grace')" hsc_v5
+
+# --- upgrading version 6 (before passkeys) -------------------------------------
+# A database of schema version 6 with the doc's grants of then (no
+# passkey function): init brings it to 7 and the httpd role may register
+# a passkey of a user's own with that user's x_n and accept an assertion,
+# with no new GRANT, and still has no right on the passkey tables.
+V6=$top_srcdir/hsc_core/sql/pgsql/006-own-tokens.sql
+val postgres "CREATE DATABASE hsc_v6 OWNER hsc_admin" postgres >/dev/null
+cat "$V1" "$V2" "$V3" "$V4" "$V5" "$V6" | sql hsc_admin hsc_v6 >/dev/null 2>&1 \
+    && val hsc_admin "INSERT INTO hsc_schema (version) VALUES (1), (2), (3), (4), (5), (6);
+INSERT INTO hsc_users (username, salt, kdf, authenticator, created, updated)
+VALUES ('heidi', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000',
+        sha256($XN9), 0, 0);
+GRANT CONNECT ON DATABASE hsc_v6 TO hsc_httpd;
+GRANT USAGE ON SCHEMA public TO hsc_httpd;
+GRANT SELECT ON hsc_users, hsc_generation, hsc_changes, hsc_schema, hsc_meta
+    TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;
+GRANT EXECUTE ON FUNCTION hsc_token_get(text), hsc_token_touch(text, bigint, text),
+    hsc_token_add(text, bytea, text, bytea, text, text, bigint, bigint),
+    hsc_tokens_of(text), hsc_token_revoke(text, text, bigint)
+    TO hsc_httpd;" hsc_v6 >/dev/null \
+    || bail "a version-6 database"
+one6() { [ "$(val hsc_httpd "$1" hsc_v6)" = "$2" ]; }
+refuse "on version 6 there is no hsc_passkey_add" \
+    val hsc_httpd "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'x', 0)" hsc_v6
+SPEC_V6="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v6 user=hsc_admin"
+check "hsc-admin init upgrades a version-6 schema" "$ADMIN" init "$SPEC_V6"
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 7 ]; then
+    ok "it reaches version 7"
+else notok "it reaches version 7"; fi
+check "after the upgrade the httpd role registers heidi's passkey with her x_n" \
+    one6 "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, $PSEAL, 'key', 1)" t
+check "not with another x_n" \
+    one6 "SELECT hsc_passkey_add('heidi', $XN8, $PHANDLE, '\\x02'::bytea, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'key2', 1) IS NULL" t
+check "accepts an assertion through hsc_passkey_accept" \
+    one6 "SELECT hsc_passkey_accept($PID, 10, 0)" t
+check "reads heidi's seal column with her row" \
+    one6 "SELECT passkey_seals = $PSEAL FROM hsc_users WHERE username = 'heidi'" t
+refuse "but reads no passkey table" val hsc_httpd "SELECT * FROM hsc_passkeys" hsc_v6
+refuse "a role that could not call hsc_revoke got nothing" \
+    val hsc_other "SELECT * FROM hsc_passkeys_of('heidi')" hsc_v6
 
 rm -f "$W/out"
 echo "1..$n"

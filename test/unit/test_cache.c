@@ -452,10 +452,11 @@ static int make_db(char *path, size_t len, int nusers)
     }
     rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
     for (i = 0; rc == SQLITE_OK && i < nusers; i++) {
-        snprintf(sql, sizeof(sql),
-                 "INSERT INTO hsc_users VALUES ('u%d', zeroblob(16), "
-                 "'sha256-chain:1000', zeroblob(32), 'staff', 0, 0, 1, 1, 0)",
-                 i);
+        snprintf(
+            sql, sizeof(sql),
+            "INSERT INTO hsc_users VALUES ('u%d', zeroblob(16), "
+            "'sha256-chain:1000', zeroblob(32), 'staff', 0, 0, 1, 1, 0, NULL)",
+            i);
         rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     }
     if (rc == SQLITE_OK) {

@@ -412,7 +412,7 @@ static void own_tokens_need_the_password(void)
 }
 
 /* An SQLite file of schema version 4 (made, then its version lowered and
- * its table dropped as version 4 had none): tokens refused, not a crash. */
+ * its tables dropped as version 4 had none): tokens refused, not a crash. */
 static void an_older_file_has_no_tokens(void)
 {
     char path[1100], err[256];
@@ -430,7 +430,10 @@ static void an_older_file_has_no_tokens(void)
     ok = sqlite3_open(path, &db) == SQLITE_OK
          && sqlite3_exec(db,
                          "DROP TRIGGER hsc_users_tokens_go; DROP TABLE "
-                         "hsc_tokens; PRAGMA user_version = 4",
+                         "hsc_tokens; DROP TRIGGER hsc_users_passkeys_go; "
+                         "DROP TABLE hsc_passkeys; DROP TABLE "
+                         "hsc_passkey_users; ALTER TABLE hsc_users DROP "
+                         "COLUMN passkey_seals; PRAGMA user_version = 4",
                          NULL, NULL, NULL)
                 == SQLITE_OK;
     sqlite3_close(db);
@@ -453,7 +456,7 @@ static void an_older_file_has_no_tokens(void)
 
 #ifdef HSC_HAVE_PGSQL
 /* A PostgreSQL database of schema version 4 (made, then its versions 5
- * and 6 taken off by hand): httpd's open refuses it as a whole, naming the
+ * to 7 taken off by hand): httpd's open refuses it as a whole, naming the
  * upgrade (a PostgreSQL store of an older schema is never half-used);
  * hsc-admin init upgrades it, and tokens work. */
 static void an_older_database_is_refused_until_init(void)
@@ -479,8 +482,18 @@ static void an_older_database_is_refused_until_init(void)
                   "hsc_token_revoke(text, text, bigint); "
                   "DROP FUNCTION hsc_token_get(text); DROP FUNCTION "
                   "hsc_token_touch(text, bigint, text); DROP TABLE hsc_tokens, "
-                  "hsc_token_activity; DELETE FROM hsc_schema WHERE version "
-                  ">= 5");
+                  "hsc_token_activity; "
+                  /* version 7's passkeys (test_passkeys.c) */
+                  "DROP TABLE hsc_passkeys, hsc_passkey_users; "
+                  "DROP FUNCTION hsc_passkeys_seals(), hsc_passkeys_of(text), "
+                  "hsc_passkey_get(bytea), hsc_passkey_add(text, bytea, "
+                  "bytea, bytea, integer, bytea, bigint, boolean, boolean, "
+                  "boolean, text, boolean, bytea, text, bigint), "
+                  "hsc_passkey_accept(bytea, bigint, bigint), "
+                  "hsc_passkey_rename(text, bytea, text), "
+                  "hsc_passkey_remove(text, bytea); "
+                  "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
+                  "DELETE FROM hsc_schema WHERE version >= 5");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
     if (!ok) {
         printf("# %s", PQerrorMessage(c));

@@ -327,6 +327,9 @@ int cmd_show(apr_pool_t *pool, const char *name, const args_t *a)
         }
         printf("recovery codes left: %d\n", fi.recovery_left);
         rc = show_tokens(s, user);
+        if (rc == EX_OK) {
+            rc = show_passkeys(f, user);
+        }
     }
     hsc_factors_close(f);
     hsc_store_close(s);

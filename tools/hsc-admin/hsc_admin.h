@@ -80,7 +80,7 @@
 
 /* The number of rows of main.c's option table. */
 #define HSC_ADMIN_NOPTIONS 32
-#define MAXPOS 4
+#define MAXPOS 5
 
 typedef struct {
     const char *pos[MAXPOS];
@@ -152,6 +152,10 @@ int cmd_link(apr_pool_t *pool, const char *name, const args_t *a);
 int cmd_token(apr_pool_t *pool, const char *name, const args_t *a);
 /* show's tokens of user: a count, then a line each (tokens.c). */
 int show_tokens(hsc_store_t *s, const char *user);
+/* webauthn.c: webauthn list|rename|remove, and the passkeys of show. */
+int cmd_webauthn(apr_pool_t *pool, const char *name, const args_t *a);
+struct hsc_factors;
+int show_passkeys(struct hsc_factors *f, const char *user);
 /* A new one-time link of user for purpose, printed (links.c); --ttl and
  * --url of a. */
 int link_issue(apr_pool_t *pool, const args_t *a, const char *db,

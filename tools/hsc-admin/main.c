@@ -259,7 +259,7 @@ static const struct {
      "print or set a user's groups"},
     {"list", cmd_list, 1, 1, 0, "DB", "list the users"},
     {"show", cmd_show, 2, 2, 0, "DB USER",
-     "print a user's record, second factors and app passwords"},
+     "print a user's record, second factors, app passwords and passkeys"},
     {"totp", cmd_totp, 2, 3, OPT_KEYS | OPT_ISSUER | OPT_AUDIT,
      "enrol DB USER --keys KEYFILE [--issuer NAME] | remove DB USER\n"
      "                    | reseal DB --keys KEYFILE",
@@ -282,6 +282,10 @@ static const struct {
      "                    | revoke DB USER ID|--all",
      "make an app password (printed once), list them, or revoke one or "
      "all of a user's"},
+    {"webauthn", cmd_webauthn, 3, 5, OPT_AUDIT,
+     "list DB USER | rename DB USER ID NAME | remove DB USER ID",
+     "list a user's passkeys (ids in base64url), rename one, or remove one "
+     "(the user's cookies end)"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
     {"keygen", cmd_keygen, 1, 1,
@@ -417,7 +421,8 @@ static int run(apr_pool_t *pool, int argc, char **argv)
      * and "token list" only print). */
     if (!(a.given & OPT_AUDIT) || (strcmp(cmd, "groups") == 0 && a.npos < 3)
         || (strcmp(cmd, "link") == 0 && (a.given & OPT_LIST))
-        || (strcmp(cmd, "token") == 0 && strcmp(a.pos[0], "list") == 0)) {
+        || ((strcmp(cmd, "token") == 0 || strcmp(cmd, "webauthn") == 0)
+            && strcmp(a.pos[0], "list") == 0)) {
         return commands[c].run(pool, commands[c].name, &a);
     }
     /* Opened first: a change that cannot be audited is not made. */
@@ -441,7 +446,8 @@ static int run(apr_pool_t *pool, int argc, char **argv)
      * add DB USER" have one more word, and "totp reseal DB" no user. */
     action = cmd;
     who = a.pos[1];
-    if (strcmp(cmd, "totp") == 0 || strcmp(cmd, "token") == 0) {
+    if (strcmp(cmd, "totp") == 0 || strcmp(cmd, "token") == 0
+        || strcmp(cmd, "webauthn") == 0) {
         action = apr_pstrcat(pool, cmd, "-", a.pos[0], NULL);
         who = a.npos > 2 ? a.pos[2] : "";
     }
