@@ -242,13 +242,27 @@ class Browser:
     def __init__(self):
         o = webdriver.ChromeOptions()
         o.binary_location = "/usr/bin/chromium"
+        # No GPU process: headless Chromium's software GL is one more
+        # process to lose under the sanitizer stage's load.
         for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                  "--window-size=1000,800", "--hide-scrollbars"):
+                  "--disable-gpu", "--window-size=1000,800",
+                  "--hide-scrollbars"):
             o.add_argument(a)
         # The console tells whether the CSP blocked anything.
         o.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.d = webdriver.Chrome(service=Service("/usr/bin/chromedriver"),
-                                  options=o)
+        # chromedriver's own log, shown when the browser goes away.
+        fd, self.driver_log = tempfile.mkstemp(prefix="hsc-chromedriver.")
+        os.close(fd)
+        self.d = webdriver.Chrome(
+            service=Service("/usr/bin/chromedriver", log_path=self.driver_log),
+            options=o)
+
+    def driver_log_tail(self, lines=15):
+        try:
+            with open(self.driver_log, errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError as e:
+            return repr(e)
 
     def text(self):
         return self.d.find_element(By.TAG_NAME, "body").text
@@ -333,9 +347,13 @@ def main():
         # may run the whole test once more, and says so.
         if type(e) is WebDriverException and failed == 1:
             browser_died = True
+            if b is not None:
+                print("# chromedriver's last words:\n# "
+                      + b.driver_log_tail().replace("\n", "\n# "))
     finally:
         if b is not None:
             b.d.quit()
+            os.unlink(b.driver_log)
         log = srv.log()
         ok("Sanitizer" not in log and "AH00052" not in log,
            "no sanitizer report or crashed child in the error log")
