@@ -47,6 +47,33 @@ typedef struct {
     size_t len;
 } offered_t;
 
+int hsc_basic_pair(request_rec *r, char **user, char **pw)
+{
+    const char *h = apr_table_get(r->headers_in, "Authorization");
+    char *plain, *colon;
+    int n;
+
+    if (h == NULL || strlen(h) > AUTH_MAX || strncasecmp(h, "Basic ", 6)) {
+        return 0;
+    }
+    h += 6;
+    while (*h == ' ') {
+        h++;
+    }
+    plain = apr_palloc(r->pool, apr_base64_decode_len(h) + 1);
+    n = apr_base64_decode(plain, h);
+    plain[n > 0 ? n : 0] = '\0';
+    if (n <= 0 || (colon = strchr(plain, ':')) == NULL
+        || memchr(plain, '\0', (size_t)n) != NULL) {
+        hsc_wipe(plain, n > 0 ? (size_t)n : 0);
+        return 0;
+    }
+    *colon = '\0';
+    *user = plain;
+    *pw = colon + 1;
+    return 1;
+}
+
 /*
  * What the request offers where d takes it: 1 with *o filled; 0 when it
  * offers nothing d takes (no Authorization, another scheme, a Basic
@@ -55,43 +82,32 @@ typedef struct {
 static int offered(request_rec *r, int accept, offered_t *o)
 {
     const char *h = apr_table_get(r->headers_in, "Authorization");
-    const char *v;
-    char *plain, *colon;
-    int n;
+    char *user, *pw;
 
     if (h == NULL || strlen(h) > AUTH_MAX) {
         return 0;
     }
-    v = h;
-    while (*v != '\0' && *v != ' ') {
-        v++;
-    }
-    while (*v == ' ') {
-        v++;
-    }
-    if ((accept & HSC_TOKENS_BEARER) && v - h >= 7
-        && !strncasecmp(h, "Bearer ", 7)) {
+    if ((accept & HSC_TOKENS_BEARER) && !strncasecmp(h, "Bearer ", 7)) {
+        h += 7;
+        while (*h == ' ') {
+            h++;
+        }
         o->user = NULL;
-        o->token = v;
-        o->len = strcspn(v, " \t");
+        o->token = h;
+        o->len = strcspn(h, " \t");
         return 1;
     }
-    if (!(accept & HSC_TOKENS_BASIC) || v - h < 6
-        || strncasecmp(h, "Basic ", 6) != 0) {
+    if (!(accept & HSC_TOKENS_BASIC) || !hsc_basic_pair(r, &user, &pw)) {
         return 0;
     }
-    plain = apr_palloc(r->pool, apr_base64_decode_len(v) + 1);
-    n = apr_base64_decode(plain, v);
-    plain[n > 0 ? n : 0] = '\0';
-    if (n <= 0 || (colon = strchr(plain, ':')) == NULL
-        || memchr(plain, '\0', (size_t)n) != NULL) {
+    o->user = user;
+    o->token = pw;
+    o->len = strlen(pw);
+    if (!hsc_token_shaped(o->token, o->len)) {
+        hsc_wipe(pw, o->len); /* perhaps an account password */
         return 0;
     }
-    *colon = '\0';
-    o->user = plain;
-    o->token = colon + 1;
-    o->len = strlen(o->token);
-    return hsc_token_shaped(o->token, o->len);
+    return 1;
 }
 
 /* --- the activity store: one writer per child ----------------------------- */

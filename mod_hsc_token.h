@@ -27,6 +27,15 @@ int hsc_token_authn(request_rec *r, const hsc_srv_conf_t *sc,
  * (the caller sends its own), else 1. */
 int hsc_token_challenge(request_rec *r, const hsc_dir_conf_t *d);
 
+/*
+ * The name and password of r's "Authorization: Basic" header, decoded
+ * into r->pool: 1 with *user and *pw set (the caller wipes *pw after
+ * use), 0 without a well-formed one (no header, another scheme, longer
+ * than mod_hsc reads, no colon, a NUL inside). One decoder for app
+ * passwords and HSCBasicPassword.
+ */
+int hsc_basic_pair(request_rec *r, char **user, char **pw);
+
 /* When token id was last used (HSCActivityDB), or 0: never, not kept,
  * or the activity store cannot be read now. */
 int64_t hsc_token_last_used(request_rec *r, const char *id);
