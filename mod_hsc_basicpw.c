@@ -22,15 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The HMAC's inner and outer SHA-256 states are made once per child and
- * copied per request, as hsc_keys.c does for the cookie MAC (its comment
- * says why): the one-shot HMAC() redid the key schedule and cost about
- * 20,000 instructions a request under callgrind. */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
 
-#include "apr_base64.h"
 #include "apr_strings.h"
 #include "apr_thread_mutex.h"
 
@@ -49,6 +42,7 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_token.h"
 #include "mod_hsc_userdb.h"
+#include "hsc_hmac.h"
 #include "hsc_token.h"
 
 /* Entries of a child's cache: a fixed table of sets of PW_WAYS entries,
@@ -57,8 +51,6 @@
 #define PW_WAYS 4
 /* Seconds an entry stands for a KDF check, at most. */
 #define PW_TTL 300
-/* Longest Authorization value read (as for app passwords). */
-#define AUTH_MAX 1024
 
 typedef struct {
     char user[HSC_USER_MAX + 1]; /* "": a free slot */
@@ -72,7 +64,7 @@ static apr_thread_mutex_t *pw_lock; /* NULL: no cache in this child */
 /* Made at the first right password (about 350 kB): a child of a server
  * that never sees one pays nothing. */
 static pw_entry_t *pw_slots;
-static SHA256_CTX pw_inner, pw_outer; /* after K ^ ipad, K ^ opad */
+static hsc_hmac_key_t pw_key; /* the child's HMAC key, as its states */
 static apr_uint32_t pw_seed;
 
 static apr_status_t pw_wipe(void *unused)
@@ -83,33 +75,21 @@ static apr_status_t pw_wipe(void *unused)
         free(pw_slots);
         pw_slots = NULL;
     }
-    OPENSSL_cleanse(&pw_inner, sizeof(pw_inner));
-    OPENSSL_cleanse(&pw_outer, sizeof(pw_outer));
+    hsc_hmac_key_wipe(&pw_key);
     pw_lock = NULL;
     return APR_SUCCESS;
 }
 
-/* The child's HMAC key: 32 random bytes, kept only as the two states. */
+/* The child's HMAC key: 32 random bytes, kept only as its two states,
+ * made once (hsc_hmac.h: the one-shot HMAC() redid the key schedule and
+ * cost about 20,000 instructions a request under callgrind). */
 static int pw_key_make(void)
 {
-    unsigned char key[32], block[SHA256_CBLOCK];
-    size_t i;
-    int ok = hsc_random(key, sizeof(key)) == HSC_OK;
+    unsigned char key[32];
+    int ok = hsc_random(key, sizeof(key)) == HSC_OK
+             && hsc_hmac_key_init(&pw_key, key, sizeof(key)) == HSC_OK;
 
-    memset(block, 0, sizeof(block));
-    memcpy(block, key, sizeof(key));
-    for (i = 0; i < sizeof(block); i++) {
-        block[i] ^= 0x36;
-    }
-    ok = ok && SHA256_Init(&pw_inner)
-         && SHA256_Update(&pw_inner, block, sizeof(block));
-    for (i = 0; i < sizeof(block); i++) {
-        block[i] ^= 0x36 ^ 0x5c;
-    }
-    ok = ok && SHA256_Init(&pw_outer)
-         && SHA256_Update(&pw_outer, block, sizeof(block));
-    OPENSSL_cleanse(block, sizeof(block));
-    OPENSSL_cleanse(key, sizeof(key));
+    hsc_wipe(key, sizeof(key));
     return ok;
 }
 
@@ -155,16 +135,9 @@ static pw_entry_t *pw_find(pw_entry_t *set, const char *user)
 static int pw_mac(const char *user, const char *pw, size_t pw_len,
                   unsigned char mac[32])
 {
-    unsigned char d[SHA256_DIGEST_LENGTH];
-    SHA256_CTX c = pw_inner;
-    int ok = SHA256_Update(&c, user, strlen(user) + 1)
-             && SHA256_Update(&c, pw, pw_len) && SHA256_Final(d, &c);
+    const hsc_hmac_part_t parts[2] = {{user, strlen(user) + 1}, {pw, pw_len}};
 
-    c = pw_outer;
-    ok = ok && SHA256_Update(&c, d, sizeof(d)) && SHA256_Final(mac, &c);
-    OPENSSL_cleanse(d, sizeof(d));
-    OPENSSL_cleanse(&c, sizeof(c));
-    return ok;
+    return hsc_hmac_sum(&pw_key, parts, 2, mac) == HSC_OK;
 }
 
 /* 1 with *checked_at when u's row (read now) and mac match an entry
@@ -374,35 +347,6 @@ cleanup:
     return out;
 }
 
-/* The Basic pair of r's Authorization in *user and *pw (r->pool copies;
- * the caller wipes *pw); 0 when there is none or it is malformed. */
-static int basic_pair(request_rec *r, char **user, char **pw)
-{
-    const char *h = apr_table_get(r->headers_in, "Authorization");
-    char *plain, *colon;
-    int n;
-
-    if (h == NULL || strlen(h) > AUTH_MAX || strncasecmp(h, "Basic ", 6)) {
-        return 0;
-    }
-    h += 6;
-    while (*h == ' ') {
-        h++;
-    }
-    plain = apr_palloc(r->pool, apr_base64_decode_len(h) + 1);
-    n = apr_base64_decode(plain, h);
-    plain[n > 0 ? n : 0] = '\0';
-    if (n <= 0 || (colon = strchr(plain, ':')) == NULL
-        || memchr(plain, '\0', (size_t)n) != NULL) {
-        hsc_wipe(plain, n > 0 ? (size_t)n : 0);
-        return 0;
-    }
-    *colon = '\0';
-    *user = plain;
-    *pw = colon + 1;
-    return 1;
-}
-
 int hsc_basicpw_authn(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, hsc_store_t *store)
 {
@@ -410,7 +354,7 @@ int hsc_basicpw_authn(request_rec *r, const hsc_srv_conf_t *sc,
     apr_int64_t retry;
     bp_outcome_t o;
 
-    if (!d->basic_password || !basic_pair(r, &user, &pw)
+    if (!d->basic_password || !hsc_basic_pair(r, &user, &pw)
         || hsc_token_shaped(pw, strlen(pw))) {
         return DECLINED; /* an app password is HSCAcceptTokens' */
     }

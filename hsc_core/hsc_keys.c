@@ -9,21 +9,16 @@
 #include <apr_file_info.h>
 
 /*
- * hsc_key_mac3() runs on every request. It uses OpenSSL's low-level
- * SHA256_Init/Update/Final, deprecated in OpenSSL 3 but present, because
- * the HMAC inner and outer states can then be computed once at load time
- * and copied per call as plain structs: no allocation, no key schedule, no
- * provider dispatch. The EVP equivalents allocate (EVP_MD_CTX_copy_ex,
- * EVP_MAC_CTX_dup) and the one-shot HMAC() redoes the key schedule, about
- * four times the cost. The suppression is limited to this file.
+ * hsc_key_mac3() runs on every request: its HMAC states are made once at
+ * load time (hsc_hmac.h says why). The labelled keys below them are made
+ * with OpenSSL's one-shot HMAC(), once per key.
  */
-#define OPENSSL_SUPPRESS_DEPRECATED 1
-#include <openssl/sha.h>
 #include <openssl/hmac.h>
 #include <openssl/evp.h>
 
 #include "hsc_keys.h"
 #include "hsc_b64.h"
+#include "hsc_hmac.h"
 
 /* The label that derives the MAC key from a key file secret. */
 #define MAC_KEY_LABEL "hsc-cookie-mac-v1"
@@ -37,8 +32,7 @@
 struct hsc_key {
     char kid[HSC_KID_MAX + 1];
     size_t kid_len;
-    SHA256_CTX inner; /* SHA-256 state after absorbing K ^ ipad */
-    SHA256_CTX outer; /* SHA-256 state after absorbing K ^ opad */
+    hsc_hmac_key_t mac; /* the cookie MAC key K's HMAC states */
     /* HMAC-SHA256(secret, SEAL_KEY_LABEL): the AEAD key that seals second
      * factors' secrets (hsc_seal.c); its own label, so it is no cookie
      * MAC key and the cookie MAC key is not it. */
@@ -93,10 +87,8 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
                               size_t secret_len)
 {
     unsigned char K[HSC_MAC_LEN];
-    unsigned char pad[SHA256_CBLOCK];
     unsigned int klen = 0;
     hsc_status_t rv = HSC_ECRYPTO;
-    size_t i;
 
     if (HMAC(EVP_sha256(), secret, (int)secret_len,
              (const unsigned char *)MAC_KEY_LABEL, sizeof(MAC_KEY_LABEL) - 1, K,
@@ -119,30 +111,15 @@ static hsc_status_t key_setup(hsc_key_t *k, const unsigned char *secret,
         || klen != sizeof(k->challenge)) {
         goto cleanup;
     }
-    memset(pad, 0x36, sizeof(pad));
-    for (i = 0; i < sizeof(K); i++) {
-        pad[i] ^= K[i];
-    }
-    if (!SHA256_Init(&k->inner)
-        || !SHA256_Update(&k->inner, pad, sizeof(pad))) {
-        goto cleanup;
-    }
-    memset(pad, 0x5c, sizeof(pad));
-    for (i = 0; i < sizeof(K); i++) {
-        pad[i] ^= K[i];
-    }
-    if (!SHA256_Init(&k->outer)
-        || !SHA256_Update(&k->outer, pad, sizeof(pad))) {
+    if (hsc_hmac_key_init(&k->mac, K, sizeof(K)) != HSC_OK) {
         goto cleanup;
     }
     rv = HSC_OK;
 
 cleanup:
     hsc_wipe(K, sizeof(K));
-    hsc_wipe(pad, sizeof(pad));
     if (rv != HSC_OK) {
-        hsc_wipe(&k->inner, sizeof(k->inner));
-        hsc_wipe(&k->outer, sizeof(k->outer));
+        hsc_hmac_key_wipe(&k->mac);
         hsc_wipe(k->seal, sizeof(k->seal));
         hsc_wipe(k->challenge, sizeof(k->challenge));
     }
@@ -424,39 +401,17 @@ hsc_status_t hsc_key_mac3(const hsc_key_t *k, const char *part1, size_t len1,
                           const char *part2, size_t len2, const char *part3,
                           size_t len3, unsigned char out[HSC_MAC_LEN])
 {
-    /* Copies of the precomputed states: the shared key is only read, so
-     * any number of threads may call this at once. */
-    SHA256_CTX c;
-    unsigned char ih[SHA256_DIGEST_LENGTH];
-    hsc_status_t rv = HSC_ECRYPTO;
+    const hsc_hmac_part_t parts[5] = {{part1, len1},
+                                      {"\n", 1},
+                                      {part2, len2},
+                                      {"\n", 1},
+                                      {part3, len3}};
 
     if (k == NULL) {
         memset(out, 0, HSC_MAC_LEN);
         return HSC_EINVAL;
     }
-    c = k->inner;
-    if ((len1 > 0 && !SHA256_Update(&c, part1, len1))
-        || !SHA256_Update(&c, "\n", 1)
-        || (len2 > 0 && !SHA256_Update(&c, part2, len2))
-        || !SHA256_Update(&c, "\n", 1)
-        || (len3 > 0 && !SHA256_Update(&c, part3, len3))
-        || !SHA256_Final(ih, &c)) {
-        goto cleanup;
-    }
-    c = k->outer;
-    if (!SHA256_Update(&c, ih, sizeof(ih)) || !SHA256_Final(out, &c)) {
-        goto cleanup;
-    }
-    rv = HSC_OK;
-
-cleanup:
-    /* The copied states are key-equivalent: leave none on the stack. */
-    hsc_wipe(&c, sizeof(c));
-    hsc_wipe(ih, sizeof(ih));
-    if (rv != HSC_OK) {
-        memset(out, 0, HSC_MAC_LEN);
-    }
-    return rv;
+    return hsc_hmac_sum(&k->mac, parts, 5, out);
 }
 
 const unsigned char *hsc_key_seal_secret(const hsc_key_t *k)

@@ -20,6 +20,7 @@
 #include "hsc_keys.h"
 #include "hsc_keyfile.h"
 #include "hsc_b64.h"
+#include "hsc_hmac.h"
 
 static apr_pool_t *pool;
 
@@ -170,6 +171,58 @@ static void reference_mac(const unsigned char *secret, size_t slen,
     HMAC(EVP_sha256(), secret, (int)slen,
          (const unsigned char *)"hsc-cookie-mac-v1", 17, K, &n);
     HMAC(EVP_sha256(), K, 32, (const unsigned char *)msg, strlen(msg), out, &n);
+}
+
+/* hsc_hmac: RFC 4231's test cases 1 and 2 (messages given in parts), a
+ * block-long key against OpenSSL's one-shot HMAC(), a longer one refused
+ * (the wiped struct is all zeros: the check reads its first 65 bytes). */
+static void hmac_states_follow_rfc4231(void)
+{
+    static const unsigned char k1[20] = {0x0b, 0x0b, 0x0b, 0x0b, 0x0b,
+                                         0x0b, 0x0b, 0x0b, 0x0b, 0x0b,
+                                         0x0b, 0x0b, 0x0b, 0x0b, 0x0b,
+                                         0x0b, 0x0b, 0x0b, 0x0b, 0x0b};
+    static const unsigned char m1[32] = {0xb0, 0x34, 0x4c, 0x61, 0xd8, 0xdb,
+                                         0x38, 0x53, 0x5c, 0xa8, 0xaf, 0xce,
+                                         0xaf, 0x0b, 0xf1, 0x2b, 0x88, 0x1d,
+                                         0xc2, 0x00, 0xc9, 0x83, 0x3d, 0xa7,
+                                         0x26, 0xe9, 0x37, 0x6c, 0x2e, 0x32,
+                                         0xcf, 0xf7};
+    static const unsigned char m2[32] = {0x5b, 0xdc, 0xc1, 0x46, 0xbf, 0x60,
+                                         0x75, 0x4e, 0x6a, 0x04, 0x24, 0x26,
+                                         0x08, 0x95, 0x75, 0xc7, 0x5a, 0x00,
+                                         0x3f, 0x08, 0x9d, 0x27, 0x39, 0x83,
+                                         0x9d, 0xec, 0x58, 0xb9, 0x64, 0xec,
+                                         0x38, 0x43};
+    const hsc_hmac_part_t p1[2] = {{"Hi ", 3}, {"There", 5}};
+    const hsc_hmac_part_t p2[3] = {{"what do ya want ", 16},
+                                   {"", 0},
+                                   {"for nothing?", 12}};
+    unsigned char key64[64], big[65] = {0}, out[32], ref[32];
+    unsigned int rlen = 0;
+    hsc_hmac_key_t hk;
+    int i;
+
+    CHECK_EQ(hsc_hmac_key_init(&hk, k1, sizeof(k1)), HSC_OK, "key 1");
+    CHECK_EQ(hsc_hmac_sum(&hk, p1, 2, out), HSC_OK, "case 1");
+    CHECK(memcmp(out, m1, 32) == 0, "RFC 4231 case 1");
+    CHECK_EQ(hsc_hmac_key_init(&hk, (const unsigned char *)"Jefe", 4), HSC_OK,
+             "key 2");
+    CHECK_EQ(hsc_hmac_sum(&hk, p2, 3, out), HSC_OK, "case 2");
+    CHECK(memcmp(out, m2, 32) == 0, "RFC 4231 case 2, an empty part inside");
+    for (i = 0; i < 64; i++) {
+        key64[i] = (unsigned char)(i * 7 + 1);
+    }
+    CHECK_EQ(hsc_hmac_key_init(&hk, key64, 64), HSC_OK, "a block-long key");
+    CHECK_EQ(hsc_hmac_sum(&hk, p1, 2, out), HSC_OK, "a block-long key sums");
+    HMAC(EVP_sha256(), key64, 64, (const unsigned char *)"Hi There", 8, ref,
+         &rlen);
+    CHECK(rlen == 32 && memcmp(out, ref, 32) == 0,
+          "a block-long key as OpenSSL's HMAC()");
+    CHECK_EQ(hsc_hmac_key_init(&hk, big, sizeof(big)), HSC_EINVAL,
+             "a key longer than the block is refused");
+    CHECK(memcmp(&hk, big, sizeof(big)) == 0, "a refused key leaves zeros");
+    hsc_hmac_key_wipe(&hk);
 }
 
 static void key_mac3_is_hmac_with_the_derived_key(void)
@@ -662,6 +715,7 @@ int main(void)
     RUN(keyring_message_never_contains_the_secret);
     RUN(keyring_parse_handles_nul_bytes);
     RUN(keyring_find_returns_each_key);
+    RUN(hmac_states_follow_rfc4231);
     RUN(key_mac3_is_hmac_with_the_derived_key);
     RUN(keyring_cleanup_wipes_the_keys);
     RUN(keyring_load_warns_about_readable_modes);
