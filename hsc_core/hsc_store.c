@@ -185,7 +185,7 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
     }
     if (use) {
         hsc_cache_ticket(s->cache, &t);
-        if (hsc_cache_get(s->cache, user, len, out, s->text)) {
+        if (hsc_cache_get(s->cache, user, len, out, s->text, s->seals)) {
             s->hits++;
             s->lagging = v.lags;
             hsc_store_cache_note(1);
@@ -548,7 +548,10 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
         || row->auth == NULL || row->groups == NULL || row->name_len < 1
         || row->name_len > HSC_USER_MAX || row->salt_len != HSC_SALT_LEN
         || row->auth_len != HSC_AUTH_LEN || row->kdf_len < 1
-        || row->kdf_len >= sizeof(spec)) {
+        || row->kdf_len >= sizeof(spec)
+        || (row->seals_len > 0 && row->seals == NULL)
+        || row->seals_len % HSC_SEAL_HASH_LEN != 0
+        || row->seals_len > sizeof(s->seals)) {
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
                        "user record is malformed");
         return HSC_ESTORE;
@@ -578,6 +581,12 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
     out->gen = row->gen;
     out->created = row->created;
     out->updated = row->updated;
+    out->seals = NULL;
+    out->seals_len = row->seals_len;
+    if (row->seals_len > 0) {
+        memcpy(s->seals, row->seals, row->seals_len);
+        out->seals = s->seals;
+    }
     return HSC_OK;
 }
 

@@ -27,7 +27,18 @@ typedef struct hsc_user_s {
     int64_t revoked_before; /* format 1: cookies with iat < this are refused */
     int64_t gen;            /* format 2: cookies of another gen are refused */
     int64_t created, updated; /* Unix seconds */
+    /* The user's passkeys' seal hashes (SHA-256(z), HSC_SEAL_HASH_LEN
+     * bytes each, hsc_users.passkey_seals): seals_len bytes, a multiple
+     * of HSC_SEAL_HASH_LEN, at most HSC_SEALS_MAX of them; NULL and 0
+     * when none (or the file predates them). Handle-owned, as groups. */
+    const unsigned char *seals;
+    size_t seals_len;
 } hsc_user_t;
+
+/* Bytes of one seal hash, and how many a user's row holds at most (the
+ * schema's CHECK on passkey_seals). */
+#define HSC_SEAL_HASH_LEN 32
+#define HSC_SEALS_MAX 64
 
 typedef struct hsc_store hsc_store_t;
 
