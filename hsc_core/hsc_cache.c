@@ -36,7 +36,7 @@ typedef struct {
     uint8_t groups_len;
     uint8_t disabled : 1;
     uint8_t nseals : 7; /* seal hashes in this record's seal slot */
-    int32_t user_gen; /* the user's gen (-1: none); larger is not kept */
+    int32_t user_gen;   /* the user's gen (-1: none); larger is not kept */
     hsc_kdf_t kdf;
     unsigned char salt[HSC_SALT_LEN];
     unsigned char auth[HSC_AUTH_LEN];
@@ -610,9 +610,8 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     rec_t *r;
     int w, evicted;
 
-    if (!hsc_cache_fits(u->name_len, glen) || u->gen < -1
-        || u->gen > INT32_MAX || u->seals_len % 32 != 0
-        || u->seals_len > HSC_CACHE_SEAL_BYTES
+    if (!hsc_cache_fits(u->name_len, glen) || u->gen < -1 || u->gen > INT32_MAX
+        || u->seals_len % 32 != 0 || u->seals_len > HSC_CACHE_SEAL_BYTES
         || (u->seals_len > 0 && (u->seals == NULL || seals_map(c) == NULL))) {
         return 0; /* read through every time */
     }

@@ -3,10 +3,10 @@
  *
  * Keyed by username, it keeps what verifying a cookie needs (v = SHA-256
  * of x_n, salt, KDF, groups, disabled, revoked_before, gen, the passkeys'
- * seal hashes; created and updated so a hit is the whole record). It knows nothing of any store: whether a
- * kept record may be trusted is decided by the store's validation rule
- * (hsc_store_backend.h), which the store wrapper feeds in through
- * hsc_cache_sync_token(), hsc_cache_clear() and hsc_cache_drop().
+ * seal hashes; created and updated so a hit is the whole record). It knows
+ * nothing of any store: whether a kept record may be trusted is decided by the
+ * store's validation rule (hsc_store_backend.h), which the store wrapper feeds
+ * in through hsc_cache_sync_token(), hsc_cache_clear() and hsc_cache_drop().
  *
  * Layout: a fixed array of sets of HSC_CACHE_WAYS records, one set per
  * name (a seeded 64-bit hash picks it), with a CLOCK reference bit per

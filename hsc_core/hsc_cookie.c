@@ -296,10 +296,8 @@ static hsc_status_t check_user_step(const hsc_cookie_t *c,
 }
 
 /* SHA-256 of 32 bytes, as v = SHA-256(x_n) is made (hsc_authenticator). */
-typedef char seal_len_check[HSC_SEAL_LEN == HSC_XN_LEN
-                                    && HSC_SEAL_HASH_LEN == HSC_AUTH_LEN
-                                ? 1
-                                : -1];
+typedef char seal_len_check
+    [HSC_SEAL_LEN == HSC_XN_LEN && HSC_SEAL_HASH_LEN == HSC_AUTH_LEN ? 1 : -1];
 
 /* 1 when SHA-256(z) is one of the user's seal hashes. Every hash is
  * compared, in constant time, with no early exit: the time taken says

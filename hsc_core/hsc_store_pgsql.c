@@ -767,9 +767,8 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
     r.gen = be64(PQgetvalue(res, row, 9));
     /* NULL (no sealed passkey) reads as 0 bytes. */
     r.seals = PQgetvalue(res, row, 10);
-    r.seals_len = PQgetisnull(res, row, 10)
-                      ? 0
-                      : (size_t)PQgetlength(res, row, 10);
+    r.seals_len = PQgetisnull(res, row, 10) ? 0
+                                            : (size_t)PQgetlength(res, row, 10);
     return hsc_store_hold_user(&ps->base, &r, out);
 }
 

@@ -112,11 +112,11 @@ extern const size_t hsc_sqlite_schema_count;
 /* What a read selects from a file of version ver: USER_COLUMNS, then
  * the seal hashes. */
 #define SELECT_USER(ver)                                                       \
-    ((ver) >= HSC_SQLITE_SEALS_VERSION                                         \
-         ? "SELECT " USER_COLUMNS ", passkey_seals"                            \
-     : (ver) >= HSC_SQLITE_GEN_VERSION                                         \
-         ? "SELECT " USER_COLUMNS ", NULL"                                     \
-         : "SELECT " USER_COLUMNS_NO_GEN ", -1, NULL")
+    ((ver) >= HSC_SQLITE_SEALS_VERSION ? "SELECT " USER_COLUMNS                \
+                                         ", passkey_seals"                     \
+     : (ver) >= HSC_SQLITE_GEN_VERSION ? "SELECT " USER_COLUMNS ", NULL"       \
+                                       : "SELECT " USER_COLUMNS_NO_GEN         \
+                                         ", -1, NULL")
 
 typedef struct {
     hsc_store_t base;     /* first: the handle callers hold */

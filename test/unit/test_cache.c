@@ -177,8 +177,7 @@ static void seals_are_kept_beside_the_record_only_when_there(void)
     hsc_cache_create(1000, 0, &c);
     bytes = hsc_cache_bytes(c);
     CHECK_EQ(put(c, "plain", 42), 1, "a record without seals kept");
-    CHECK(get(c, "plain", &u, text) == 1 && u.seals == NULL
-              && u.seals_len == 0,
+    CHECK(get(c, "plain", &u, text) == 1 && u.seals == NULL && u.seals_len == 0,
           "and read back without seals");
     CHECK_EQ(hsc_cache_bytes(c), bytes,
              "records without seals: the cache is as large as before");
