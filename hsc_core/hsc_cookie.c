@@ -305,16 +305,14 @@ typedef char seal_len_check
 static int seal_matches(const unsigned char *z, const hsc_user_t *user)
 {
     unsigned char h[HSC_SEAL_HASH_LEN];
-    size_t i;
+    size_t i, n = hsc_user_seal_bytes(user); /* the switch's block is none */
     int found = 0;
 
-    if (user->seals == NULL || user->seals_len < HSC_SEAL_HASH_LEN
-        || hsc_authenticator(z, h) != HSC_OK) {
+    if (n < HSC_SEAL_HASH_LEN || hsc_authenticator(z, h) != HSC_OK) {
         hsc_wipe(h, sizeof(h));
         return 0;
     }
-    for (i = 0; i + HSC_SEAL_HASH_LEN <= user->seals_len;
-         i += HSC_SEAL_HASH_LEN) {
+    for (i = 0; i + HSC_SEAL_HASH_LEN <= n; i += HSC_SEAL_HASH_LEN) {
         found |= hsc_ct_equal(h, user->seals + i, HSC_SEAL_HASH_LEN);
     }
     hsc_wipe(h, sizeof(h));
@@ -325,7 +323,10 @@ static int seal_matches(const unsigned char *z, const hsc_user_t *user)
  * could have put an auth whose SHA-256 is v into a MAC'd cookie, and only
  * the authenticator of a registered passkey a z whose SHA-256 is one of
  * the user's seal hashes (a seal without any in the row: refused). auth is
- * x_n when pwd, then z when seal (hsc-v2.md). */
+ * x_n when pwd, then z when seal (hsc-v2.md). A user whose row requires
+ * the seal (hsc_user_seal_required) has every cookie without one refused,
+ * but a pending one: it is good only at the second-factor step (step 7),
+ * which must then end with a sealed passkey. */
 static hsc_status_t check_auth_step(const hsc_cookie_t *c,
                                     const hsc_user_t *user)
 {
@@ -333,6 +334,10 @@ static hsc_status_t check_auth_step(const hsc_cookie_t *c,
     hsc_status_t rv = HSC_OK;
     size_t zoff = (c->amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0;
 
+    if (!(c->amr & (HSC_AMR_SEAL | HSC_AMR_PENDING))
+        && hsc_user_seal_required(user)) {
+        return HSC_EAUTH;
+    }
     if ((c->amr & HSC_AMR_SEAL)
         && (c->auth_len != zoff + HSC_SEAL_LEN
             || !seal_matches(c->auth + zoff, user))) {

@@ -590,6 +590,23 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
     return HSC_OK;
 }
 
+int hsc_user_seal_required(const hsc_user_t *u)
+{
+    static const unsigned char zero[HSC_SEAL_HASH_LEN];
+
+    return u->seals != NULL && u->seals_len >= HSC_SEAL_HASH_LEN
+           && memcmp(u->seals + u->seals_len - HSC_SEAL_HASH_LEN, zero,
+                     HSC_SEAL_HASH_LEN)
+                  == 0;
+}
+
+size_t hsc_user_seal_bytes(const hsc_user_t *u)
+{
+    return u->seals == NULL            ? 0
+           : hsc_user_seal_required(u) ? u->seals_len - HSC_SEAL_HASH_LEN
+                                       : u->seals_len;
+}
+
 void hsc_store_use_cache(hsc_store_t *s, hsc_cache_t *cache)
 {
     if (s == NULL) {

@@ -40,6 +40,19 @@ typedef struct hsc_user_s {
 #define HSC_SEAL_HASH_LEN 32
 #define HSC_SEALS_MAX 64
 
+/**
+ * The per-user switch "every cookie of this user needs the seal" is a
+ * last block of HSC_SEAL_HASH_LEN zero bytes in the seal column (no z
+ * has SHA-256 zero, so it can never match a cookie): 1 when u has it.
+ * It is in the row the request path reads already, in every cache of
+ * it, and leaves with the user's last passkey (the column is then NULL).
+ * docs/dev/passkeys.md says why this encoding.
+ */
+int hsc_user_seal_required(const hsc_user_t *u);
+/** The bytes of u's seal column that are seal hashes (without the
+ *  switch's block). */
+size_t hsc_user_seal_bytes(const hsc_user_t *u);
+
 typedef struct hsc_store hsc_store_t;
 
 /* Called by list() once a user, in name order; non-zero stops the walk. */
