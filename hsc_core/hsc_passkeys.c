@@ -64,6 +64,13 @@ static int transports_ok(const char *t)
     return 1;
 }
 
+static int seal_is_zero(const unsigned char *h)
+{
+    static const unsigned char zero[HSC_PASSKEY_SEAL_LEN];
+
+    return memcmp(h, zero, sizeof(zero)) == 0;
+}
+
 hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
                               const unsigned char xn[HSC_XN_LEN], int64_t now)
 {
@@ -79,6 +86,12 @@ hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
         || !transports_ok(pk->transports) || (pk->bs && !pk->be)) {
         hsc_factors_msgf(f, "passkey add: invalid algorithm, key, count, "
                             "name, transports or flags");
+        return HSC_EINVAL;
+    }
+    if (pk->sealed && seal_is_zero(pk->seal_hash)) {
+        /* Zeros are the seal switch's block (hsc_user_seal_required); no
+         * z has them as its SHA-256, so only a bug or a forgery sends it. */
+        hsc_factors_msgf(f, "passkey add: a seal hash of zeros");
         return HSC_EINVAL;
     }
     if (xn == NULL) {

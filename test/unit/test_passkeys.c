@@ -389,6 +389,11 @@ static void the_seal_switch(void)
     CHECK(switch_is(f, "bob", 0) && row_is(s, "bob", 0, 0), "bob's is off");
     CHECK_EQ(hsc_passkeys_add(f, &pu, xa, 13), HSC_EINVAL,
              "an unsealed passkey is refused while it is on");
+    memset(pu.seal_hash, 0, sizeof(pu.seal_hash));
+    pu.sealed = 1;
+    CHECK_EQ(hsc_passkeys_add(f, &pu, xa, 13), HSC_EINVAL,
+             "a seal hash of zeros (the switch's block) is refused");
+    pu.sealed = 0;
     CHECK(hsc_passkeys_add(f, &p2, xa, 14) == HSC_OK
               && row_is(s, "alice", 1, 96),
           "a sealed one is added, and the switch stays");
