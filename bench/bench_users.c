@@ -19,6 +19,12 @@
  * a format 2 cookie (amr pwd|otp) for each of the same users besides, so
  * that one run can measure both formats side by side.
  *
+ * HSC_BENCH_SEALED=FILE (environment) adds N more users, s0000000 ..
+ * s(N-1), each with three passkey seal hashes in its row (two of other
+ * passkeys, then SHA-256(z) of its own z), and writes to FILE one sealed
+ * format 2 cookie a user (amr pwd|hwk|uv|seal, auth x_n || z), for the
+ * sealed row of bench/callgrind-rows.sh; the b users keep no seals.
+ *
  * HSC_BENCH_TOKENS=PREFIX (environment) gives each user an app password
  * besides (the table hsc_tokens, schema 5) and writes PREFIX.bearer and
  * PREFIX.basic, one "Authorization: ..." line per user, for the token
@@ -41,10 +47,12 @@
 
 #define KDF "sha256-chain:1"
 
-/* A day's cookie for name: format 1, or format 2 with amr (a decimal). */
+/* A day's cookie for name: format 1, or format 2 with amr (a decimal);
+ * z when amr has seal. */
 static hsc_status_t mint(const hsc_key_t *key, const char *name, int64_t now,
                          const unsigned char xn[HSC_XN_LEN], const char *amr,
-                         char *out, size_t cap, size_t *len)
+                         const unsigned char *z, char *out, size_t cap,
+                         size_t *len)
 {
     unsigned char lid[HSC_LID_LEN] = {0};
     hsc_claims_t cl;
@@ -64,7 +72,46 @@ static hsc_status_t mint(const hsc_key_t *key, const char *name, int64_t now,
     cl.amr = (unsigned)strtoul(amr, NULL, 10);
     cl.mfa_at = (cl.amr & HSC_AMR_FACTOR) ? now : 0;
     cl.xn = xn;
+    cl.z = z;
     return hsc_cookie_mint2(key, &cl, "", "", out, cap, len);
+}
+
+/* The sealed twin of user i: s<i> with three seal hashes, its cookie a
+ * line of out. */
+static int add_sealed(sqlite3_stmt *ins3, const hsc_key_t *key, long i,
+                      const hsc_kdf_t *kdf, int64_t now, FILE *out)
+{
+    char name[16], pw[24], cookie[HSC_COOKIE_MAX + 1];
+    unsigned char salt[HSC_SALT_LEN], xn[HSC_XN_LEN], v[HSC_AUTH_LEN];
+    unsigned char z[HSC_SEAL_LEN], seals[3 * 32];
+    size_t clen;
+
+    snprintf(name, sizeof(name), "s%07ld", i);
+    snprintf(pw, sizeof(pw), "pw-%ld", i);
+    memset(salt, 0, sizeof(salt));
+    memcpy(salt, &i, sizeof(i));
+    memset(z, 0x5a, sizeof(z));
+    memcpy(z, &i, sizeof(i));
+    memset(seals, 0x11, 32);      /* another passkey's */
+    memset(seals + 32, 0x22, 32); /* and another's */
+    if (hsc_kdf_derive(kdf, pw, strlen(pw), salt, xn) != HSC_OK
+        || hsc_authenticator(xn, v) != HSC_OK
+        || hsc_authenticator(z, seals + 64) != HSC_OK /* SHA-256(z) */
+        || mint(key, name, now, xn, "45", z, cookie, sizeof(cookie), &clen)
+               != HSC_OK) {
+        return 0;
+    }
+    sqlite3_bind_text(ins3, 1, name, -1, SQLITE_STATIC);
+    sqlite3_bind_blob(ins3, 2, salt, sizeof(salt), SQLITE_STATIC);
+    sqlite3_bind_blob(ins3, 3, v, sizeof(v), SQLITE_STATIC);
+    sqlite3_bind_int64(ins3, 4, now);
+    sqlite3_bind_blob(ins3, 5, seals, sizeof(seals), SQLITE_STATIC);
+    if (sqlite3_step(ins3) != SQLITE_DONE) {
+        return 0;
+    }
+    sqlite3_reset(ins3);
+    fprintf(out, "hsc=%s\n", cookie);
+    return 1;
 }
 
 /* A token of user name into the table (ins2) and its two header lines. */
@@ -96,7 +143,9 @@ static int add_token(sqlite3_stmt *ins2, const char *name, int64_t now,
 int main(int argc, char **argv)
 {
     const char *tokens = getenv("HSC_BENCH_TOKENS");
-    sqlite3_stmt *ins2 = NULL;
+    const char *sealed = getenv("HSC_BENCH_SEALED");
+    sqlite3_stmt *ins2 = NULL, *ins3 = NULL;
+    FILE *out3 = NULL;
     FILE *bearer = NULL, *basic = NULL;
     apr_pool_t *pool = NULL;
     hsc_keyring_t *ring = NULL;
@@ -155,6 +204,19 @@ int main(int argc, char **argv)
             goto done;
         }
     }
+    if (sealed != NULL
+        && ((out3 = fopen(sealed, "w")) == NULL
+            || sqlite3_prepare_v2(db,
+                                  "INSERT INTO hsc_users (username, salt, kdf, "
+                                  "authenticator, groups, disabled, "
+                                  "revoked_before, created, updated, "
+                                  "passkey_seals) VALUES (?1, ?2, '" KDF
+                                  "', ?3, 'staff', 0, 0, ?4, ?4, ?5)",
+                                  -1, &ins3, NULL)
+                   != SQLITE_OK)) {
+        fprintf(stderr, "bench_users: sealed: %s\n", sqlite3_errmsg(db));
+        goto done;
+    }
     if ((out = fopen(argv[4], "w")) == NULL) {
         perror(argv[4]);
         goto done;
@@ -174,7 +236,7 @@ int main(int argc, char **argv)
         memcpy(salt, &i, sizeof(i));
         if (hsc_kdf_derive(&kdf, pw, strlen(pw), salt, xn) != HSC_OK
             || hsc_authenticator(xn, v) != HSC_OK
-            || mint(hsc_keyring_signer(ring), name, now, xn, amr, cookie,
+            || mint(hsc_keyring_signer(ring), name, now, xn, amr, NULL, cookie,
                     sizeof(cookie), &clen)
                    != HSC_OK) {
             fprintf(stderr, "bench_users: cannot make %s\n", name);
@@ -196,13 +258,20 @@ int main(int argc, char **argv)
         }
         fprintf(out, "hsc=%s\n", cookie);
         if (out2 != NULL) {
-            if (mint(hsc_keyring_signer(ring), name, now, xn, "3", cookie,
+            if (mint(hsc_keyring_signer(ring), name, now, xn, "3", NULL, cookie,
                      sizeof(cookie), &clen)
                 != HSC_OK) {
                 fprintf(stderr, "bench_users: cannot make %s\n", name);
                 goto done;
             }
             fprintf(out2, "hsc=%s\n", cookie);
+        }
+    }
+    for (i = 0; ins3 != NULL && i < n; i++) {
+        if (!add_sealed(ins3, hsc_keyring_signer(ring), i, &kdf, now, out3)) {
+            fprintf(stderr, "bench_users: sealed user %ld: %s\n", i,
+                    sqlite3_errmsg(db));
+            goto done;
         }
     }
     if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
@@ -218,6 +287,9 @@ done:
     if (out2 != NULL && fclose(out2) != 0) {
         rc = 1;
     }
+    if (out3 != NULL && fclose(out3) != 0) {
+        rc = 1;
+    }
     if (bearer != NULL && fclose(bearer) != 0) {
         rc = 1;
     }
@@ -226,6 +298,7 @@ done:
     }
     sqlite3_finalize(ins);
     sqlite3_finalize(ins2);
+    sqlite3_finalize(ins3);
     sqlite3_close(db);
     apr_pool_destroy(pool);
     apr_terminate();

@@ -42,7 +42,11 @@
 # Row f2-1000: the same 1,000 users' cookies in format 2 with amr pwd|otp
 # (bench_users' second file), beside hsc-1000's format 1: what verifying
 # format 2 costs over format 1, in the same run. (HSC_BENCH_AMR=3 makes
-# every row's cookies format 2 instead.) Valgrind's CPU has no SHA
+# every row's cookies format 2 instead.) Row sealed-1000: 1,000 other
+# users (bench_users' HSC_BENCH_SEALED), each with three passkey seal
+# hashes in its row, their cookies sealed (amr pwd|hwk|uv|seal, auth x_n
+# || z): what the seal's check costs over f2-1000 (one SHA-256 of z and
+# three compares). Valgrind's CPU has no SHA
 # extensions, so OpenSSL takes its AVX2 path here: a SHA-256 block costs
 # about 2,000 instructions, several times what it does on a CPU with them.
 #
@@ -79,7 +83,7 @@ mkdir -p "$run/logs" "$run/db" "$run/htdocs/control" "$run/htdocs/hsc" "$run/htd
 for loc in control hsc tok bpw; do perl -e 'print "x" x 1023, "\n"' >"$run/htdocs/$loc/1k.html"; done
 "$builddir/hsc-admin" keygen "$run/hsc.keys" >/dev/null
 "$builddir/hsc-admin" init "$run/db/users.db" >/dev/null
-HSC_BENCH_TOKENS=$run/tokens "$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
+HSC_BENCH_SEALED=$run/cookies-sealed.txt HSC_BENCH_TOKENS=$run/tokens "$builddir/bench/bench_users" "$run/db/users.db" "$run/hsc.keys" "$users" \
     "$run/cookies.txt" "$run/cookies2.txt"
 tokens=no
 grep -q HSCAcceptTokens "$modso" && tokens=yes
@@ -175,6 +179,8 @@ cache_stat() {
 }
 dumps=0
 rows="control hsc-1 hsc-1000 authz-1000 f2-1000"
+# A module that checks seals (an older one refuses every sealed cookie).
+grep -q "the seal switch is on" "$modso" && rows="$rows sealed-1000"
 [ "$tokens" = no ] || rows="$rows bearer-1000 basic-1000"
 [ "$basicpw" = no ] || rows="$rows basicpw-100"
 [ "$users" -gt 1000 ] && rows="$rows hsc-$users"
@@ -192,6 +198,8 @@ for row in $rows; do
                             cookies=$run/basicpw.txt ;;
                  f2-*) url=$base/hsc/1k.html; n=${row#f2-}
                        cookies=$run/cookies2.txt ;;
+                 sealed-*) url=$base/hsc/1k.html; n=${row#sealed-}
+                           cookies=$run/cookies-sealed.txt ;;
                  *) url=$base/hsc/1k.html; n=${row#hsc-} ;; esac
     # Warm every cookie (and every thread) before counting: file order
     # until the cache holds 99% of them (at most 5 passes, each long

@@ -34,8 +34,9 @@ typedef struct {
     uint8_t ref;  /* CLOCK: used since the hand last passed */
     uint8_t name_len;
     uint8_t groups_len;
-    uint8_t disabled;
-    int32_t user_gen; /* the user's gen (-1: none); larger is not kept */
+    uint8_t disabled : 1;
+    uint8_t nseals : 7; /* seal hashes in this record's seal slot */
+    int32_t user_gen;   /* the user's gen (-1: none); larger is not kept */
     hsc_kdf_t kdf;
     unsigned char salt[HSC_SALT_LEN];
     unsigned char auth[HSC_AUTH_LEN];
@@ -71,6 +72,11 @@ struct hsc_cache {
     uint8_t *hands; /* nsets */
     rec_t *recs;    /* nsets * WAYS */
     size_t map_len; /* one mapping: tags, hands, recs */
+    /* The seal slots (nsets * WAYS of HSC_CACHE_SEAL_BYTES), a mapping of
+     * their own made at the first put of a record with seals (atomic;
+     * under tok_lock): a cache that never meets a passkey user has the
+     * size and bound it had before passkeys. */
+    unsigned char *seals;
     void *map;
     char pad0[LINE];
     uint64_t gen;    /* atomic */
@@ -231,6 +237,56 @@ hsc_status_t hsc_cache_create(size_t entries, unsigned shards, hsc_cache_t **pc)
     return HSC_OK;
 }
 
+/* Bytes of the seal slots' mapping. */
+static size_t seals_len(const hsc_cache_t *c)
+{
+    return c->nsets * HSC_CACHE_WAYS * (size_t)HSC_CACHE_SEAL_BYTES;
+}
+
+/* The seal slots, mapped at the first need; NULL when that failed. */
+static unsigned char *seals_map(hsc_cache_t *c)
+{
+    unsigned char *p = __atomic_load_n(&c->seals, __ATOMIC_ACQUIRE);
+    void *m;
+
+    if (p != NULL) {
+        return p;
+    }
+    pthread_mutex_lock(&c->tok_lock);
+    p = c->seals;
+    if (p == NULL) {
+        m = mmap(NULL, seals_len(c), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m != MAP_FAILED) {
+#if defined(PR_SET_VMA) && defined(PR_SET_VMA_ANON_NAME)
+            (void)prctl(PR_SET_VMA, PR_SET_VMA_ANON_NAME, (unsigned long)m,
+                        seals_len(c), (unsigned long)"hsc record cache");
+#endif
+            p = m;
+            __atomic_store_n(&c->seals, p, __ATOMIC_RELEASE);
+        }
+    }
+    pthread_mutex_unlock(&c->tok_lock);
+    return p;
+}
+
+/* The seal slot of record i (set * WAYS + way); only for a record with
+ * nseals > 0, which exists only once the slots are mapped. */
+static unsigned char *seal_slot(const hsc_cache_t *c, size_t i)
+{
+    return __atomic_load_n(&c->seals, __ATOMIC_ACQUIRE)
+           + i * (size_t)HSC_CACHE_SEAL_BYTES;
+}
+
+/* Wipe record i (and its seal slot when it has seals). Under the lock. */
+static void wipe_rec(hsc_cache_t *c, size_t i)
+{
+    if (c->recs[i].nseals > 0) {
+        hsc_wipe(seal_slot(c, i), HSC_CACHE_SEAL_BYTES);
+    }
+    hsc_wipe(&c->recs[i], sizeof(rec_t));
+}
+
 void hsc_cache_destroy(hsc_cache_t *c)
 {
     size_t i;
@@ -242,10 +298,13 @@ void hsc_cache_destroy(hsc_cache_t *c)
      * before they go back (untouched ones are zero already). */
     for (i = 0; i < c->nsets * HSC_CACHE_WAYS; i++) {
         if (c->tags[i] != 0) {
-            hsc_wipe(&c->recs[i], sizeof(rec_t));
+            wipe_rec(c, i);
         }
     }
     munmap(c->map, c->map_len);
+    if (c->seals != NULL) {
+        munmap(c->seals, seals_len(c));
+    }
     for (i = 0; i <= c->shard_mask; i++) {
         pthread_mutex_destroy(&c->shards[i].mu);
     }
@@ -263,6 +322,9 @@ size_t hsc_cache_bytes(const hsc_cache_t *c)
 {
     return c != NULL
                ? c->map_len + sizeof(*c) + (c->shard_mask + 1) * sizeof(shard_t)
+                     + (__atomic_load_n(&c->seals, __ATOMIC_ACQUIRE) != NULL
+                            ? seals_len(c)
+                            : 0)
                : 0;
 }
 
@@ -370,7 +432,7 @@ static void drop_in(hsc_cache_t *c, size_t set, uint32_t tag, const char *name,
         if (tags[w] == tag && r->name_len == len
             && memcmp(r->text, name, len) == 0) {
             tags[w] = 0;
-            hsc_wipe(r, sizeof(*r));
+            wipe_rec(c, set * HSC_CACHE_WAYS + (size_t)w);
         }
     }
 }
@@ -398,7 +460,7 @@ int hsc_cache_fits(size_t name_len, size_t groups_len)
 }
 
 int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len, hsc_user_t *out,
-                  char *text)
+                  char *text, unsigned char *seals)
 {
     uint64_t h, gen;
     size_t set;
@@ -437,6 +499,13 @@ int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len, hsc_user_t *out,
     out->gen = r->user_gen;
     out->created = r->created;
     out->updated = r->updated;
+    out->seals = NULL;
+    out->seals_len = (size_t)r->nseals * 32;
+    if (r->nseals > 0) {
+        memcpy(seals, seal_slot(c, set * HSC_CACHE_WAYS + (size_t)w),
+               out->seals_len);
+        out->seals = seals;
+    }
     if (!r->ref) {
         ((rec_t *)r)->ref = 1;
     }
@@ -541,8 +610,9 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     rec_t *r;
     int w, evicted;
 
-    if (!hsc_cache_fits(u->name_len, glen) || u->gen < -1
-        || u->gen > INT32_MAX) {
+    if (!hsc_cache_fits(u->name_len, glen) || u->gen < -1 || u->gen > INT32_MAX
+        || u->seals_len % 32 != 0 || u->seals_len > HSC_CACHE_SEAL_BYTES
+        || (u->seals_len > 0 && (u->seals == NULL || seals_map(c) == NULL))) {
         return 0; /* read through every time */
     }
     h = name_hash(c, u->name, u->name_len);
@@ -557,7 +627,7 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     }
     w = victim(c, h, t->gen, u->name, u->name_len, &set, &evicted);
     r = &c->recs[set * HSC_CACHE_WAYS + (size_t)w];
-    hsc_wipe(r, sizeof(*r));
+    wipe_rec(c, set * HSC_CACHE_WAYS + (size_t)w);
     r->gen = t->gen;
     r->ref = 0; /* earns its bit on the first hit */
     r->name_len = (uint8_t)u->name_len;
@@ -573,6 +643,11 @@ int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
     memcpy(r->text, u->name, u->name_len);
     r->text[u->name_len] = '\0';
     memcpy(r->text + u->name_len + 1, u->groups ? u->groups : "", glen + 1);
+    r->nseals = (uint8_t)(u->seals_len / 32);
+    if (u->seals_len > 0) {
+        memcpy(seal_slot(c, set * HSC_CACHE_WAYS + (size_t)w), u->seals,
+               u->seals_len);
+    }
     c->tags[set * HSC_CACHE_WAYS + (size_t)w] = tag_of(h);
     sh->puts++;
     sh->evictions += (uint64_t)evicted;

@@ -2,11 +2,11 @@
  * hsc_cache.h: a record cache shared by every thread of a process.
  *
  * Keyed by username, it keeps what verifying a cookie needs (v = SHA-256
- * of x_n, salt, KDF, groups, disabled, revoked_before; created and updated
- * so a hit is the whole record). It knows nothing of any store: whether a
- * kept record may be trusted is decided by the store's validation rule
- * (hsc_store_backend.h), which the store wrapper feeds in through
- * hsc_cache_sync_token(), hsc_cache_clear() and hsc_cache_drop().
+ * of x_n, salt, KDF, groups, disabled, revoked_before, gen, the passkeys'
+ * seal hashes; created and updated so a hit is the whole record). It knows
+ * nothing of any store: whether a kept record may be trusted is decided by the
+ * store's validation rule (hsc_store_backend.h), which the store wrapper feeds
+ * in through hsc_cache_sync_token(), hsc_cache_clear() and hsc_cache_drop().
  *
  * Layout: a fixed array of sets of HSC_CACHE_WAYS records, one set per
  * name (a seeded 64-bit hash picks it), with a CLOCK reference bit per
@@ -29,7 +29,8 @@
  * Negative answers (no such user) are never kept, so unknown names cannot
  * push real users out; a record whose name and group list do not fit in
  * HSC_CACHE_TEXT bytes is never kept either (read through every time),
- * nor one whose gen is above INT32_MAX (two billion revocations).
+ * nor one with more than HSC_CACHE_SEALS seal hashes, nor one whose gen
+ * is above INT32_MAX (two billion revocations).
  */
 #ifndef HSC_CACHE_H
 #define HSC_CACHE_H
@@ -50,6 +51,14 @@ typedef struct hsc_cache hsc_cache_t;
 #define HSC_CACHE_TEXT 80
 /* Bytes one record takes (fixed; the bound is entries x this + tags). */
 #define HSC_CACHE_RECORD 192
+/* Seal hashes (passkeys' SHA-256(z), 32 bytes each) a kept record may
+ * have. They live in a slot of HSC_CACHE_SEAL_BYTES per record in a
+ * mapping of their own, made when the first record with seals is kept
+ * (hsc_cache_bytes() then counts it): a cache that never meets a passkey
+ * user is as large as before, and its records as fast. A user with more
+ * seals is read through every time, as a long group list is. */
+#define HSC_CACHE_SEALS 4
+#define HSC_CACHE_SEAL_BYTES (HSC_CACHE_SEALS * 32)
 /* The default size is HSC_DEFAULT_USER_CACHE_SIZE (hsc_defaults.h):
  * 131,072 records hold 100,000 users (a set overflows rarely at 76% load)
  * in 24.5 MiB. */
@@ -100,15 +109,17 @@ void hsc_cache_ticket(hsc_cache_t *c, hsc_cache_ticket_t *t);
 
 /**
  * Look name up. On a hit: 1, *out filled, with out->name and out->groups
- * pointing into text (HSC_CACHE_TEXT bytes the caller owns). On a miss: 0
- * and *out untouched.
+ * pointing into text (HSC_CACHE_TEXT bytes the caller owns) and
+ * out->seals into seals (HSC_CACHE_SEAL_BYTES bytes the caller owns; NULL
+ * when the record has none). On a miss: 0 and *out untouched.
  */
 int hsc_cache_get(hsc_cache_t *c, const char *name, size_t len,
-                  struct hsc_user_s *out, char *text);
+                  struct hsc_user_s *out, char *text, unsigned char *seals);
 
 /**
  * Keep u (as just read from the store) unless the ticket is stale or the
- * record does not fit. Returns 1 when kept.
+ * record does not fit (hsc_cache_fits, and at most HSC_CACHE_SEALS seal
+ * hashes). Returns 1 when kept.
  */
 int hsc_cache_put(hsc_cache_t *c, const hsc_cache_ticket_t *t,
                   const struct hsc_user_s *u);

@@ -295,17 +295,56 @@ static hsc_status_t check_user_step(const hsc_cookie_t *c,
     return HSC_OK;
 }
 
+/* SHA-256 of 32 bytes, as v = SHA-256(x_n) is made (hsc_authenticator). */
+typedef char seal_len_check
+    [HSC_SEAL_LEN == HSC_XN_LEN && HSC_SEAL_HASH_LEN == HSC_AUTH_LEN ? 1 : -1];
+
+/* 1 when SHA-256(z) is one of the user's seal hashes. Every hash is
+ * compared, in constant time, with no early exit: the time taken says
+ * how many seals the user has, never which one (if any) matched. */
+static int seal_matches(const unsigned char *z, const hsc_user_t *user)
+{
+    unsigned char h[HSC_SEAL_HASH_LEN];
+    size_t i, n = hsc_user_seal_bytes(user); /* the switch's block is none */
+    int found = 0;
+
+    if (n < HSC_SEAL_HASH_LEN || hsc_authenticator(z, h) != HSC_OK) {
+        hsc_wipe(h, sizeof(h));
+        return 0;
+    }
+    for (i = 0; i + HSC_SEAL_HASH_LEN <= n; i += HSC_SEAL_HASH_LEN) {
+        found |= hsc_ct_equal(h, user->seals + i, HSC_SEAL_HASH_LEN);
+    }
+    hsc_wipe(h, sizeof(h));
+    return found;
+}
+
 /* Step 6 on a record: hardening. Only the holder of x_n (the password)
- * could have put an auth whose SHA-256 is v into a MAC'd cookie. A seal
- * needs a passkey's SHA-256(z), which no user has before part 2: refused. */
+ * could have put an auth whose SHA-256 is v into a MAC'd cookie, and only
+ * the authenticator of a registered passkey a z whose SHA-256 is one of
+ * the user's seal hashes (a seal without any in the row: refused). auth is
+ * x_n when pwd, then z when seal (hsc-v2.md). A user whose row requires
+ * the seal (hsc_user_seal_required) has every cookie without one refused,
+ * but a pending one: it is good only at the second-factor step (step 7),
+ * which must then end with a sealed passkey. */
 static hsc_status_t check_auth_step(const hsc_cookie_t *c,
                                     const hsc_user_t *user)
 {
     unsigned char v[HSC_AUTH_LEN];
-    hsc_status_t rv;
+    hsc_status_t rv = HSC_OK;
+    size_t zoff = (c->amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0;
 
-    if (c->amr & HSC_AMR_SEAL) {
+    if (!(c->amr & (HSC_AMR_SEAL | HSC_AMR_PENDING))
+        && hsc_user_seal_required(user)) {
         return HSC_EAUTH;
+    }
+    if ((c->amr & HSC_AMR_SEAL)
+        && (c->auth_len != zoff + HSC_SEAL_LEN
+            || !seal_matches(c->auth + zoff, user))) {
+        return HSC_EAUTH;
+    }
+    if (!(c->amr & HSC_AMR_PWD)) {
+        return HSC_OK; /* a passwordless sealed cookie: z was the proof */
     }
     rv = hsc_authenticator(c->auth, v);
     if (rv == HSC_OK && !hsc_ct_equal(v, user->authenticator, sizeof(v))) {

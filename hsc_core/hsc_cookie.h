@@ -115,10 +115,13 @@ hsc_status_t hsc_cookie_check(const hsc_verify_params_t *vp, const char *value,
 /**
  * Steps 5-7 on a cookie that passed hsc_cookie_check(): the user exists,
  * is not disabled, was not revoked since (format 1: iat >= revoked_before;
- * format 2: gen equal), SHA-256(x_n) == v (constant time) when pwd, a seal
- * matches when seal (none can yet: HSC_EAUTH), and a pending cookie only
- * where vp->allow_pending (else HSC_EPENDING). *user is filled by the
- * store (see hsc_store.h for lifetimes).
+ * format 2: gen equal), SHA-256(x_n) == v (constant time) when pwd,
+ * SHA-256(z) equal to one of user->seals when seal (each compared in
+ * constant time, no early exit; a seal with none in the row is
+ * HSC_EAUTH), every cookie without seal HSC_EAUTH where the row requires
+ * the seal (hsc_user_seal_required) but a pending one, and a pending
+ * cookie only where vp->allow_pending (else HSC_EPENDING). *user is filled by
+ * the store (see hsc_store.h for lifetimes).
  */
 hsc_status_t hsc_cookie_check_user(const hsc_verify_params_t *vp,
                                    const hsc_cookie_t *c, hsc_store_t *store,

@@ -76,6 +76,9 @@ typedef struct {
                                    unsigned char *out);
     hsc_status_t (*passkey_seals)(hsc_factors_t *f, const char *user,
                                   unsigned char *buf, size_t cap, size_t *len);
+    /* hsc_passkeys_require_seal (the wrapper checked user and z's use). */
+    hsc_status_t (*passkey_require_seal)(hsc_factors_t *f, const char *user,
+                                         int on, const unsigned char *z);
 } hsc_factors_vtable_t;
 
 struct hsc_factors {
@@ -117,6 +120,8 @@ hsc_status_t hsc_pq_passkey_handle(hsc_factors_t *f, const char *user,
                                    unsigned char *out);
 hsc_status_t hsc_pq_passkey_seals(hsc_factors_t *f, const char *user,
                                   unsigned char *buf, size_t cap, size_t *len);
+hsc_status_t hsc_pq_passkey_require_seal(hsc_factors_t *f, const char *user,
+                                         int on, const unsigned char *z);
 #endif
 
 #endif /* HSC_FACTORS_BACKEND_H */

@@ -573,6 +573,7 @@ static const hsc_factors_vtable_t pq_vtable = {
     .passkey_remove = hsc_pq_passkey_remove,
     .passkey_handle = hsc_pq_passkey_handle,
     .passkey_seals = hsc_pq_passkey_seals,
+    .passkey_require_seal = hsc_pq_passkey_require_seal,
 };
 
 hsc_store_t *hsc_pq_factors_store(hsc_factors_t *f)

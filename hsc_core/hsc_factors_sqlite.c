@@ -628,4 +628,5 @@ static const hsc_factors_vtable_t sq_vtable = {
     .passkey_remove = hsc_fx_passkey_remove,
     .passkey_handle = hsc_fx_passkey_handle,
     .passkey_seals = hsc_fx_passkey_seals,
+    .passkey_require_seal = hsc_fx_passkey_require_seal,
 };

@@ -77,6 +77,8 @@ hsc_status_t hsc_fx_passkey_remove(hsc_factors_t *fb, const char *user,
                                    const unsigned char *id, size_t len);
 hsc_status_t hsc_fx_passkey_handle(hsc_factors_t *fb, const char *user,
                                    unsigned char *out);
+hsc_status_t hsc_fx_passkey_require_seal(hsc_factors_t *fb, const char *user,
+                                         int on, const unsigned char *z);
 hsc_status_t hsc_fx_passkey_seals(hsc_factors_t *fb, const char *user,
                                   unsigned char *buf, size_t cap, size_t *len);
 

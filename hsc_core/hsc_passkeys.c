@@ -64,6 +64,13 @@ static int transports_ok(const char *t)
     return 1;
 }
 
+static int seal_is_zero(const unsigned char *h)
+{
+    static const unsigned char zero[HSC_PASSKEY_SEAL_LEN];
+
+    return memcmp(h, zero, sizeof(zero)) == 0;
+}
+
 hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
                               const unsigned char xn[HSC_XN_LEN], int64_t now)
 {
@@ -79,6 +86,12 @@ hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
         || !transports_ok(pk->transports) || (pk->bs && !pk->be)) {
         hsc_factors_msgf(f, "passkey add: invalid algorithm, key, count, "
                             "name, transports or flags");
+        return HSC_EINVAL;
+    }
+    if (pk->sealed && seal_is_zero(pk->seal_hash)) {
+        /* Zeros are the seal switch's block (hsc_user_seal_required); no
+         * z has them as its SHA-256, so only a bug or a forgery sends it. */
+        hsc_factors_msgf(f, "passkey add: a seal hash of zeros");
         return HSC_EINVAL;
     }
     if (xn == NULL) {
@@ -181,7 +194,8 @@ hsc_status_t hsc_passkeys_handle(hsc_factors_t *f, const char *user,
                                          : none(f);
 }
 
-hsc_status_t hsc_passkeys_seals(hsc_factors_t *f, const char *user,
+/* The raw seal column of user's row (with the switch's block). */
+static hsc_status_t seal_column(hsc_factors_t *f, const char *user,
                                 unsigned char *buf, size_t cap, size_t *len)
 {
     *len = 0;
@@ -190,5 +204,51 @@ hsc_status_t hsc_passkeys_seals(hsc_factors_t *f, const char *user,
     }
     return f->vt->passkey_seals != NULL
                ? f->vt->passkey_seals(f, user, buf, cap, len)
+               : none(f);
+}
+
+hsc_status_t hsc_passkeys_seals(hsc_factors_t *f, const char *user,
+                                unsigned char *buf, size_t cap, size_t *len)
+{
+    hsc_user_t u;
+    hsc_status_t st = seal_column(f, user, buf, cap, len);
+
+    if (st == HSC_OK) {
+        memset(&u, 0, sizeof(u));
+        u.seals = buf;
+        u.seals_len = *len;
+        *len = hsc_user_seal_bytes(&u);
+    }
+    return st;
+}
+
+hsc_status_t hsc_passkeys_seal_required(hsc_factors_t *f, const char *user,
+                                        int *on)
+{
+    unsigned char buf[HSC_SEALS_MAX * HSC_SEAL_HASH_LEN];
+    hsc_user_t u;
+    hsc_status_t st;
+
+    *on = 0;
+    memset(&u, 0, sizeof(u));
+    st = seal_column(f, user, buf, sizeof(buf), &u.seals_len);
+    if (st == HSC_OK) {
+        u.seals = buf;
+        *on = hsc_user_seal_required(&u);
+    }
+    return st;
+}
+
+hsc_status_t hsc_passkeys_require_seal(hsc_factors_t *f, const char *user,
+                                       int on, const unsigned char *z)
+{
+    if (!user_ok(f, user)) {
+        return HSC_ENOUSER;
+    }
+    if (!writable(f)) {
+        return HSC_EREADONLY;
+    }
+    return f->vt->passkey_require_seal != NULL
+               ? f->vt->passkey_require_seal(f, user, on ? 1 : 0, on ? NULL : z)
                : none(f);
 }

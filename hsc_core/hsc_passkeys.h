@@ -123,13 +123,38 @@ hsc_passkeys_handle(hsc_factors_t *f, const char *user,
 
 /**
  * The seal hashes of user's row (hsc_users.passkey_seals) into buf (cap
- * bytes), *len bytes (a multiple of 32; 0 when none). HSC_OK;
- * HSC_ENOUSER; HSC_ESTORE. For hsc-admin and tests; PostgreSQL: the admin
- * role's. The request path reads the column with the user's row.
+ * bytes), *len bytes (a multiple of 32; 0 when none), without the seal
+ * switch's block (hsc_passkeys_seal_required says whether it is there).
+ * HSC_OK; HSC_ENOUSER; HSC_ESTORE. For hsc-admin and tests; PostgreSQL:
+ * the admin role's. The request path reads the column with the user's row.
  */
 hsc_status_t hsc_passkeys_seals(hsc_factors_t *f, const char *user,
                                 unsigned char *buf, size_t cap,
                                 size_t *len) HSC_MUST_CHECK;
+
+/**
+ * The per-user switch "every cookie of this user needs the seal"
+ * (hsc_user_seal_required: a block of zeros ending the seal column, so
+ * that the request path reads it with the row). Turning it on
+ * (on = 1) is refused (HSC_EINVAL) while user has no passkey, or one
+ * without a seal, or 64 sealed ones (no room for the block); it needs no
+ * proof (it only takes away). Turning it off needs z (HSC_SEAL_LEN bytes,
+ * the PRF output of one of user's sealed passkeys: HSC_EAUTH otherwise),
+ * or z NULL for the administrator (on PostgreSQL only the admin role may:
+ * the httpd role is refused by the database). While it is on, adding a
+ * passkey without a seal is refused (HSC_EINVAL); removing the last
+ * passkey turns it off. Old cookies need no gen + 1: they stop verifying.
+ * HSC_OK (also when it was so already); HSC_ENOUSER; HSC_EINVAL;
+ * HSC_EAUTH; HSC_EREADONLY; HSC_ESTORE.
+ */
+hsc_status_t hsc_passkeys_require_seal(hsc_factors_t *f, const char *user,
+                                       int on,
+                                       const unsigned char *z) HSC_MUST_CHECK;
+
+/** *on = 1 when user's row has the seal switch on, else 0. HSC_OK;
+ *  HSC_ENOUSER; HSC_ESTORE. PostgreSQL: the admin role's (as seals). */
+hsc_status_t hsc_passkeys_seal_required(hsc_factors_t *f, const char *user,
+                                        int *on) HSC_MUST_CHECK;
 
 /** 1 when name is a credential name: as an app password's (1 to 64
  *  printable ASCII characters, no space first or last). */

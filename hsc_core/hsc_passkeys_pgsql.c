@@ -9,7 +9,10 @@
  * (the one-time rule's compare-and-set), hsc_passkey_rename and
  * hsc_passkey_remove. The handle and the seal column are read from the
  * tables (the admin role: hsc-admin and tests). The trigger
- * hsc_passkeys_seals keeps hsc_users.passkey_seals right.
+ * hsc_passkeys_seals keeps hsc_users.passkey_seals right. The seal switch
+ * (schema version 8, 008-seal-switch.sql): hsc_passkey_seal_switch (on;
+ * off with a seal) for the httpd role, hsc_passkey_seal_off (off without
+ * one) for the admin role only.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -147,6 +150,14 @@ hsc_status_t hsc_pq_passkey_add(hsc_factors_t *f, const hsc_passkey_t *pk,
               "$6, $7::bigint, $8::boolean, $9::boolean, $10::boolean, $11, "
               "$12::boolean, $13, $14, $15::bigint)::text, 'refused')",
               15, v, l, fm, 1, &res);
+    if (st == HSC_ESTORE && strstr(f->errmsg, "SQLSTATE 23514") != NULL
+        && strstr(f->errmsg, "seal switch") != NULL) {
+        /* hsc_passkeys_sealed_only: a passkey without a seal while the
+         * user's switch is on is bad input, as on SQLite. */
+        hsc_factors_msgf(f, "passkey add: every passkey of this user must "
+                            "be sealed (the seal switch is on)");
+        return HSC_EINVAL;
+    }
     if (st != HSC_OK) {
         return st;
     }
@@ -394,4 +405,48 @@ hsc_status_t hsc_pq_passkey_seals(hsc_factors_t *f, const char *user,
     return user_blob(f, "passkey seals",
                      "SELECT passkey_seals FROM hsc_users WHERE username = $1",
                      user, buf, cap, len);
+}
+
+hsc_status_t hsc_pq_passkey_require_seal(hsc_factors_t *f, const char *user,
+                                         int on, const unsigned char *z)
+{
+    const char *v[3] = {user, on ? "t" : "f", (const char *)z};
+    int l[3] = {0, 0, z != NULL ? HSC_PASSKEY_SEAL_LEN : 0}, fm[3] = {0, 0, 1};
+    PGresult *res;
+    hsc_status_t st;
+    const char *got;
+
+    /* Off without a seal is the administrator's (a function the httpd
+     * role may not call); the rest goes through the httpd role's. */
+    if (!on && z == NULL) {
+        st = exec(f, "require seal", "SELECT hsc_passkey_seal_off($1)", 1, v,
+                  NULL, NULL, 1, &res);
+    }
+    else {
+        st = exec(f, "require seal",
+                  "SELECT hsc_passkey_seal_switch($1, $2::boolean, $3)", 3, v,
+                  l, fm, 1, &res);
+    }
+    if (st != HSC_OK) {
+        return st;
+    }
+    got = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ? PQgetvalue(res, 0, 0)
+                                                         : NULL;
+    if (PQntuples(res) != 1) {
+        hsc_factors_msgf(f, "require seal: unexpected answer");
+        st = HSC_ESTORE;
+    }
+    else if (got == NULL) {
+        hsc_factors_msgf(f, "require seal: no such user");
+        st = HSC_ENOUSER;
+    }
+    else if (strcmp(got, "ok") != 0) {
+        hsc_factors_msgf(f, on ? "require seal: the user needs at least one "
+                                 "passkey, every one sealed (and at most 63)"
+                               : "require seal: turning it off needs the "
+                                 "seal of one of the user's passkeys");
+        st = on ? HSC_EINVAL : HSC_EAUTH;
+    }
+    PQclear(res);
+    return st;
 }

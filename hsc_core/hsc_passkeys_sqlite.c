@@ -9,7 +9,9 @@
  * there, is the current one.
  *
  * Every add and remove rewrites the user's hsc_users.passkey_seals in
- * its transaction (seals_rewrite), from the credentials then present.
+ * its transaction (seals_rewrite), from the credentials then present,
+ * keeping the seal switch's block of zeros at its end (hsc_store.h,
+ * hsc_user_seal_required) while any sealed credential is left.
  */
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +92,42 @@ static int row_to_pk(sqlite3_stmt *st, hsc_passkey_t *pk)
     return 1;
 }
 
+/* 1 when user's seal column ends with the seal switch's block (read
+ * inside the caller's transaction); 0 when not; -1 on a failure. */
+static int switch_on(sq_factors_t *f, const char *user)
+{
+    unsigned char buf[HSC_PASSKEY_SEALS_MAX * HSC_PASSKEY_SEAL_LEN];
+    sqlite3_stmt *st;
+    hsc_user_t u;
+    int rc, n, on = -1;
+
+    st = hsc_fx_prepare_user(f->db,
+                             "SELECT passkey_seals FROM hsc_users "
+                             "WHERE username = ?1",
+                             user, &rc);
+    if (st == NULL) {
+        return -1;
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        on = 0;
+    }
+    else if (rc == SQLITE_ROW) {
+        n = sqlite3_column_bytes(st, 0);
+        if (n >= 0 && (size_t)n <= sizeof(buf)) {
+            memset(&u, 0, sizeof(u));
+            if (n > 0) {
+                memcpy(buf, sqlite3_column_blob(st, 0), (size_t)n);
+            }
+            u.seals = buf;
+            u.seals_len = (size_t)n;
+            on = hsc_user_seal_required(&u);
+        }
+    }
+    sqlite3_finalize(st);
+    return on;
+}
+
 /* Rewrite user's hsc_users.passkey_seals from the credentials present:
  * inside the caller's transaction. */
 static hsc_status_t seals_rewrite(sq_factors_t *f, const char *user)
@@ -97,8 +135,11 @@ static hsc_status_t seals_rewrite(sq_factors_t *f, const char *user)
     unsigned char buf[HSC_PASSKEY_SEALS_MAX * HSC_PASSKEY_SEAL_LEN];
     size_t n = 0;
     sqlite3_stmt *st;
-    int rc;
+    int rc, on = switch_on(f, user);
 
+    if (on < 0) {
+        return hsc_fx_fail(f, f->db, "passkey seals", SQLITE_ERROR);
+    }
     st = hsc_fx_prepare_user(f->db,
                              "SELECT seal_hash FROM hsc_passkeys "
                              "WHERE username = ?1 AND seal_hash IS NOT NULL "
@@ -123,6 +164,19 @@ static hsc_status_t seals_rewrite(sq_factors_t *f, const char *user)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
         return hsc_fx_fail(f, f->db, "passkey seals", rc);
+    }
+    /* The switch stays on while a sealed credential is left (none left:
+     * NULL, so the last one's removal turns it off). */
+    if (on && n > 0) {
+        if (n + HSC_PASSKEY_SEAL_LEN > sizeof(buf)) {
+            hsc_factors_msgf(&f->base,
+                             "passkey seals: the seal switch is on, so at "
+                             "most %d sealed passkeys",
+                             HSC_PASSKEY_SEALS_MAX - 1);
+            return HSC_EINVAL;
+        }
+        memset(buf + n, 0, HSC_PASSKEY_SEAL_LEN);
+        n += HSC_PASSKEY_SEAL_LEN;
     }
     st = hsc_fx_prepare_user(f->db,
                              "UPDATE hsc_users SET passkey_seals = ?2 "
@@ -190,6 +244,12 @@ hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
         s = HSC_EAUTH;
     }
     if (s != HSC_OK) {
+        goto done;
+    }
+    if (!pk->sealed && switch_on(f, pk->user) != 0) {
+        hsc_factors_msgf(fb, "passkey add: every passkey of this user must "
+                             "be sealed (the seal switch is on)");
+        s = HSC_EINVAL;
         goto done;
     }
     rc = sqlite3_prepare_v2(
@@ -479,6 +539,155 @@ hsc_status_t hsc_fx_passkey_remove(hsc_factors_t *fb, const char *user,
                                    const unsigned char *id, size_t len)
 {
     return own_write(fb, user, id, len, NULL);
+}
+
+/* Whether user may turn the switch on: HSC_OK, HSC_EINVAL (no passkey,
+ * an unsealed one) or a failure. Inside the caller's transaction. */
+static hsc_status_t may_require(sq_factors_t *f, const char *user)
+{
+    sqlite3_stmt *st;
+    hsc_status_t s = HSC_OK;
+    int rc;
+
+    st = hsc_fx_prepare_user(f->db,
+                             "SELECT count(*), count(*) - count(seal_hash) "
+                             "FROM hsc_passkeys WHERE username = ?1",
+                             user, &rc);
+    if (st == NULL) {
+        return hsc_fx_fail(f, f->db, "require seal", rc);
+    }
+    if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+        s = hsc_fx_fail(f, f->db, "require seal", rc);
+    }
+    else if (sqlite3_column_int64(st, 0) == 0
+             || sqlite3_column_int64(st, 1) != 0) {
+        hsc_factors_msgf(&f->base,
+                         "require seal: the user needs at least one passkey, "
+                         "and every one sealed");
+        s = HSC_EINVAL;
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+/* 1 when SHA-256(z) is one of the n bytes of seal hashes in col (each
+ * compared in constant time). */
+static int z_matches(const unsigned char *z, const unsigned char *col, size_t n)
+{
+    unsigned char h[HSC_AUTH_LEN];
+    size_t i;
+    int found = 0;
+
+    if (hsc_authenticator(z, h) != HSC_OK) {
+        return 0;
+    }
+    for (i = 0; i + HSC_PASSKEY_SEAL_LEN <= n; i += HSC_PASSKEY_SEAL_LEN) {
+        found |= hsc_ct_equal(h, col + i, HSC_PASSKEY_SEAL_LEN);
+    }
+    hsc_wipe(h, sizeof(h));
+    return found;
+}
+
+/* user's seal column into col (u->seals, u->seals_len): HSC_OK,
+ * HSC_ENOUSER, or a failure. Inside the caller's transaction. */
+static hsc_status_t read_column(sq_factors_t *f, const char *user,
+                                unsigned char *col, size_t cap, hsc_user_t *u)
+{
+    sqlite3_stmt *st;
+    hsc_status_t s = HSC_OK;
+    int rc, n;
+
+    memset(u, 0, sizeof(*u));
+    st = hsc_fx_prepare_user(f->db,
+                             "SELECT passkey_seals FROM hsc_users "
+                             "WHERE username = ?1",
+                             user, &rc);
+    if (st == NULL) {
+        return hsc_fx_fail(f, f->db, "require seal", rc);
+    }
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_DONE) {
+        hsc_factors_msgf(&f->base, "require seal: no such user");
+        s = HSC_ENOUSER;
+    }
+    else if (rc != SQLITE_ROW) {
+        s = hsc_fx_fail(f, f->db, "require seal", rc);
+    }
+    else if ((n = sqlite3_column_bytes(st, 0)) < 0 || (size_t)n > cap) {
+        hsc_factors_msgf(&f->base, "require seal: malformed seal column");
+        s = HSC_ESTORE;
+    }
+    else {
+        if (n > 0) {
+            memcpy(col, sqlite3_column_blob(st, 0), (size_t)n);
+        }
+        u->seals = col;
+        u->seals_len = (size_t)n;
+    }
+    sqlite3_finalize(st);
+    return s;
+}
+
+hsc_status_t hsc_fx_passkey_require_seal(hsc_factors_t *fb, const char *user,
+                                         int on, const unsigned char *z)
+{
+    sq_factors_t *f = with_passkeys(fb);
+    unsigned char col[HSC_PASSKEY_SEALS_MAX * HSC_PASSKEY_SEAL_LEN];
+    hsc_user_t u;
+    sqlite3_stmt *st;
+    hsc_status_t s;
+    int rc;
+
+    if (f == NULL) {
+        return HSC_ESTORE;
+    }
+    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        return hsc_fx_fail(f, f->db, "require seal", rc);
+    }
+    s = read_column(f, user, col, sizeof(col), &u);
+    if (s != HSC_OK || on == hsc_user_seal_required(&u)) {
+        return hsc_fx_finish(f, s, "require seal"); /* or so already */
+    }
+    if (on) {
+        s = may_require(f, user);
+        if (s == HSC_OK && u.seals_len + HSC_PASSKEY_SEAL_LEN > sizeof(col)) {
+            hsc_factors_msgf(fb,
+                             "require seal: %d sealed passkeys leave no "
+                             "room for the switch",
+                             HSC_PASSKEY_SEALS_MAX);
+            s = HSC_EINVAL;
+        }
+        if (s != HSC_OK) {
+            return hsc_fx_finish(f, s, "require seal");
+        }
+        memset(col + u.seals_len, 0, HSC_PASSKEY_SEAL_LEN);
+        u.seals_len += HSC_PASSKEY_SEAL_LEN;
+    }
+    else {
+        u.seals_len = hsc_user_seal_bytes(&u);
+        if (z != NULL && !z_matches(z, col, u.seals_len)) {
+            hsc_factors_msgf(fb, "require seal: turning it off needs the "
+                                 "seal of one of the user's passkeys");
+            return hsc_fx_finish(f, HSC_EAUTH, "require seal");
+        }
+    }
+    st = hsc_fx_prepare_user(f->db,
+                             "UPDATE hsc_users SET passkey_seals = ?2 "
+                             "WHERE username = ?1",
+                             user, &rc);
+    if (st != NULL) {
+        rc = u.seals_len > 0 ? sqlite3_bind_blob(st, 2, col, (int)u.seals_len,
+                                                 SQLITE_TRANSIENT)
+                             : sqlite3_bind_null(st, 2);
+    }
+    if (st == NULL || rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return hsc_fx_finish(f, hsc_fx_fail(f, f->db, "require seal", rc),
+                             "require seal");
+    }
+    s = hsc_fx_run_write(f, f->db, st, "require seal", NULL);
+    return hsc_fx_finish(f, s, "require seal");
 }
 
 /* One blob of user's row by sql into buf (cap); ENOUSER when no row. */

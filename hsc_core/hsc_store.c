@@ -185,7 +185,7 @@ hsc_status_t hsc_store_get(hsc_store_t *s, const char *user, size_t len,
     }
     if (use) {
         hsc_cache_ticket(s->cache, &t);
-        if (hsc_cache_get(s->cache, user, len, out, s->text)) {
+        if (hsc_cache_get(s->cache, user, len, out, s->text, s->seals)) {
             s->hits++;
             s->lagging = v.lags;
             hsc_store_cache_note(1);
@@ -548,7 +548,10 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
         || row->auth == NULL || row->groups == NULL || row->name_len < 1
         || row->name_len > HSC_USER_MAX || row->salt_len != HSC_SALT_LEN
         || row->auth_len != HSC_AUTH_LEN || row->kdf_len < 1
-        || row->kdf_len >= sizeof(spec)) {
+        || row->kdf_len >= sizeof(spec)
+        || (row->seals_len > 0 && row->seals == NULL)
+        || row->seals_len % HSC_SEAL_HASH_LEN != 0
+        || row->seals_len > sizeof(s->seals)) {
         hsc_store_msgf(s->errmsg, sizeof(s->errmsg),
                        "user record is malformed");
         return HSC_ESTORE;
@@ -578,7 +581,30 @@ hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,
     out->gen = row->gen;
     out->created = row->created;
     out->updated = row->updated;
+    out->seals = NULL;
+    out->seals_len = row->seals_len;
+    if (row->seals_len > 0) {
+        memcpy(s->seals, row->seals, row->seals_len);
+        out->seals = s->seals;
+    }
     return HSC_OK;
+}
+
+int hsc_user_seal_required(const hsc_user_t *u)
+{
+    static const unsigned char zero[HSC_SEAL_HASH_LEN];
+
+    return u->seals != NULL && u->seals_len >= HSC_SEAL_HASH_LEN
+           && memcmp(u->seals + u->seals_len - HSC_SEAL_HASH_LEN, zero,
+                     HSC_SEAL_HASH_LEN)
+                  == 0;
+}
+
+size_t hsc_user_seal_bytes(const hsc_user_t *u)
+{
+    return u->seals == NULL            ? 0
+           : hsc_user_seal_required(u) ? u->seals_len - HSC_SEAL_HASH_LEN
+                                       : u->seals_len;
 }
 
 void hsc_store_use_cache(hsc_store_t *s, hsc_cache_t *cache)

@@ -27,7 +27,31 @@ typedef struct hsc_user_s {
     int64_t revoked_before; /* format 1: cookies with iat < this are refused */
     int64_t gen;            /* format 2: cookies of another gen are refused */
     int64_t created, updated; /* Unix seconds */
+    /* The user's passkeys' seal hashes (SHA-256(z), HSC_SEAL_HASH_LEN
+     * bytes each, hsc_users.passkey_seals): seals_len bytes, a multiple
+     * of HSC_SEAL_HASH_LEN, at most HSC_SEALS_MAX of them; NULL and 0
+     * when none (or the file predates them). Handle-owned, as groups. */
+    const unsigned char *seals;
+    size_t seals_len;
 } hsc_user_t;
+
+/* Bytes of one seal hash, and how many a user's row holds at most (the
+ * schema's CHECK on passkey_seals). */
+#define HSC_SEAL_HASH_LEN 32
+#define HSC_SEALS_MAX 64
+
+/**
+ * The per-user switch "every cookie of this user needs the seal" is a
+ * last block of HSC_SEAL_HASH_LEN zero bytes in the seal column (no z
+ * has SHA-256 zero, so it can never match a cookie): 1 when u has it.
+ * It is in the row the request path reads already, in every cache of
+ * it, and leaves with the user's last passkey (the column is then NULL).
+ * docs/dev/passkeys.md says why this encoding.
+ */
+int hsc_user_seal_required(const hsc_user_t *u);
+/** The bytes of u's seal column that are seal hashes (without the
+ *  switch's block). */
+size_t hsc_user_seal_bytes(const hsc_user_t *u);
 
 typedef struct hsc_store hsc_store_t;
 

@@ -138,6 +138,8 @@ struct hsc_store {
     char name[HSC_USER_MAX + 1];
     char *groups; /* grown as needed; freed by hsc_store_close */
     size_t groups_cap;
+    /* The last user's seal hashes (a backend's read or a cache hit). */
+    unsigned char seals[HSC_SEALS_MAX * HSC_SEAL_HASH_LEN];
 };
 
 /* One user's row as a backend read it, before any check: lengths as the
@@ -153,12 +155,15 @@ typedef struct {
     size_t auth_len;
     const char *groups;
     size_t groups_len;
+    const void *seals; /* passkey_seals; NULL or 0 bytes: none */
+    size_t seals_len;
     int disabled;
     int64_t revoked_before, created, updated, gen;
 } hsc_store_row_t;
 
 /* Check a row and copy it into *out, its strings into the handle (name,
- * groups). HSC_OK; HSC_ESTORE with errmsg "user record is malformed" or
+ * groups, seals). HSC_OK; HSC_ESTORE with errmsg "user record is
+ * malformed" (seals too: not a whole number of hashes, or too many) or
  * "... has an invalid kdf"; HSC_ENOMEM. The one row copy of every
  * backend. */
 hsc_status_t hsc_store_hold_user(hsc_store_t *s, const hsc_store_row_t *row,

@@ -52,7 +52,7 @@ extern const char *const hsc_pgsql_schema[];
 
 #define USER_COLUMNS                                                           \
     "u.username, u.salt, u.kdf, u.authenticator, u.groups, u.disabled, "       \
-    "u.revoked_before, u.created, u.updated, u.gen"
+    "u.revoked_before, u.created, u.updated, u.gen, u.passkey_seals"
 
 /* Prepared on every new connection. */
 static const struct {
@@ -741,7 +741,7 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
 {
     hsc_store_row_t r;
 
-    if (PQnfields(res) < 10 || PQgetisnull(res, row, 1)
+    if (PQnfields(res) < 11 || PQgetisnull(res, row, 1)
         || PQgetlength(res, row, 5) != 1 || PQgetlength(res, row, 6) != 8
         || PQgetlength(res, row, 7) != 8 || PQgetlength(res, row, 8) != 8
         || PQgetlength(res, row, 9) != 8 || PQgetlength(res, row, 0) < 0
@@ -765,6 +765,10 @@ static hsc_status_t row_to_user(pg_store_t *ps, const PGresult *res, int row,
     r.created = be64(PQgetvalue(res, row, 7));
     r.updated = be64(PQgetvalue(res, row, 8));
     r.gen = be64(PQgetvalue(res, row, 9));
+    /* NULL (no sealed passkey) reads as 0 bytes. */
+    r.seals = PQgetvalue(res, row, 10);
+    r.seals_len = PQgetisnull(res, row, 10) ? 0
+                                            : (size_t)PQgetlength(res, row, 10);
     return hsc_store_hold_user(&ps->base, &r, out);
 }
 
@@ -908,7 +912,7 @@ static hsc_status_t pg_get(hsc_store_t *s, const char *user, size_t len,
     if (st != HSC_OK) {
         return st;
     }
-    if (PQntuples(res) != 1 || PQnfields(res) != 11) {
+    if (PQntuples(res) != 1 || PQnfields(res) != 12) {
         PQclear(res);
         hsc_store_msgf(ps->base.errmsg, sizeof(ps->base.errmsg),
                        "get: unexpected answer");

@@ -100,10 +100,23 @@ extern const size_t hsc_sqlite_schema_count;
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, "   \
     "created, updated"
 #define USER_COLUMNS USER_COLUMNS_NO_GEN ", gen"
-/* What a read selects from a file of version ver. */
+/*
+ * The version whose step added hsc_users.passkey_seals (hsc_passkeys.h).
+ * An older file's users read no seal hashes, so a sealed cookie fails
+ * there (closed): no passkey can be registered before the upgrade.
+ */
+#define HSC_SQLITE_SEALS_VERSION 6
+/* The newest version whose columns a read selects: a connection to an
+ * older file looks for an upgrade under it on each lookup (catch_up). */
+#define HSC_SQLITE_READ_VERSION HSC_SQLITE_SEALS_VERSION
+/* What a read selects from a file of version ver: USER_COLUMNS, then
+ * the seal hashes. */
 #define SELECT_USER(ver)                                                       \
-    ((ver) >= HSC_SQLITE_GEN_VERSION ? "SELECT " USER_COLUMNS                  \
-                                     : "SELECT " USER_COLUMNS_NO_GEN ", -1")
+    ((ver) >= HSC_SQLITE_SEALS_VERSION ? "SELECT " USER_COLUMNS                \
+                                         ", passkey_seals"                     \
+     : (ver) >= HSC_SQLITE_GEN_VERSION ? "SELECT " USER_COLUMNS ", NULL"       \
+                                       : "SELECT " USER_COLUMNS_NO_GEN         \
+                                         ", -1, NULL")
 
 typedef struct {
     hsc_store_t base;     /* first: the handle callers hold */
@@ -817,7 +830,7 @@ static hsc_status_t watch(sq_store_t *sq)
     return HSC_OK;
 }
 
-/* The current row of st (USER_COLUMNS) into *out (hsc_store_hold_user). */
+/* The current row of st (SELECT_USER) into *out (hsc_store_hold_user). */
 static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
                                 hsc_user_t *out)
 {
@@ -840,28 +853,39 @@ static hsc_status_t row_to_user(sq_store_t *sq, sqlite3_stmt *st,
     row.created = sqlite3_column_int64(st, 7);
     row.updated = sqlite3_column_int64(st, 8);
     row.gen = sqlite3_column_int64(st, 9);
+    row.seals = sqlite3_column_blob(st, 10);
+    n = sqlite3_column_bytes(st, 10);
+    row.seals_len = n < 0 ? 0 : (size_t)n;
+    if (sqlite3_column_type(st, 10) != SQLITE_NULL
+        && sqlite3_column_type(st, 10) != SQLITE_BLOB) {
+        row.seals_len = 1; /* not a whole hash: malformed */
+    }
     return hsc_store_hold_user(&sq->base, &row, out);
 }
 
 /*
- * A connection to a file older than version 3 reads gen -1. Once
- * "hsc-admin init" has upgraded the file under it, its lookup must read
- * the real gen, or it would refuse the format 2 cookies other processes
- * now mint: asked on each lookup of such a connection only (one PRAGMA).
+ * A connection to a file older than version 3 reads gen -1 (older than
+ * 6: no seal hashes). Once "hsc-admin init" has upgraded the file under
+ * it, its lookup must read the new columns, or it would refuse the format
+ * 2 (or sealed) cookies other processes now mint: asked on each lookup of
+ * such a connection only (one PRAGMA).
  */
 static void gen_catch_up(sq_store_t *sq)
 {
     sqlite3_stmt *get = NULL;
     int64_t ver;
+    char sql[256];
 
-    if (sq->version >= HSC_SQLITE_GEN_VERSION || sq->db == NULL
+    if (sq->version >= HSC_SQLITE_READ_VERSION || sq->db == NULL
         || query_int(sq->db, "PRAGMA user_version", &ver) != SQLITE_OK
-        || ver < HSC_SQLITE_GEN_VERSION
-        || sqlite3_prepare_v3(sq->db,
-                              "SELECT " USER_COLUMNS
-                              " FROM hsc_users WHERE username = ?1",
-                              -1, SQLITE_PREPARE_PERSISTENT, &get, NULL)
-               != SQLITE_OK) {
+        || ver <= sq->version) {
+        return;
+    }
+    snprintf(sql, sizeof(sql), "%s FROM hsc_users WHERE username = ?1",
+             SELECT_USER(ver));
+    if (sqlite3_prepare_v3(sq->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &get,
+                           NULL)
+        != SQLITE_OK) {
         sqlite3_finalize(get);
         return;
     }

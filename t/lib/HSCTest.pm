@@ -7,7 +7,8 @@ use strict;
 use warnings FATAL => 'all';
 
 use Exporter 'import';
-use Digest::SHA qw(hmac_sha1);
+use Digest::SHA qw(hmac_sha1 hmac_sha256);
+use MIME::Base64 qw(decode_base64url encode_base64url);
 use File::Path qw(remove_tree make_path);
 use File::Spec ();
 use FindBin ();
@@ -23,6 +24,7 @@ our @EXPORT = qw(
     get_with sleep_until %PW html_field base32_decode totp
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
     log_size log_since free_port answer_detail storeid_db storeid_fix_owner
+    mint2
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -30,7 +32,7 @@ our @EXPORT = qw(
 our %PW = map { $_ => "$_-pw-1" }
     qw(alice bob carol dave erin frank grace heidi ivan judy kim leo mia ned
        oscar pat quinn rita sam tom uma wes xena yara zack vera ugo yves zoe
-       ines omar pia rui tara);
+       ines omar pia rui tara dora);
 my %GROUPS = (alice => 'staff,admins', bob => 'staff', judy => 'staff',
               wes => 'ops,staff', xena => 'staff', yara => 'staff',
               yves => 'staff,ops');
@@ -325,6 +327,25 @@ sub answer_detail
     my $first = (split /\n/, $res->content // '')[0] // '';
     return $res->code . ($internal ? " from LWP itself: $first"
                                    : ' from httpd');
+}
+
+# A format 2 cookie value (docs/spec/hsc-v2.md) minted here with the first
+# key of a key file (default the main server's), as an attacker holding
+# the key file would: %c has user, iat, exp, gen, lid (its base64url text),
+# amr, mfa_at, auth (bytes: x_n when pwd, then z when seal), and scope and
+# address (default empty). Perl's HMAC, not the module's code.
+sub mint2
+{
+    my (%c) = @_;
+    my ($line) = grep { /^[A-Za-z0-9_-]+\s+\S/ }
+        split /\n/, slurp($c{keys} // var_dir() . '/keys');
+    my ($kid, $secret) = split /\s+/, $line;
+    my $k = hmac_sha256('hsc-cookie-mac-v1', decode_base64url($secret));
+    my $body = join '.', 2, $kid, encode_base64url($c{user}), $c{iat},
+        $c{exp}, $c{gen}, $c{lid}, $c{amr}, $c{mfa_at},
+        encode_base64url($c{auth});
+    my $m = join "\n", $body, $c{scope} // '', $c{address} // '';
+    return $body . '.' . encode_base64url(hmac_sha256($m, $k));
 }
 
 sub sleep_until

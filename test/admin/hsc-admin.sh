@@ -920,7 +920,7 @@ check "and keeps tom's" test "$(tq "SELECT count(*) FROM hsc_tokens \
     WHERE username = 'tom'")" = 1
 expect 3 "token list of the deleted user" "$ADMIN" token list "$K" tina
 
-# --- passkeys: webauthn list|rename|remove, show ----------------------------
+# --- passkeys: webauthn list|rename|remove|require-seal, show ---------------
 # hsc-admin cannot register one (that needs a browser): rows are made here
 # as the account page would leave them, the seal column included.
 P="$T/passkeys.db"
@@ -934,13 +934,13 @@ pq "INSERT INTO hsc_passkey_users VALUES ('pam', zeroblob(32)), \
     ('pat', x'$(printf '01%.0s' $(seq 32))');
 INSERT INTO hsc_passkeys (cred_id, username, alg, spki, transports, prf, \
     seal_hash, name, created, uv) VALUES \
-    (x'0102fe', 'pam', -7, x'30', 'internal', 1, zeroblob(32), 'phone', \
+    (x'0102fe', 'pam', -7, x'30', 'internal', 1, x'$(printf '5a%.0s' $(seq 32))', 'phone', \
      1700000000, 1), \
     (x'ff', 'pam', -8, x'30', '', 0, NULL, 'key', 1700000100, 0), \
     (x'ee', 'pat', -7, x'30', '', 0, NULL, 'pats', 1700000200, 0);
-UPDATE hsc_users SET passkey_seals = zeroblob(32) WHERE username = 'pam'"
-expect 2 "webauthn without list, rename or remove" "$ADMIN" webauthn frob "$P" pam
-check "says which" err_has "webauthn: list, rename or remove"
+UPDATE hsc_users SET passkey_seals = x'$(printf '5a%.0s' $(seq 32))' WHERE username = 'pam'"
+expect 2 "webauthn without list, rename, remove or require-seal" "$ADMIN" webauthn frob "$P" pam
+check "says which" err_has "webauthn: list, rename, remove or require-seal"
 expect 0 "webauthn list" "$ADMIN" webauthn list "$P" pam
 check "one line a passkey" test "$(wc -l <"$T/out")" -eq 2
 check "the id in base64url, name, date, sealed" \
@@ -952,6 +952,44 @@ expect 0 "show lists the passkeys" "$ADMIN" show "$P" pam
 check "with a count" out_has "^passkeys: 2$"
 check "name, created, sealed" out_has '^passkey: "phone", created 2023-11-14T22:13:20Z, sealed$'
 check "and not sealed" out_has '^passkey: "key", created .*, not sealed$'
+# the seal switch: pia has one sealed passkey (rows as the account page
+# would leave them); pam has an unsealed one too.
+PIA_HEX=$(printf '6B%.0s' $(seq 32))
+run -i "pw
+" "$ADMIN" add "$P" pia --kdf "$FAST" --password-stdin --force
+pq "INSERT INTO hsc_passkeys (cred_id, username, alg, spki, prf, seal_hash, \
+    name, created) VALUES (x'aa', 'pia', -7, x'30', 1, x'$PIA_HEX', 'pias', \
+    1700000300);
+UPDATE hsc_users SET passkey_seals = x'$PIA_HEX' WHERE username = 'pia'"
+pia_col() { pq "SELECT quote(passkey_seals) FROM hsc_users WHERE username = 'pia'"; }
+expect 3 "webauthn require-seal on while pam has an unsealed passkey" \
+    "$ADMIN" webauthn require-seal "$P" pam on
+check "says why" err_has "every one is sealed"
+check "pam's row is unchanged" test "$(pq "SELECT hex(passkey_seals) \
+    FROM hsc_users WHERE username = 'pam'")" = "$(printf '5A%.0s' $(seq 32))"
+expect 2 "webauthn require-seal with neither on nor off" \
+    "$ADMIN" webauthn require-seal "$P" pia yes
+expect 3 "webauthn require-seal of a user who does not exist" \
+    "$ADMIN" webauthn require-seal "$P" nobody on
+expect 0 "show: the seal is not required yet" "$ADMIN" show "$P" pia
+check "says so" out_has "^seal required: no$"
+gen0=$(pq "SELECT gen FROM hsc_users WHERE username = 'pia'")
+expect 0 "webauthn require-seal on" "$ADMIN" webauthn require-seal "$P" pia on
+check "her seal column ends with the block of zeros" \
+    test "$(pia_col)" = "X'$PIA_HEX$(printf '00%.0s' $(seq 32))'"
+check "and her gen is unchanged (her unsealed cookies fail by themselves)" \
+    test "$(pq "SELECT gen FROM hsc_users WHERE username = 'pia'")" = "$gen0"
+expect 0 "show" "$ADMIN" show "$P" pia
+check "says the seal is required" out_has "^seal required: yes$"
+expect 0 "on twice" "$ADMIN" webauthn require-seal "$P" pia on
+check "one block" test "$(pia_col)" = "X'$PIA_HEX$(printf '00%.0s' $(seq 32))'"
+expect 0 "webauthn require-seal off" "$ADMIN" webauthn require-seal "$P" pia off
+check "the column is her seal hash again" test "$(pia_col)" = "X'$PIA_HEX'"
+expect 0 "on again" "$ADMIN" webauthn require-seal "$P" pia on
+expect 0 "webauthn remove of her last passkey" "$ADMIN" webauthn remove "$P" pia qg
+check "turns it off (no column left)" test "$(pia_col)" = NULL
+expect 0 "show" "$ADMIN" show "$P" pia
+check "says it is not required" out_has "^seal required: no$"
 expect 3 "webauthn rename of another user's passkey" \
     "$ADMIN" webauthn rename "$P" pat AQL- mine
 check "says so" err_has "no passkey AQL- (unknown, or another user's)"

@@ -44,9 +44,23 @@ static void name_of(unsigned i, char *buf, size_t len)
     }
 }
 
+/* Seal hashes of version v: v % 6 of them (5 is one too many to keep). */
+static unsigned char seal_bytes[5 * 32];
+
+/* 1 when a record of version v may be kept at all. */
+static int fits(const hsc_user_t *u, const char *groups)
+{
+    return hsc_cache_fits(u->name_len, strlen(groups))
+           && u->seals_len <= HSC_CACHE_SEAL_BYTES;
+}
+
 static void record(hsc_user_t *u, char *name, char *groups, unsigned v)
 {
     memset(u, 0, sizeof(*u));
+    memset(seal_bytes, (int)((v * 7) & 0xff), sizeof(seal_bytes));
+    seal_bytes[0] = (unsigned char)(v >> 16);
+    u->seals_len = (size_t)(v % 6) * 32;
+    u->seals = u->seals_len > 0 ? seal_bytes : NULL;
     u->name = name;
     u->name_len = strlen(name);
     snprintf(groups, 16, "g%u", v % 10);
@@ -79,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         unsigned op = data[i] % 8, arg = data[i + 1];
         unsigned n = arg % NAMES;
         char name[128], groups[16], text[HSC_CACHE_TEXT];
+        unsigned char seals_buf[HSC_CACHE_SEAL_BYTES];
         hsc_cache_ticket_t t;
         hsc_user_t u, got;
         int kept, j;
@@ -90,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             record(&u, name, groups, next_version);
             hsc_cache_ticket(c, &t);
             kept = hsc_cache_put(c, &t, &u);
-            HSC_FUZZ_ASSERT(kept == hsc_cache_fits(u.name_len, strlen(groups)));
+            HSC_FUZZ_ASSERT(kept == fits(&u, groups));
             if (kept) {
                 m.version[n] = next_version;
             }
@@ -98,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 2: /* get */
         case 3:
-            if (hsc_cache_get(c, name, strlen(name), &got, text)) {
+            if (hsc_cache_get(c, name, strlen(name), &got, text, seals_buf)) {
                 HSC_FUZZ_ASSERT(m.version[n] != 0);
                 record(&u, name, groups, m.version[n]);
                 HSC_FUZZ_ASSERT(
@@ -108,7 +123,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     && got.disabled == u.disabled
                     && memcmp(got.salt, u.salt, HSC_SALT_LEN) == 0
                     && memcmp(got.authenticator, u.authenticator, HSC_AUTH_LEN)
-                           == 0);
+                           == 0
+                    && got.seals_len == u.seals_len
+                    && (u.seals_len == 0
+                            ? got.seals == NULL
+                            : memcmp(got.seals, u.seals, u.seals_len) == 0));
             }
             break;
         case 4: /* drop a name */
@@ -151,8 +170,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 HSC_FUZZ_ASSERT(kept == 0);
             }
             else {
-                HSC_FUZZ_ASSERT(kept
-                                == hsc_cache_fits(u.name_len, strlen(groups)));
+                HSC_FUZZ_ASSERT(kept == fits(&u, groups));
             }
             if (kept) {
                 m.version[held_name] = next_version;
@@ -163,7 +181,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A miss is always allowed (eviction); a stale hit never is. */
         for (j = 0; j < NAMES && (i & 63) == 0; j++) {
             name_of((unsigned)j, name, sizeof(name));
-            if (hsc_cache_get(c, name, strlen(name), &got, text)) {
+            if (hsc_cache_get(c, name, strlen(name), &got, text, seals_buf)) {
                 HSC_FUZZ_ASSERT(m.version[j] != 0
                                 && got.revoked_before == (int64_t)m.version[j]);
             }

@@ -2,8 +2,8 @@
 # test/pgsql/passkeys-pgsql.sh: the passkey store on PostgreSQL:
 # test/unit/test_passkeys in its "pgsql" mode (the same checks as on
 # SQLite: two handles standing for two servers, the one-time rule through
-# hsc_passkey_accept, the seal column kept by its trigger; the upgrade of
-# a version 6 database to 7) against a throwaway PostgreSQL that this
+# hsc_passkey_accept, the seal column kept by its trigger, the seal switch
+# of version 8; the upgrade of a version 6 database to 8) against a throwaway PostgreSQL that this
 # script starts and stops (pg-tmp.sh).
 set -u
 top_srcdir=${top_srcdir:-.}
@@ -17,7 +17,7 @@ if ! pg_tmp_start "$W"; then
     echo "1..1"
     exit 1
 fi
-for db in pk_store pk_old; do
+for db in pk_store pk_switch pk_old; do
     pg_tmp_psql "CREATE DATABASE $db" || {
         echo "not ok 1 - CREATE DATABASE $db"
         echo "1..1"

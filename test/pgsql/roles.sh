@@ -20,12 +20,14 @@
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
 # column grant back. Databases of versions 1 to 5, made from their files
-# with the grants of their time, are upgraded to 7 by hsc-admin init, and
+# with the grants of their time, are upgraded to 8 by hsc-admin init, and
 # the httpd role may then call what the account page needs. Passkeys
 # (version 7): registered through hsc_passkey_add only with the owner's
 # x_n, an id once, accepted through hsc_passkey_accept only forwards,
 # renamed and removed only under the owner's name, no right on their
-# tables; a version-6 database upgraded to 7 grants them.
+# tables; a version-6 database upgraded to 8 grants them. The seal switch
+# (version 8): on only with every passkey sealed, off only with a seal's z
+# (the admin role's hsc_passkey_seal_off is not the httpd role's).
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -448,6 +450,63 @@ check "hsc-admin webauthn remove as the admin role" \
 check "... removed, and its seal hash left her row" \
     adm "SELECT (SELECT count(*) FROM hsc_passkeys) || ' ' || (passkey_seals IS NULL) FROM hsc_users WHERE username = 'alice'" "0 true"
 
+# --- the seal switch (schema version 8) -----------------------------------------
+# As the httpd role: hsc_passkey_seal_switch turns alice's switch on only
+# while every passkey of hers is sealed, and off only with the z of one of
+# them; hsc_passkey_seal_off (off without z) is the admin role's; an
+# unsealed passkey is refused while the switch is on.
+ZS="'\\x$(printf '5a%.0s' $(seq 32))'::bytea"
+ZW="'\\x$(printf '5b%.0s' $(seq 32))'::bytea"
+PID2="'\\x$(printf 'a2%.0s' $(seq 16))'::bytea"
+PID3="'\\x$(printf 'a3%.0s' $(seq 16))'::bytea"
+pk_add() { # id seal-expression: hsc_passkey_add of alice's, as the httpd role
+    val hsc_httpd "SELECT hsc_passkey_add('alice', $XN9, $PHANDLE, $1, -7, '\\x3059'::bytea, 0, true, true, true, '', true, $2, 'key', 300)"
+}
+MARKED="SELECT octet_length(passkey_seals) >= 32 AND substring(passkey_seals FROM octet_length(passkey_seals) - 31) = decode(repeat('00', 32), 'hex') FROM hsc_users WHERE username = 'alice'"
+check "an unsealed passkey of alice's" is "$(pk_add "$PID3" NULL)" t
+check "the httpd role cannot turn her switch on while it is unsealed" \
+    one "SELECT hsc_passkey_seal_switch('alice', true, NULL)" refused
+check "(it removes that one)" one "SELECT hsc_passkey_remove('alice', $PID3)" t
+check "a sealed passkey of alice's, SHA-256(z) its seal" \
+    is "$(pk_add "$PID2" "sha256($ZS)")" t
+check "the httpd role turns her switch on" \
+    one "SELECT hsc_passkey_seal_switch('alice', true, NULL)" ok
+check "... her row ends with the block of zeros" adm "$MARKED" t
+refuse "an unsealed passkey is then refused (check_violation)" pk_add "$PID3" NULL
+grep -q 'seal switch is on' "$W/out" && ok "... naming the switch" \
+    || { notok "... naming the switch"; sed 's/^/# /' "$W/out"; }
+check "the httpd role cannot turn it off without a seal" \
+    one "SELECT hsc_passkey_seal_switch('alice', false, NULL)" refused
+check "nor with a z of no passkey of hers" \
+    one "SELECT hsc_passkey_seal_switch('alice', false, $ZW)" refused
+refuse "nor call the admin role's off" \
+    val hsc_httpd "SELECT hsc_passkey_seal_off('alice')"
+refuse "nor write the seal column around them" \
+    val hsc_httpd "UPDATE hsc_users SET passkey_seals = sha256($ZS) WHERE username = 'alice'"
+check "... the switch is still on" adm "$MARKED" t
+refuse "a role without the grants cannot touch the switch" \
+    val hsc_other "SELECT hsc_passkey_seal_switch('alice', false, $ZS)"
+check "the httpd role turns it off with her passkey's z" \
+    one "SELECT hsc_passkey_seal_switch('alice', false, $ZS)" ok
+check "... off, her seal hash kept" \
+    adm "SELECT passkey_seals = sha256($ZS) FROM hsc_users WHERE username = 'alice'" t
+check "on again" one "SELECT hsc_passkey_seal_switch('alice', true, NULL)" ok
+check "hsc-admin show as the admin role says so" "$ADMIN" show "$SPEC_ADMIN" alice
+grep -q '^seal required: yes$' "$W/out" && ok "... seal required: yes" \
+    || { notok "... seal required: yes"; sed 's/^/# /' "$W/out"; }
+check "hsc-admin webauthn require-seal off as the admin role (no z)" \
+    "$ADMIN" webauthn require-seal "$SPEC_ADMIN" alice off
+check "... off" adm "$MARKED" f
+refuse "hsc-admin webauthn require-seal off as the httpd role fails (no z)" \
+    "$ADMIN" webauthn require-seal "$SPEC_HTTPD" alice off
+check "hsc-admin webauthn require-seal on as the httpd role" \
+    "$ADMIN" webauthn require-seal "$SPEC_HTTPD" alice on
+check "... on" adm "$MARKED" t
+check "removing her last passkey turns it off" \
+    one "SELECT hsc_passkey_remove('alice', $PID2)" t
+check "... no seal column left" \
+    adm "SELECT passkey_seals IS NULL FROM hsc_users WHERE username = 'alice'" t
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
@@ -550,10 +609,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 7 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 8 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 7: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 7: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 8: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 8: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -608,10 +667,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 7 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 8 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 7, and erin kept her gen"
-else notok "version 7, and erin kept her gen"; fi
+    ok "version 8, and erin kept her gen"
+else notok "version 8, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
@@ -641,9 +700,9 @@ refuse "on version 4 there is no hsc_token_get" \
     val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
 SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
 check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 7 ]; then
-    ok "it reaches version 7"
-else notok "it reaches version 7"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 8 ]; then
+    ok "it reaches version 8"
+else notok "it reaches version 8"; fi
 val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
     VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
 check "after the upgrade the httpd role reads a token through hsc_token_get" \
@@ -697,9 +756,9 @@ refuse "this build's hsc-admin as the httpd role refuses version 5 (needs an upg
 grep -q 'schema version 5 needs an upgrade' "$W/out" && ok "... naming the upgrade" \
     || { notok "... naming the upgrade"; sed 's/^/# /' "$W/out"; }
 check "hsc-admin init upgrades a version-5 schema" "$ADMIN" init "$SPEC_V5"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 7 ]; then
-    ok "it reaches version 7"
-else notok "it reaches version 7"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 8 ]; then
+    ok "it reaches version 8"
+else notok "it reaches version 8"; fi
 check "grace and her token are kept" one5 "SELECT username FROM hsc_token_get('$TID')" grace
 check "after the upgrade the httpd role makes grace's token with her x_n" \
     one5 "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'phone', '', 0, 0)" t
@@ -741,9 +800,9 @@ refuse "on version 6 there is no hsc_passkey_add" \
     val hsc_httpd "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'x', 0)" hsc_v6
 SPEC_V6="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v6 user=hsc_admin"
 check "hsc-admin init upgrades a version-6 schema" "$ADMIN" init "$SPEC_V6"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 7 ]; then
-    ok "it reaches version 7"
-else notok "it reaches version 7"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 8 ]; then
+    ok "it reaches version 8"
+else notok "it reaches version 8"; fi
 check "after the upgrade the httpd role registers heidi's passkey with her x_n" \
     one6 "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, $PSEAL, 'key', 1)" t
 check "not with another x_n" \
@@ -755,6 +814,12 @@ check "reads heidi's seal column with her row" \
 refuse "but reads no passkey table" val hsc_httpd "SELECT * FROM hsc_passkeys" hsc_v6
 refuse "a role that could not call hsc_revoke got nothing" \
     val hsc_other "SELECT * FROM hsc_passkeys_of('heidi')" hsc_v6
+check "the upgrade gives the httpd role the seal switch (version 8)" \
+    one6 "SELECT hsc_passkey_seal_switch('heidi', true, NULL)" ok
+refuse "but not the admin role's off" \
+    val hsc_httpd "SELECT hsc_passkey_seal_off('heidi')" hsc_v6
+refuse "and a role that could not call hsc_revoke not the switch" \
+    val hsc_other "SELECT hsc_passkey_seal_switch('heidi', false, NULL)" hsc_v6
 
 rm -f "$W/out"
 echo "1..$n"

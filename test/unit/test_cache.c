@@ -25,6 +25,7 @@
 typedef struct {
     char name[128];
     char groups[32];
+    unsigned char seals[HSC_CACHE_SEAL_BYTES];
     hsc_user_t u;
 } rec_t;
 
@@ -51,6 +52,14 @@ static void make_rec(rec_t *r, const char *name, unsigned version)
     r->u.created = 1000 + (int64_t)n;
     r->u.updated = 2000 + (int64_t)version;
     r->u.gen = (int64_t)version * 5 - 1; /* -1 (a file without gen) too */
+    /* From version 1000 on, 0 to 4 seal hashes (version % 5). */
+    if (version >= 1000 && version % 5 > 0) {
+        for (i = 0; i < sizeof(r->seals); i++) {
+            r->seals[i] = (unsigned char)(version * 11 + i + n);
+        }
+        r->u.seals = r->seals;
+        r->u.seals_len = (size_t)(version % 5) * 32;
+    }
 }
 
 /* 1 when u is exactly make_rec(name, u->revoked_before). */
@@ -66,7 +75,11 @@ static int rec_ok(const hsc_user_t *u, const char *name)
            && memcmp(u->salt, want.u.salt, HSC_SALT_LEN) == 0
            && memcmp(u->authenticator, want.u.authenticator, HSC_AUTH_LEN) == 0
            && u->disabled == want.u.disabled && u->created == want.u.created
-           && u->updated == want.u.updated && u->gen == want.u.gen;
+           && u->updated == want.u.updated && u->gen == want.u.gen
+           && u->seals_len == want.u.seals_len
+           && (want.u.seals_len == 0
+                   ? u->seals == NULL
+                   : memcmp(u->seals, want.u.seals, want.u.seals_len) == 0);
 }
 
 static int put(hsc_cache_t *c, const char *name, unsigned version)
@@ -81,7 +94,9 @@ static int put(hsc_cache_t *c, const char *name, unsigned version)
 
 static int get(hsc_cache_t *c, const char *name, hsc_user_t *u, char *text)
 {
-    return hsc_cache_get(c, name, strlen(name), u, text);
+    static unsigned char seals_buf[HSC_CACHE_SEAL_BYTES];
+
+    return hsc_cache_get(c, name, strlen(name), u, text, seals_buf);
 }
 
 static void put_then_get_returns_the_same_record(void)
@@ -147,6 +162,49 @@ static void records_that_do_not_fit_are_not_kept(void)
     CHECK_EQ(hsc_cache_put(c, &t, &r.u), 1, "INT32_MAX is");
     CHECK(get(c, "gen-big", &u, text) == 1 && u.gen == INT32_MAX,
           "and comes back whole");
+    hsc_cache_destroy(c);
+}
+
+static void seals_are_kept_beside_the_record_only_when_there(void)
+{
+    hsc_cache_t *c = NULL;
+    hsc_user_t u;
+    char text[HSC_CACHE_TEXT];
+    rec_t r;
+    hsc_cache_ticket_t t;
+    size_t bytes;
+
+    hsc_cache_create(1000, 0, &c);
+    bytes = hsc_cache_bytes(c);
+    CHECK_EQ(put(c, "plain", 42), 1, "a record without seals kept");
+    CHECK(get(c, "plain", &u, text) == 1 && u.seals == NULL && u.seals_len == 0,
+          "and read back without seals");
+    CHECK_EQ(hsc_cache_bytes(c), bytes,
+             "records without seals: the cache is as large as before");
+    CHECK_EQ(put(c, "sealed", 1004), 1, "a record with four seals kept");
+    CHECK(get(c, "sealed", &u, text) == 1 && rec_ok(&u, "sealed")
+              && u.seals_len == 4 * 32,
+          "and read back with the same four");
+    CHECK_EQ(hsc_cache_bytes(c),
+             bytes + hsc_cache_entries(c) * HSC_CACHE_SEAL_BYTES,
+             "the first sealed record maps the seal slots (and the bound "
+             "says so)");
+    CHECK_EQ(put(c, "sealed", 1005), 1, "the same user without seals now");
+    CHECK(get(c, "sealed", &u, text) == 1 && u.seals == NULL
+              && u.seals_len == 0,
+          "reads back without seals (none left over from before)");
+    make_rec(&r, "five", 1004);
+    r.u.seals_len = 5 * 32; /* one more than a slot holds */
+    hsc_cache_ticket(c, &t);
+    CHECK_EQ(hsc_cache_put(c, &t, &r.u), 0, "five seals: not kept");
+    CHECK_EQ(get(c, "five", &u, text), 0, "so read through every time");
+    r.u.seals_len = 33;
+    hsc_cache_ticket(c, &t);
+    CHECK_EQ(hsc_cache_put(c, &t, &r.u), 0,
+             "not a whole number of hashes: not kept");
+    CHECK_EQ(put(c, "sealed", 1003), 1, "three seals");
+    hsc_cache_drop(c, "sealed", 6);
+    CHECK_EQ(get(c, "sealed", &u, text), 0, "a drop forgets them");
     hsc_cache_destroy(c);
 }
 
@@ -349,6 +407,7 @@ static void *worker(void *arg)
     hsc_user_t u;
     hsc_cache_ticket_t t;
     char text[HSC_CACHE_TEXT], name[32];
+    unsigned char seals_buf[HSC_CACHE_SEAL_BYTES];
     rec_t r;
 
     while (!__atomic_load_n(&stop_flag, __ATOMIC_ACQUIRE)) {
@@ -357,7 +416,7 @@ static void *worker(void *arg)
 
         snprintf(name, sizeof(name), "u%d", n);
         hsc_cache_ticket(w->c, &t);
-        if (hsc_cache_get(w->c, name, strlen(name), &u, text)) {
+        if (hsc_cache_get(w->c, name, strlen(name), &u, text, seals_buf)) {
             w->hits++;
             if (!rec_ok(&u, name)) {
                 w->bad++;
@@ -758,6 +817,7 @@ int main(void)
     }
     RUN(put_then_get_returns_the_same_record);
     RUN(records_that_do_not_fit_are_not_kept);
+    RUN(seals_are_kept_beside_the_record_only_when_there);
     RUN(a_ticket_taken_before_a_change_cannot_put);
     RUN(a_new_token_empties_the_cache_the_same_keeps_it);
     RUN(clock_keeps_the_records_in_use);

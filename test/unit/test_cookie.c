@@ -2,7 +2,8 @@
  * test_cookie.c: format 1 cookies (hsc_cookie.h): every refusal reason of
  * the six verification steps, in order, against a real SQLite user store;
  * forgery with the MAC key plus the whole database; splicing; rotation;
- * refresh and its bounds.
+ * refresh and its bounds; format 2's seals (64 hashes) and the seal
+ * switch.
  */
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "hsc_kdf.h"
 #include "hsc_password.h"
 #include "hsc_store_sqlite.h"
+
+#include <sqlite3.h>
 
 static apr_pool_t *pool;
 
@@ -1025,6 +1028,129 @@ static void login_iat_is_never_refused_by_its_own_revocation(void)
  * cookie after its MAC; a remembered login lives by HSCRememberMe's span
  * where that is set and by the max age elsewhere; a refresh keeps every
  * field but exp, and a pending cookie is never refreshed. */
+/* carol's passkey_seals set by another connection (as the passkey store
+ * does): n bytes, NULL when 0. */
+static int set_seals(const unsigned char *seals, size_t n)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_open(db_path, &db) == SQLITE_OK
+             && sqlite3_prepare_v2(db,
+                                   "UPDATE hsc_users SET passkey_seals = ?1 "
+                                   "WHERE username = 'carol'",
+                                   -1, &st, NULL)
+                    == SQLITE_OK
+             && (n ? sqlite3_bind_blob(st, 1, seals, (int)n, SQLITE_STATIC)
+                   : sqlite3_bind_null(st, 1))
+                    == SQLITE_OK
+             && sqlite3_step(st) == SQLITE_DONE;
+
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok;
+}
+
+/* A format 2 cookie of carol's (her gen) with amr and auth x_n / z. */
+static int64_t carol_gen;
+static const char *carol2(unsigned amr, const unsigned char *xn,
+                          const unsigned char *z, int64_t exp)
+{
+    static const unsigned char lid[HSC_LID_LEN] = {9};
+    char out[HSC_COOKIE_VALUE_MAX];
+    hsc_claims_t cl;
+    size_t n = 0;
+
+    memset(&cl, 0, sizeof(cl));
+    cl.user = "carol";
+    cl.user_len = 5;
+    cl.iat = T0;
+    cl.exp = exp;
+    cl.gen = carol_gen;
+    cl.lid = lid;
+    cl.amr = amr;
+    cl.mfa_at = (amr & HSC_AMR_FACTOR) ? T0 : 0;
+    cl.xn = xn;
+    cl.z = z;
+    if (hsc_cookie_mint2(key_new, &cl, SCOPE, ADDR, out, sizeof(out), &n)
+        != HSC_OK) {
+        printf("Bail out! carol2\n");
+        exit(1);
+    }
+    return apr_pstrdup(pool, out);
+}
+
+/* Step 6 with seals: the 64th of 64 hashes matches; the seal switch (a
+ * block of zeros ending the column) refuses every cookie without seal
+ * but a pending one at the second-factor step; a format 1 cookie too. */
+static void seals_and_the_switch(void)
+{
+    static unsigned char seals[HSC_SEALS_MAX * HSC_SEAL_HASH_LEN];
+    unsigned char xn[HSC_XN_LEN], z[HSC_SEAL_LEN];
+    hsc_verify_params_t vp = params(T0 + 10), vp1;
+    const char *sealed, *pwd, *hwk, *pending, *v1;
+    int64_t rb;
+    hsc_cookie_t c;
+    hsc_user_t u;
+    size_t i;
+
+    CHECK(hsc_password_check(store, "carol", 5, "pw-carol", 8, &test_kdf, xn,
+                             &u)
+              == HSC_OK,
+          "carol's x_n");
+    carol_gen = u.gen;
+    memset(z, 0x3c, sizeof(z));
+    for (i = 0; i < sizeof(seals); i++) {
+        seals[i] = (unsigned char)(i * 13 + 1);
+    }
+    hsc_authenticator(z, seals + sizeof(seals) - HSC_SEAL_HASH_LEN);
+    sealed = carol2(HSC_AMR_PWD | HSC_AMR_HWK | HSC_AMR_SEAL, xn, z, T0 + 600);
+    pwd = carol2(HSC_AMR_PWD, xn, NULL, T0 + 600);
+    hwk = carol2(HSC_AMR_PWD | HSC_AMR_HWK, xn, NULL, T0 + 600);
+    pending = carol2(HSC_AMR_PWD | HSC_AMR_PENDING, xn, NULL, T0 + 120);
+    /* A format 1 cookie is checked by revoked_before: one issued since. */
+    rb = u.revoked_before > T0 ? u.revoked_before : T0;
+    vp1 = params(rb + 5);
+    v1 = mint(key_new, "carol", rb, rb + IDLE, xn);
+    CHECK_EQ(hsc_cookie_verify(&vp, store, sealed, strlen(sealed), &c, &u),
+             HSC_EAUTH, "a seal with no seal hash in the row: refused");
+    CHECK(set_seals(seals, sizeof(seals)), "64 seal hashes, z's the last");
+    CHECK(hsc_cookie_verify(&vp, store, sealed, strlen(sealed), &c, &u)
+                  == HSC_OK
+              && u.seals_len == sizeof(seals),
+          "the last of 64 matches: accepted");
+    CHECK(set_seals(seals, sizeof(seals) - HSC_SEAL_HASH_LEN),
+          "the other 63 only");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, sealed, strlen(sealed), &c, &u),
+             HSC_EAUTH, "refused");
+    memcpy(seals, seals + sizeof(seals) - HSC_SEAL_HASH_LEN, HSC_SEAL_HASH_LEN);
+    memset(seals + HSC_SEAL_HASH_LEN, 0, HSC_SEAL_HASH_LEN);
+    CHECK(set_seals(seals, 2 * HSC_SEAL_HASH_LEN),
+          "z's hash, then the switch's block of zeros");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, sealed, strlen(sealed), &c, &u),
+             HSC_OK, "the sealed cookie passes");
+    CHECK(hsc_user_seal_required(&u) && hsc_user_seal_bytes(&u) == 32,
+          "the row says the seal is required, beside one hash");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, pwd, strlen(pwd), &c, &u), HSC_EAUTH,
+             "a password-only cookie is refused");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, hwk, strlen(hwk), &c, &u), HSC_EAUTH,
+             "so is hwk without seal");
+    CHECK_EQ(hsc_cookie_verify(&vp1, store, v1, strlen(v1), &c, &u), HSC_EAUTH,
+             "and a format 1 cookie");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, pending, strlen(pending), &c, &u),
+             HSC_EPENDING, "a pending cookie stays refused outside its step");
+    vp.allow_pending = 1;
+    CHECK_EQ(hsc_cookie_verify(&vp, store, pending, strlen(pending), &c, &u),
+             HSC_OK, "and good at the second-factor step");
+    vp.allow_pending = 0;
+    CHECK(set_seals(NULL, 0), "no seals");
+    CHECK_EQ(hsc_cookie_verify(&vp, store, pwd, strlen(pwd), &c, &u), HSC_OK,
+             "the password-only cookie passes again");
+    CHECK_EQ(hsc_cookie_verify(&vp1, store, v1, strlen(v1), &c, &u), HSC_OK,
+             "so does the format 1 one");
+    hsc_wipe(xn, sizeof(xn));
+    hsc_wipe(&c, sizeof(c));
+}
+
 static void format2_remember_and_old_format(void)
 {
     unsigned char lid[HSC_LID_LEN] = {1, 2, 3, 4, 5, 6, 7, 8};
@@ -1149,6 +1275,7 @@ int main(void)
     RUN(verify_checks_in_the_spec_order);
     RUN(explain_records_every_step);
     RUN(format2_remember_and_old_format);
+    RUN(seals_and_the_switch);
     RUN(store_teardown);
 
     apr_pool_destroy(pool);

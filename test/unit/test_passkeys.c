@@ -6,11 +6,12 @@
  * is registered once; the x_n proof (a wrong one, a disabled user); the
  * user's handle; rename and remove only of the user's own; the seal
  * hashes column (hsc_users.passkey_seals) following adds and removes;
- * the user's deletion taking the credentials and the handle; an older
- * schema refused, naming the upgrade, until it is upgraded.
+ * the user's deletion taking the credentials and the handle; the seal
+ * switch (hsc_passkeys_require_seal) and the row the request path reads;
+ * an older schema refused, naming the upgrade, until it is upgraded.
  *
  * Without arguments: SQLite files in a temporary directory. With
- * "pgsql": the databases pk_store and pk_old of the server
+ * "pgsql": the databases pk_store, pk_switch and pk_old of the server
  * HSC_PG_CONNINFO names, made empty by test/pgsql/passkeys-pgsql.sh; the
  * test fails without it, never skips.
  */
@@ -315,6 +316,114 @@ static void passkeys_in_the_store(void)
     hsc_store_close(s);
 }
 
+/* 1 when user's row, as the request path reads it, has the switch on and
+ * n bytes of seal hashes. */
+static int row_is(hsc_store_t *s, const char *user, int on, size_t n)
+{
+    hsc_user_t u;
+
+    return hsc_store_get(s, user, strlen(user), &u) == HSC_OK
+           && hsc_user_seal_required(&u) == on && hsc_user_seal_bytes(&u) == n;
+}
+
+static int switch_is(hsc_factors_t *f, const char *user, int want)
+{
+    int on = -1;
+
+    return hsc_passkeys_seal_required(f, user, &on) == HSC_OK && on == want;
+}
+
+/* The per-user seal switch: on only with passkeys, all sealed; off with a
+ * seal (or the administrator's NULL); unsealed adds refused while on; the
+ * last passkey's removal turns it off; the row the request path reads
+ * says it. */
+static void the_seal_switch(void)
+{
+    char spec[1100];
+    hsc_store_t *s;
+    hsc_factors_t *f;
+    hsc_passkey_t p1, p2, pz, pu;
+    unsigned char z[HSC_PASSKEY_SEAL_LEN], wrong[HSC_PASSKEY_SEAL_LEN],
+        want[64];
+    int on = -1;
+
+    db_spec("switch", spec, sizeof(spec));
+    if ((s = make_db(spec)) == NULL || (f = open_factors(spec)) == NULL) {
+        CHECK(0, "a user database and its factors");
+        return;
+    }
+    memset(z, 0x7a, sizeof(z));
+    memset(wrong, 0x7b, sizeof(wrong));
+    make_pk(&p1, "alice", 0x61, 16, 1, 0, "phone");
+    make_pk(&p2, "alice", 0x62, 16, 1, 0, "laptop");
+    make_pk(&pz, "alice", 0x63, 16, 1, 0, "key");
+    hsc_authenticator(z, pz.seal_hash); /* SHA-256(z) */
+    make_pk(&pu, "alice", 0x64, 16, 0, 0, "old key");
+
+    CHECK_EQ(hsc_passkeys_require_seal(f, "alice", 1, NULL), HSC_EINVAL,
+             "on is refused while alice has no passkey");
+    CHECK_EQ(hsc_passkeys_require_seal(f, "nobody", 1, NULL), HSC_ENOUSER,
+             "an unknown user has no switch");
+    CHECK(hsc_passkeys_add(f, &pu, xa, 10) == HSC_OK
+              && hsc_passkeys_add(f, &p1, xa, 11) == HSC_OK,
+          "an unsealed and a sealed passkey");
+    CHECK_EQ(hsc_passkeys_require_seal(f, "alice", 1, NULL), HSC_EINVAL,
+             "on is refused while one is unsealed");
+    CHECK(switch_is(f, "alice", 0) && row_is(s, "alice", 0, 32),
+          "and stays off");
+    CHECK(hsc_passkeys_remove(f, "alice", pu.id, pu.id_len) == HSC_OK
+              && hsc_passkeys_add(f, &pz, xa, 12) == HSC_OK,
+          "the unsealed one removed, another sealed one added");
+    CHECK_EQ(hsc_passkeys_require_seal(f, "alice", 1, NULL), HSC_OK,
+             "on, now that every passkey is sealed");
+    CHECK(switch_is(f, "alice", 1), "the factor handle says on");
+    CHECK(row_is(s, "alice", 1, 64),
+          "and so does the row the request path reads, beside both hashes");
+    memcpy(want, p1.seal_hash, 32);
+    memcpy(want + 32, pz.seal_hash, 32);
+    CHECK(seals_are(f, "alice", want, 64),
+          "the seal hashes are still listed without the switch's block");
+    CHECK(hsc_passkeys_require_seal(f, "alice", 1, NULL) == HSC_OK
+              && row_is(s, "alice", 1, 64),
+          "on twice: on, one block");
+    CHECK(switch_is(f, "bob", 0) && row_is(s, "bob", 0, 0), "bob's is off");
+    CHECK_EQ(hsc_passkeys_add(f, &pu, xa, 13), HSC_EINVAL,
+             "an unsealed passkey is refused while it is on");
+    memset(pu.seal_hash, 0, sizeof(pu.seal_hash));
+    pu.sealed = 1;
+    CHECK_EQ(hsc_passkeys_add(f, &pu, xa, 13), HSC_EINVAL,
+             "a seal hash of zeros (the switch's block) is refused");
+    pu.sealed = 0;
+    CHECK(hsc_passkeys_add(f, &p2, xa, 14) == HSC_OK
+              && row_is(s, "alice", 1, 96),
+          "a sealed one is added, and the switch stays");
+    CHECK_EQ(hsc_passkeys_require_seal(f, "alice", 0, wrong), HSC_EAUTH,
+             "off with a z of no passkey of hers is refused");
+    CHECK(switch_is(f, "alice", 1), "and it stays on");
+    CHECK_EQ(hsc_passkeys_require_seal(f, "alice", 0, z), HSC_OK,
+             "off with the z of one of her passkeys");
+    CHECK(switch_is(f, "alice", 0) && row_is(s, "alice", 0, 96),
+          "off, her hashes kept");
+    CHECK(hsc_passkeys_require_seal(f, "alice", 1, NULL) == HSC_OK
+              && hsc_passkeys_require_seal(f, "alice", 0, NULL) == HSC_OK
+              && switch_is(f, "alice", 0),
+          "the administrator's off needs no z");
+    CHECK(hsc_passkeys_require_seal(f, "alice", 1, NULL) == HSC_OK
+              && hsc_passkeys_remove(f, "alice", p1.id, p1.id_len) == HSC_OK
+              && row_is(s, "alice", 1, 64),
+          "on; removing one of three keeps it on");
+    CHECK(hsc_passkeys_remove(f, "alice", p2.id, p2.id_len) == HSC_OK
+              && hsc_passkeys_remove(f, "alice", pz.id, pz.id_len) == HSC_OK,
+          "the other two removed");
+    CHECK(switch_is(f, "alice", 0) && row_is(s, "alice", 0, 0),
+          "the last passkey's removal turned it off");
+    CHECK(hsc_passkeys_seal_required(f, "nobody", &on) == HSC_ENOUSER
+              && on == 0,
+          "an unknown user's switch: ENOUSER, off");
+    hsc_factors_close(f);
+    hsc_store_close(s);
+}
+
 /* An SQLite file of schema version 5 (made, then the version 6 objects
  * dropped): passkeys refused naming the upgrade; an open that migrates
  * upgrades it to 6 and they work. */
@@ -375,9 +484,9 @@ static void an_older_file_is_upgraded(void)
 }
 
 #ifdef HSC_HAVE_PGSQL
-/* A PostgreSQL database of schema version 6 (made, then its version 7
- * taken off by hand): httpd's open refuses it, naming the upgrade;
- * hsc-admin init (an open that creates) upgrades it to 7. */
+/* A PostgreSQL database of schema version 6 (made, then its versions 7
+ * and 8 taken off by hand): httpd's open refuses it, naming the upgrade;
+ * hsc-admin init (an open that creates) upgrades it to 8. */
 static void an_older_database_is_upgraded(void)
 {
     char spec[1100], ci[1100], err[256] = "";
@@ -405,6 +514,9 @@ static void an_older_database_is_upgraded(void)
                   "hsc_passkey_accept(bytea, bigint, bigint), "
                   "hsc_passkey_rename(text, bytea, text), "
                   "hsc_passkey_remove(text, bytea); "
+                  "DROP FUNCTION hsc_passkeys_sealed_only(), "
+                  "hsc_passkey_seal_switch(text, boolean, bytea), "
+                  "hsc_passkey_seal_off(text); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 7");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -444,6 +556,7 @@ int main(int argc, char **argv)
             return 1;
         }
         RUN(passkeys_in_the_store);
+        RUN(the_seal_switch);
 #ifdef HSC_HAVE_PGSQL
         RUN(an_older_database_is_upgraded);
 #endif
@@ -455,6 +568,7 @@ int main(int argc, char **argv)
         return 1;
     }
     RUN(passkeys_in_the_store);
+    RUN(the_seal_switch);
     RUN(an_older_file_is_upgraded);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) {

@@ -5,11 +5,14 @@
  *
  *   cookie blocks: hsc_cookie_mint2 mints exactly the value from the
  *                  block's claims; hsc_cookie_verify with the block's user
- *                  record (gen, v) accepts it at `now`, except a pending
- *                  cookie (accepted only where pending is allowed) and a
- *                  sealed one (no passkey can match before part 2:
- *                  refused at step 6, after passing steps 1-5)
- *   refuse blocks: refused, at the step the block's "why" names
+ *                  record (gen, v, seal hashes) accepts it at `now`, except
+ *                  a pending cookie (accepted only where pending is
+ *                  allowed); a sealed one is accepted when the record holds
+ *                  seal_hash (alone, or after other_seal_hashes) and
+ *                  refused at step 6 when it holds none, or only the
+ *                  others
+ *   refuse blocks: refused, at the step the block's "why" names (the
+ *                  record holds the other seal hashes and seal_hash)
  *   totp blocks:   RFC 6238 codes: hsc_base32_decode, hsc_totp_step and
  *                  hsc_hotp give the block's counter and 6- and 8-digit
  *                  codes
@@ -32,6 +35,8 @@
 #include "hsc_cookie.h"
 #include "hsc_store_sqlite.h"
 #include "hsc_totp.h"
+
+#include <sqlite3.h>
 
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
@@ -64,8 +69,36 @@ static hsc_keyring_t *block_keys(vblock_t *b)
                : NULL;
 }
 
-/* A store holding the block's user with its gen and v. */
-static hsc_store_t *block_store(vblock_t *b, const char *user)
+/* Set user's passkey_seals in the file at path (NULL when n is 0), as
+ * the passkey store does: the cookie check reads the column. */
+static int set_seals(const char *path, const char *user,
+                     const unsigned char *seals, size_t n)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    int ok;
+
+    ok = sqlite3_open(path, &db) == SQLITE_OK
+         && sqlite3_prepare_v2(db,
+                               "UPDATE hsc_users SET passkey_seals = ?1 "
+                               "WHERE username = ?2",
+                               -1, &st, NULL)
+                == SQLITE_OK
+         && (n > 0 ? sqlite3_bind_blob(st, 1, seals, (int)n, SQLITE_STATIC)
+                   : sqlite3_bind_null(st, 1))
+                == SQLITE_OK
+         && sqlite3_bind_text(st, 2, user, -1, SQLITE_STATIC) == SQLITE_OK
+         && sqlite3_step(st) == SQLITE_DONE && sqlite3_changes(db) == 1;
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return ok ? 0 : -1;
+}
+
+/* A store holding the block's user with its gen and v, and n bytes of
+ * seal hashes (none when n is 0). */
+static hsc_store_t *block_store_seals(vblock_t *b, const char *user,
+                                      const unsigned char *seals, size_t n,
+                                      int variant)
 {
     const char *v_hex = vb_field(b, "v"), *gen_s = vb_field(b, "gen");
     char path[512], err[256];
@@ -75,7 +108,7 @@ static hsc_store_t *block_store(vblock_t *b, const char *user)
     int64_t i;
 
     memset(&u, 0, sizeof(u));
-    snprintf(path, sizeof(path), "%s/line%d.db", tmpdir, b->line);
+    snprintf(path, sizeof(path), "%s/line%d-%d.db", tmpdir, b->line, variant);
     if (v_hex == NULL || gen_s == NULL
         || vb_unhex(v_hex, u.authenticator, HSC_AUTH_LEN) != HSC_AUTH_LEN
         || hsc_parse_time(gen_s, strlen(gen_s), &gen) != HSC_OK
@@ -99,7 +132,44 @@ static hsc_store_t *block_store(vblock_t *b, const char *user)
             return NULL;
         }
     }
+    if (set_seals(path, user, seals, n) != 0) {
+        hsc_store_close(s);
+        return NULL;
+    }
     return s;
+}
+
+/* The seal hashes of a record: other_seal_hashes when others, then
+ * seal_hash when own; into buf (room for 4 hashes). Bytes, or -1. */
+static long block_seals(vblock_t *b, int others, int own, unsigned char *buf)
+{
+    const char *mine = vb_field(b, "seal_hash");
+    const char *other = vb_field(b, "other_seal_hashes");
+    long n = 0, k;
+
+    if (others && other != NULL) {
+        if ((k = vb_unhex(other, buf, 96)) != 96) {
+            return -1;
+        }
+        n += k;
+    }
+    if (own) {
+        if (mine == NULL || vb_unhex(mine, buf + n, 32) != 32) {
+            return -1;
+        }
+        n += 32;
+    }
+    return n;
+}
+
+/* The block's record as the vectors' header says: its one credential's
+ * seal hash (after the other ones, where the block has them). */
+static hsc_store_t *block_store(vblock_t *b, const char *user)
+{
+    unsigned char seals[128];
+    long n = block_seals(b, 1, 1, seals);
+
+    return n < 0 ? NULL : block_store_seals(b, user, seals, (size_t)n, 0);
 }
 
 /* The claims of a block, into *cl (buffers in *xn, *z, *lid). */
@@ -150,8 +220,44 @@ static void params(vblock_t *b, hsc_keyring_t *kr, hsc_verify_params_t *vp)
     vp->skew = 60;
     vp->max_age = 86400;
     vb_field(b, "mac_input_hex"); /* test_vectors.c checks M's layout */
-    vb_field(b, "seal_hash");     /* no passkey before part 2 */
     vb_field(b, "what");
+}
+
+/* A sealed cookie against records with other seal hashes: accepted only
+ * where one of them is SHA-256(z). */
+static void check_seal_records(vblock_t *b, const hsc_verify_params_t *vp,
+                               const char *user, const char *value)
+{
+    static const struct {
+        int others, own;   /* the record's hashes: the others, z's */
+        hsc_status_t want; /* the verdict */
+        const char *what;
+    } rows[] = {
+        {0, 1, HSC_OK, "the record holds SHA-256(z) alone: accepted"},
+        {1, 1, HSC_OK, "SHA-256(z) after three others: accepted"},
+        {0, 0, HSC_EAUTH, "no seal hash in the record: refused"},
+        {1, 0, HSC_EAUTH, "only other passkeys' hashes: refused"},
+    };
+    unsigned char seals[128];
+    char what[200];
+    hsc_cookie_t c;
+    hsc_user_t u;
+    hsc_store_t *s;
+    size_t i;
+    long n;
+
+    for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        n = block_seals(b, rows[i].others, rows[i].own, seals);
+        s = n < 0 ? NULL
+                  : block_store_seals(b, user, seals, (size_t)n, 1 + (int)i);
+        snprintf(what, sizeof(what), "line %d: %s", b->line, rows[i].what);
+        CHECK(s != NULL
+                  && hsc_cookie_verify(vp, s, value, strlen(value), &c, &u)
+                         == rows[i].want,
+              what);
+        hsc_wipe(&c, sizeof(c));
+        hsc_store_close(s);
+    }
 }
 
 static void check_accepted(vblock_t *b)
@@ -182,9 +288,7 @@ static void check_accepted(vblock_t *b)
                           out, sizeof(out), &len);
     CHECK(st == HSC_OK && len == strlen(value) && strcmp(out, value) == 0,
           what);
-    want = (cl.amr & HSC_AMR_SEAL)      ? HSC_EAUTH
-           : (cl.amr & HSC_AMR_PENDING) ? HSC_EPENDING
-                                        : HSC_OK;
+    want = (cl.amr & HSC_AMR_PENDING) ? HSC_EPENDING : HSC_OK;
     snprintf(what, sizeof(what), "line %d: verify says %s", b->line,
              hsc_strerror(want));
     CHECK_EQ(hsc_cookie_verify(&vp, s, value, strlen(value), &c, &u), want,
@@ -197,6 +301,9 @@ static void check_accepted(vblock_t *b)
               && memcmp(c.lid, lid, HSC_LID_LEN) == 0
               && strcmp(c.user, cl.user) == 0,
           what);
+    if (cl.amr & HSC_AMR_SEAL) {
+        check_seal_records(b, &vp, cl.user, value);
+    }
     if (cl.amr & HSC_AMR_PENDING) {
         vp.allow_pending = 1;
         snprintf(what, sizeof(what), "line %d: good at the second-factor step",
@@ -214,6 +321,9 @@ static hsc_status_t refusal_of(const char *why)
 {
     if (strncmp(why, "user:", 5) == 0) {
         return HSC_EREVOKED;
+    }
+    if (strncmp(why, "auth:", 5) == 0) {
+        return HSC_EAUTH;
     }
     return HSC_EMALFORMED; /* syntax, and time's mfa_at consistency */
 }
@@ -332,7 +442,7 @@ static void every_vector_block_holds(void)
     CHECK_EQ(blocks, accepted + refused + totp_blocks,
              "every block was checked");
     CHECK(accepted >= 7, "the accepted cookies are there");
-    CHECK(refused >= 8, "the refusals are there");
+    CHECK(refused >= 11, "the refusals are there (three at step 6)");
 }
 
 int main(void)

@@ -23,6 +23,11 @@ SECRET = bytes(range(32))
 KID = "k1"
 X_N = bytes.fromhex("d7adf4dcaf8756f411484b5224d204ea25966653845bd8aa60a8aa20609771ac")
 Z = hashlib.sha256(b"hsc-v2 vectors: the PRF output z").digest()
+# A z no registered passkey gives, and the seal hashes of other passkeys.
+Z_OTHER = hashlib.sha256(b"hsc-v2 vectors: another z").digest()
+OTHER_SEALS = b"".join(hashlib.sha256(b"hsc-v2 vectors: other passkey %d" % i).digest()
+                       for i in range(3))
+X_OTHER = hashlib.sha256(b"hsc-v2 vectors: another x_n").digest()
 LID = bytes.fromhex("0011223344556677")
 AMR = {"pwd": 1, "otp": 2, "hwk": 4, "uv": 8, "rc": 16, "seal": 32,
        "pending": 64, "rem": 128}
@@ -68,8 +73,12 @@ def cookie_block(kind, what, user, names, mfa_at, auth, scope="", address="",
          ("amr", "%d (%s)" % (amr, names or "none")), ("mfa_at", mfa_at),
          ("auth", auth.hex()),
          ("v", hashlib.sha256(X_N).hexdigest()),
-         ("seal_hash", hashlib.sha256(Z).hexdigest()),
-         ("scope", scope or "(empty)"), ("address", address or "(empty)"),
+         ("seal_hash", hashlib.sha256(Z).hexdigest())]
+    if amr & AMR["seal"]:
+        # Seal hashes of other passkeys: a record holding only these must
+        # refuse the cookie, one holding them and seal_hash accept it.
+        f.append(("other_seal_hashes", OTHER_SEALS.hex()))
+    f += [("scope", scope or "(empty)"), ("address", address or "(empty)"),
          ("mac_input_hex", m.hex()), ("value", value)]
     if why:
         f.append(("why", why))
@@ -125,6 +134,16 @@ def vectors():
                             1800000060, X_N + Z, why="seal implies hwk"))
     out.append(cookie_block("refuse", "an older generation", u, "pwd", 0, X_N,
                             gen=2, why="user: gen 2 is not the user's 3"))
+    out.append(cookie_block("refuse", "password and a seal of a z no passkey "
+                            "gives", u, "pwd|hwk|uv|seal", 1800000060,
+                            X_N + Z_OTHER,
+                            why="auth: SHA-256(z) is none of the seal hashes"))
+    out.append(cookie_block("refuse", "passwordless with a z no passkey gives",
+                            u, "hwk|uv|seal", 1800000000, Z_OTHER,
+                            why="auth: SHA-256(z) is none of the seal hashes"))
+    out.append(cookie_block("refuse", "the right z after a wrong x_n", u,
+                            "pwd|hwk|seal", 1800000060, X_OTHER + Z,
+                            why="auth: SHA-256(x_n) is not v"))
     rfc = b"12345678901234567890"
     for t in (59, 1111111109, 1111111111, 1234567890, 2000000000,
               20000000000):

@@ -283,9 +283,11 @@ static const struct {
      "make an app password (printed once), list them, or revoke one or "
      "all of a user's"},
     {"webauthn", cmd_webauthn, 3, 5, OPT_AUDIT,
-     "list DB USER | rename DB USER ID NAME | remove DB USER ID",
-     "list a user's passkeys (ids in base64url), rename one, or remove one "
-     "(the user's cookies end)"},
+     "list DB USER | rename DB USER ID NAME | remove DB USER ID\n"
+     "                    | require-seal DB USER on|off",
+     "list a user's passkeys (ids in base64url), rename one, remove one "
+     "(the user's cookies end), or require the seal in every cookie of "
+     "the user"},
     {"check", cmd_check, 2, 2, OPT_STDIN, "DB USER [--password-stdin]",
      "check a password as a login would"},
     {"keygen", cmd_keygen, 1, 1,

@@ -1,6 +1,7 @@
 /*
- * webauthn.c: hsc-admin webauthn list|rename|remove, a user's passkeys
- * (docs/hsc-admin.md; hsc_core/hsc_passkeys.h), and the passkeys of show.
+ * webauthn.c: hsc-admin webauthn list|rename|remove|require-seal, a
+ * user's passkeys and seal switch (docs/hsc-admin.md;
+ * hsc_core/hsc_passkeys.h), and the passkeys of show.
  * Only the hsc_passkeys_* calls touch the store, so every command works
  * on an SQLite file and a pgsql: database alike. A credential id is
  * printed and read as base64url; a key or a seal hash is never printed.
@@ -198,6 +199,47 @@ static int webauthn_remove(const args_t *a)
     return rc;
 }
 
+/* require-seal DB USER on|off: every cookie of the user needs the seal
+ * (on: refused unless every passkey of the user is sealed). No gen + 1:
+ * turning it on makes the user's unsealed cookies fail by themselves;
+ * turning it off ends nothing. */
+static int webauthn_require_seal(const args_t *a)
+{
+    const char *db = a->pos[1], *user = a->pos[2], *v = a->pos[3];
+    hsc_factors_t *f;
+    hsc_store_t *s;
+    hsc_status_t st;
+    int rc, on;
+
+    if (a->npos != 4
+        || ((on = strcmp(v, "on") == 0) == 0 && strcmp(v, "off") != 0)) {
+        return usage_error("webauthn require-seal DB USER on|off");
+    }
+    if ((rc = open_both(db, user, 0, &s, &f)) != EX_OK) {
+        return rc;
+    }
+    /* z NULL: the administrator's off, which needs no seal. */
+    st = hsc_passkeys_require_seal(f, user, on, NULL);
+    if (st == HSC_EINVAL) {
+        audit_reason = "bad_input";
+        rc = fail(EX_INPUT,
+                  "%s: the seal can be required only while the user has a "
+                  "passkey and every one is sealed (%s)",
+                  user, hsc_factors_errmsg(f));
+    }
+    else if (st != HSC_OK) {
+        rc = passkeys_fail(f, user, "", st);
+    }
+    else {
+        printf("%s: the seal is %s\n", user,
+               on ? "required: every cookie without it is refused"
+                  : "no longer required");
+    }
+    hsc_factors_close(f);
+    hsc_store_close(s);
+    return rc;
+}
+
 int cmd_webauthn(apr_pool_t *pool, const char *name, const args_t *a)
 {
     const char *sub = a->pos[0];
@@ -213,10 +255,14 @@ int cmd_webauthn(apr_pool_t *pool, const char *name, const args_t *a)
     if (strcmp(sub, "remove") == 0) {
         return webauthn_remove(a);
     }
-    return usage_error("webauthn: list, rename or remove");
+    if (strcmp(sub, "require-seal") == 0) {
+        return webauthn_require_seal(a);
+    }
+    return usage_error("webauthn: list, rename, remove or require-seal");
 }
 
-/* show: "passkeys: N", then a "passkey:" line each. */
+/* show: "passkeys: N", "seal required: yes|no", then a "passkey:" line
+ * each. */
 static int passkey_show_one(void *baton, const hsc_passkey_t *pk)
 {
     int *n = baton;
@@ -234,13 +280,17 @@ static int passkey_show_one(void *baton, const hsc_passkey_t *pk)
 
 int show_passkeys(hsc_factors_t *f, const char *user)
 {
-    int n = 0, print = -1;
+    int n = 0, print = -1, on = 0;
     hsc_status_t st;
 
     /* Counted first, so the count heads the list. */
     st = hsc_passkeys_list(f, user, passkey_show_one, &n);
     if (st == HSC_OK) {
+        st = hsc_passkeys_seal_required(f, user, &on);
+    }
+    if (st == HSC_OK) {
         printf("passkeys: %d\n", n);
+        printf("seal required: %s\n", on ? "yes" : "no");
         st = hsc_passkeys_list(f, user, passkey_show_one, &print);
     }
     if (st != HSC_OK) {
