@@ -27,6 +27,7 @@
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -411,6 +412,12 @@ static int account_handler(request_rec *r)
     a.d = ap_get_module_config(r->per_dir_config, &hsc_module);
     rv = hsc_form_post(r, a.d, "account", &get, &f, &body, &len);
     if (rv != OK && !get) {
+        return rv;
+    }
+    if (!get
+        && (rv = hsc_passkey_handle(r, a.sc, a.d, HSC_PASSKEY_AT_ACCOUNT))
+               != DECLINED) {
+        hsc_wipe(body, len);
         return rv;
     }
     if (get && r->args != NULL) {

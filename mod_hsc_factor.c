@@ -32,6 +32,7 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
+#include "hsc_passkeys.h"
 #include "hsc_recovery.h"
 #include "hsc_seal.h"
 #include "hsc_totp.h"
@@ -75,6 +76,27 @@ hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
     return f;
 }
 
+static int count_one(void *baton, const hsc_passkey_t *pk)
+{
+    (void)pk;
+    ++*(int *)baton;
+    return 1; /* one is enough */
+}
+
+int hsc_factor_passkeys(request_rec *r, hsc_factors_t *f, const char *user)
+{
+    int n = 0;
+
+    if (hsc_passkeys_list(f, user, count_one, &n) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(283) "cannot read the passkeys of user \"%s\": "
+                                    "%s",
+                      ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
+        return -1;
+    }
+    return n > 0;
+}
+
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u)
 {
@@ -100,6 +122,15 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_wipe(fi.sealed, sizeof(fi.sealed));
     if (hsc_factors_any(&fi)) {
         return HSC_FACTOR_DUE;
+    }
+    /* A passkey is a second factor where passkeys are on (elsewhere it
+     * could not be used at this login's second step). */
+    if (d->passkeys) {
+        switch (hsc_factor_passkeys(r, f, u->name)) {
+        case 1: return HSC_FACTOR_DUE;
+        case 0: break;
+        default: return HSC_FACTOR_FAULT;
+        }
     }
     return d->second_factor == HSC_SECOND_FACTOR_REQUIRED ? HSC_FACTOR_MISSING
                                                           : HSC_FACTOR_NOT_DUE;

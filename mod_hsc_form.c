@@ -154,6 +154,44 @@ static int read_form(request_rec *r, char **body, apr_size_t *len)
     return hsc_form_read_body(r, HSC_FORM_BODY_MAX, body, len);
 }
 
+/* The pool key of a passkey request's body copy. */
+#define HSC_PASSKEY_BODY "hsc-passkey-body"
+
+typedef struct {
+    char *body;
+    apr_size_t len;
+} raw_body_t;
+
+/* A body naming hsc_passkey is kept whole (hsc_form_parse decodes in
+ * place) for the passkey endpoints, which have fields of their own. */
+static void keep_passkey_body(request_rec *r, const char *body, apr_size_t len)
+{
+    raw_body_t *k;
+
+    if (len < 12
+        || (strncmp(body, "hsc_passkey=", 12) != 0
+            && ap_strstr_c(body, "&hsc_passkey=") == NULL)) {
+        return;
+    }
+    k = apr_palloc(r->pool, sizeof(*k));
+    k->body = apr_pstrmemdup(r->pool, body, len);
+    k->len = len;
+    apr_pool_userdata_setn(k, HSC_PASSKEY_BODY, NULL, r->pool);
+}
+
+char *hsc_form_passkey_body(request_rec *r, apr_size_t *len)
+{
+    void *k = NULL;
+
+    *len = 0;
+    apr_pool_userdata_get(&k, HSC_PASSKEY_BODY, r->pool);
+    if (k == NULL) {
+        return NULL;
+    }
+    *len = ((raw_body_t *)k)->len;
+    return ((raw_body_t *)k)->body;
+}
+
 /*
  * What both handlers do before their POST work: the common headers, GET
  * and POST only, same-site, a small form body, parsed. DECLINED with
@@ -189,6 +227,7 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
                       HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
         return rv;
     }
+    keep_passkey_body(r, *body, *len);
     if (hsc_form_parse(*body, *len, f) != HSC_OK) {
         hsc_wipe(*body, *len);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,

@@ -28,6 +28,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -807,6 +808,10 @@ static int login_handler(request_rec *r)
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
     if ((rv = hsc_form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
         return get ? login_get(r, sc, d) : rv;
+    }
+    if ((rv = hsc_passkey_handle(r, sc, d, HSC_PASSKEY_AT_LOGIN)) != DECLINED) {
+        hsc_wipe(body, len);
+        return rv;
     }
     rv = f.code.present && !f.password.present ? code_post(r, sc, d, &f)
                                                : login_post(r, sc, d, &f);
