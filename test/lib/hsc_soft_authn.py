@@ -487,6 +487,8 @@ def assertion(state, options, origin, purpose="login", cred=None, prf=False, uv=
     priv = serialization.load_pem_private_key(c["private_pem"].encode(), None)
     c["sign_count"] += c.get("counter_step", 1)
     count = t.get("counter", c["sign_count"])
+    # A count forced higher moves the authenticator on (it never goes back).
+    c["sign_count"] = max(c["sign_count"], count)
     flags = FLAG_UP | (FLAG_UV if uv else 0) | (FLAG_BE | FLAG_BS if c.get("backup") else 0)
     z = None
     exts = None
