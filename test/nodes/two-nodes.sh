@@ -299,7 +299,7 @@ check "with ten recovery codes" [ "$(grep -o '<li><code>[0-9a-z-]*</code></li>' 
 st=$(password_step "$B" dave dave-password-123456)
 P=$(cat "$W/cookie")
 check "dave's password on node B now gives a pending cookie ($st)" \
-    [ "$st" = 303 ] && [ "$(get "$B" "$P")" != 200 ]
+    [ "$st" = 303 -a "$(get "$B" "$P")" != 200 ]
 
 # --- app passwords on two nodes ----------------------------------------------
 # Made by hsc-admin as the admin role; each node looks a token up through
@@ -324,10 +324,10 @@ BOBID=$(echo "$BOBT" | cut -c5-20)
 check "and one of bob's" [ -n "$BOBT" ]
 st=$(tok "$A" /api/ "Bearer $T")
 check "node A: the token as Bearer is 200 ($st) as erin ($(x_user))" \
-    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+    [ "$st" = 200 -a "$(x_user)" = erin ]
 st=$(tok "$B" /api/ "$(basic erin "$T")")
 check "node B: the token as Basic is 200 ($st) as erin ($(x_user))" \
-    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+    [ "$st" = 200 -a "$(x_user)" = erin ]
 check "node B: Basic with another user's name is 401" \
     [ "$(tok "$B" /api/ "$(basic alice "$T")")" = 401 ]
 check "HSCTokenScope dav: the token with scope dav is 200 on node B" \
@@ -345,7 +345,7 @@ while [ $i -lt 30 ] && [ -z "$(activity)" ]; do sleep 0.1; i=$((i + 1)); done
 row=$(activity)
 at=${row%% *}
 check "hsc_token_activity has the token's last use from 127.0.0.1 ($row)" \
-    [ "${row#* }" = 127.0.0.1 ] && [ $(( $(date +%s) - ${at:-0} )) -lt 120 ]
+    [ "${row#* }" = 127.0.0.1 -a $(( $(date +%s) - ${at:-0} )) -lt 120 ]
 "$ADMIN" token list "$SPEC" erin --activity "$SPEC" > "$W/tlist" 2>&1
 sed 's/^/# /' "$W/tlist"
 check "hsc-admin token list --activity pgsql: shows it, from 127.0.0.1" \
@@ -405,7 +405,7 @@ page() { # NODE [FIELD=VALUE...]: the account page (a POST with fields) into $W/
 }
 st=$(page "$A")
 check "node A's account page lists her live app password, not the revoked one ($st)" \
-    [ "$st" = 200 ] && grep -q '<td>ci</td>' "$W/page" && ! grep -q '<td>laptop</td>' "$W/page"
+    sh -c '[ "$0" = 200 ] && grep -q "<td>ci</td>" "$1" && ! grep -q "<td>laptop</td>" "$1"' "$st" "$W/page"
 st=$(page "$A" action=token-new token_name=phone token_scopes=dav token_expires=30d)
 P=$(grep -oE 'hsc_[a-z2-7]{16}_[a-z2-7]{52}_[0-9a-f]{8}' "$W/page" | head -n 1)
 check "node A's page makes an app password as the httpd role ($st)" [ "$st" = 200 -a -n "$P" ]
@@ -414,11 +414,11 @@ check "stored through hsc_token_add: erin's, named phone, scope dav" \
     [ "$(pg_tmp_psql "SELECT username || ' ' || name || ' ' || scopes || ' ' || (expires > created) FROM hsc_tokens WHERE id = '$PID'")" = "erin phone dav true" ]
 st=$(tok "$B" /api/dav/ "Bearer $P")
 check "the new token as Bearer on node B is 200 ($st) as erin ($(x_user))" \
-    [ "$st" = 200 ] && [ "$(x_user)" = erin ]
+    [ "$st" = 200 -a "$(x_user)" = erin ]
 check "a second live one named phone: 400 on node B" \
     [ "$(page "$B" action=token-new token_name=phone)" = 400 ]
 st=$(page "$B")
-check "node B's page lists it ($st)" [ "$st" = 200 ] && grep -q '<td>phone</td><td>dav</td>' "$W/page"
+check "node B's page lists it ($st)" sh -c '[ "$0" = 200 ] && grep -q "<td>phone</td><td>dav</td>" "$1"' "$st" "$W/page"
 check "revoked on node B's page (303)" [ "$(page "$B" action=token-revoke token_id="$PID")" = 303 ]
 check "node A refuses it on the next request (401)" [ "$(tok "$A" /api/dav/ "Bearer $P")" = 401 ]
 check "revoked once: again is 400" [ "$(page "$A" action=token-revoke token_id="$PID")" = 400 ]
@@ -442,7 +442,7 @@ JID=$(echo "$J" | cut -c5-20)
 st=$(tok "$B" /api/dav/ "Bearer $J")
 check "that token as Bearer on node B is 200 ($st)" [ "$st" = 200 ]
 st=$(json "$B" tokens)
-check "hsc-api GET tokens on node B lists it ($st)" [ "$st" = 200 ] && grep -q "\"id\":\"$JID\"" "$W/json"
+check "hsc-api GET tokens on node B lists it ($st)" sh -c '[ "$0" = 200 ] && grep -q "\"id\":\"$1\"" "$2"' "$st" "$JID" "$W/json"
 st=$(json "$B" tokens/revoke "{\"id\":\"$JID\"}")
 check "hsc-api POST tokens/revoke on node B ($st)" [ "$st" = 200 ]
 check "node A refuses it on the next request (401)" [ "$(tok "$A" /api/dav/ "Bearer $J")" = 401 ]
@@ -554,7 +554,7 @@ probes=$(for i in $(seq 1000); do echo "url = \"$A/hsc-health\""; echo 'output =
 secs=$(( ($(now_ms) - t0 + 999) / 1000 ))
 stmts=$(tail -n +"$((before + 1))" "$PG_LOG" | grep -cE 'duration: .* (execute|statement)')
 check "1,000 health probes, all 200 ($probes), cost at most 2 statements per second of the run and child ($stmts in $secs s)" \
-    [ "$probes" = 1000 ] && [ "$stmts" -le $((2 * 2 * secs + 2)) ]
+    [ "$probes" = 1000 -a "$stmts" -le $((2 * 2 * secs + 2)) ]
 sleep 1.1
 # A table lock held 1.5 s: the probe waits for it, under the 2 s statement
 # timeout, and answers 503 "slow" (the bound is 1 s) instead of 200.
