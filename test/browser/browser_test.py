@@ -74,7 +74,8 @@ class Server:
             apxs("SBINDIR"), apxs("TARGET"))
         modules = apxs("LIBEXECDIR")
         run = self.run
-        for d in ("htdocs/private", "htdocs/static", "logs", "db"):
+        for d in ("htdocs/private", "htdocs/static", "htdocs/pk-sealed",
+                  "logs", "db"):
             os.makedirs(os.path.join(run, d))
         # The single-page app that calls hsc-api (test/browser/api-page/).
         shutil.copytree(os.path.join(TOP_SRC, "test", "browser", "api-page"),
@@ -87,7 +88,8 @@ class Server:
         subprocess.run([admin, "init", self.db], check=True)
         self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
                    "carol": "carol-Pw-1", "dora": "dora-Pw-1",
-                   "erin": "erin-Pw-1"}
+                   "erin": "erin-Pw-1", "fred": "fred-Pw-1",
+                   "gina": "gina-Pw-1", "hank": "hank-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -111,6 +113,8 @@ class Server:
                     '<meta name="viewport" content="width=device-width">'
                     '<title>Private</title><h1>Private page</h1>'
                     '<p><a id="logout" href="/logout">Log out</a>\n')
+        with open(run + "/htdocs/pk-sealed/index.html", "w") as f:
+            f.write('<!doctype html><title>Sealed</title><h1>Sealed page</h1>')
         with open(run + "/htdocs/static/site.css", "w") as f:
             f.write("h1 { color: rgb(1, 2, 3); }\n")
         with open(run + "/httpd.conf", "w") as f:
@@ -170,6 +174,29 @@ HSCThrottleAddress 100
 <Location "/styled-login">
     SetHandler hsc-login
     HSCLoginStylesheet /static/site.css
+</Location>
+# Passkeys (issue 21) at http://localhost:{self.port}: an IP address is no
+# RP ID, and Chromium resolves localhost itself.
+HSCWebAuthnRPID localhost
+HSCWebAuthnOrigin http://localhost:{self.port}
+<Location "/pk-login">
+    SetHandler hsc-login
+    HSCPasskeys On
+    HSCSecondFactor optional
+</Location>
+<Location "/pk-uv-login">
+    SetHandler hsc-login
+    HSCPasskeys On
+    HSCSecondFactor optional
+    HSCWebAuthnUserVerification required
+</Location>
+<Location "/pk-account">
+    SetHandler hsc-account
+    HSCPasskeys On
+</Location>
+<Location "/pk-sealed/">
+    AuthType HSC
+    Require hsc-factor sealed
 </Location>
 """)
 
@@ -543,6 +570,7 @@ def run(srv, b):
     ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
+    passkey_walk(srv, b)
 
 
 def api_walk(srv, b):
@@ -673,6 +701,343 @@ def account_walk(srv, b):
     d.get(base + "/login")
     b.login("dora", "a long and unlisted passphrase")
     ok(b.cookie() is not None, "the new password logs in")
+
+
+# --- passkeys (issue 21) ---------------------------------------------------------
+# The ceremonies of the contract (docs/dev/passkeys.md, "Ceremony
+# contract") in the page's origin, through navigator.credentials and
+# Chromium's virtual authenticator; every POST the page makes is recorded
+# by a wrapped window.fetch (window.hscPosts), so that the test can replay
+# one with urllib and re-verify it with its own relying party.
+PK_JS = r"""
+if (!window.hscPk) {
+  const b64u = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf)))
+      .replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  const unb64u = (s) => Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')),
+                                        c => c.charCodeAt(0));
+  window.hscPosts = [];
+  const realFetch = window.fetch.bind(window);
+  window.fetch = function (url, init) {
+    try {
+      if (init && init.method === 'POST' && typeof init.body === 'string')
+        window.hscPosts.push({url: String(url), body: init.body});
+      else if (init && init.method === 'POST' && init.body instanceof URLSearchParams)
+        window.hscPosts.push({url: String(url), body: init.body.toString()});
+    } catch (e) {}
+    return realFetch(url, init);
+  };
+  const post = async (path, fields) => {
+    const r = await fetch(path, {method: 'POST', credentials: 'same-origin',
+        headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+        body: new URLSearchParams(fields).toString()});
+    let j = null;
+    try { j = await r.json(); } catch (e) {}
+    return {status: r.status, json: j};
+  };
+  const ids = (s) => (s || '').split(' ').filter(x => x)
+      .map(id => ({type: 'public-key', id: unb64u(id)}));
+  window.hscPk = {
+    // purpose create on an hsc-account URL; o.algs: pubKeyCredParams order
+    async create(path, o) {
+      const opt = await post(path, {hsc_passkey: 'options', purpose: 'create'});
+      if (opt.status !== 200) return {step: 'options', ...opt};
+      const j = opt.json;
+      let cred;
+      try {
+        cred = await navigator.credentials.create({publicKey: {
+          challenge: unb64u(j.challenge), rp: {id: j.rpId, name: j.rpName},
+          user: {id: unb64u(j.userId), name: j.userName, displayName: j.userName},
+          pubKeyCredParams: (o.algs || [-7, -8, -257]).map(a => ({type: 'public-key', alg: a})),
+          timeout: j.timeout, attestation: 'none', excludeCredentials: ids(j.excludeCredentials),
+          authenticatorSelection: {residentKey: o.residentKey || j.residentKey,
+                                   userVerification: j.userVerification},
+          extensions: {prf: {eval: {first: unb64u(j.prfSalt)}}}}});
+      } catch (e) { return {step: 'create', error: e.name + ': ' + e.message, options: j}; }
+      const r = cred.response, ext = cred.getClientExtensionResults();
+      const fields = {hsc_passkey: 'create', challenge: j.challenge, id: cred.id,
+          clientDataJSON: b64u(r.clientDataJSON), attestationObject: b64u(r.attestationObject),
+          publicKey: b64u(r.getPublicKey()), alg: String(r.getPublicKeyAlgorithm()),
+          transports: r.getTransports().join(','), name: o.name || 'key'};
+      if (ext.prf && ext.prf.results && ext.prf.results.first)
+        fields.prf = b64u(ext.prf.results.first);
+      const res = await post(path, fields);
+      return {step: 'post', fields: fields, prfEnabled: !!(ext.prf && ext.prf.enabled),
+              options: j, ...res};
+    },
+    // purpose login (passwordless) or second-factor on an hsc-login URL
+    async assert(path, purpose, o) {
+      o = o || {};
+      const opt = await post(path, {hsc_passkey: 'options', purpose: purpose});
+      if (opt.status !== 200) return {step: 'options', ...opt};
+      const j = opt.json;
+      let cred;
+      try {
+        const req = {publicKey: {challenge: unb64u(j.challenge), rpId: j.rpId,
+            timeout: j.timeout, userVerification: o.uv || j.userVerification,
+            allowCredentials: ids(j.allowCredentials),
+            extensions: {prf: {eval: {first: unb64u(j.prfSalt)}}}}};
+        if (o.conditional) req.mediation = 'conditional';
+        cred = await navigator.credentials.get(req);
+      } catch (e) { return {step: 'get', error: e.name + ': ' + e.message, options: j}; }
+      const r = cred.response, ext = cred.getClientExtensionResults();
+      const fields = {hsc_passkey: 'assert', purpose: purpose, challenge: j.challenge,
+          id: cred.id, clientDataJSON: b64u(r.clientDataJSON),
+          authenticatorData: b64u(r.authenticatorData), signature: b64u(r.signature)};
+      if (r.userHandle) fields.userHandle = b64u(r.userHandle);
+      if (ext.prf && ext.prf.results && ext.prf.results.first && !o.noPrf)
+        fields.prf = b64u(ext.prf.results.first);
+      const res = await post(path, fields);
+      return {step: 'post', fields: fields, options: j, ...res};
+    },
+  };
+}
+"""
+
+
+def pk_call(b, expr):
+    """Runs `await <expr>` in the page (PK_JS loaded); its JSON result."""
+    d = b.d
+    d.execute_script(PK_JS)
+    d.set_script_timeout(30)
+    return d.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "(async () => %s)().then(v => done(v), e => done({error: String(e)}));"
+        % expr)
+
+
+def add_authenticator(b, **opts):
+    """One virtual authenticator (any other removed first: which of
+    several Chromium would use is not ours to guess)."""
+    d = b.d
+    d.execute_cdp_cmd("WebAuthn.enable", {"enableUI": False})
+    for aid in getattr(b, "authenticators", []):
+        d.execute_cdp_cmd("WebAuthn.removeVirtualAuthenticator",
+                          {"authenticatorId": aid})
+    o = {"protocol": "ctap2", "ctap2Version": "ctap2_1",
+         "transport": "internal", "hasResidentKey": True,
+         "hasUserVerification": True, "isUserVerified": True,
+         "automaticPresenceSimulation": True, "hasPrf": True}
+    o.update(opts)
+    aid = d.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator",
+                            {"options": o})["authenticatorId"]
+    b.authenticators = [aid]
+    return aid
+
+
+def repost(url, body, cookie=None):
+    """POST a captured body again from outside the browser: (status, JSON)."""
+    import json
+    h = {"Content-Type": "application/x-www-form-urlencoded"}
+    if cookie:
+        h["Cookie"] = cookie
+    req = urllib.request.Request(url, data=body.encode(), headers=h)
+    try:
+        r = urllib.request.urlopen(req)
+        return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        try:
+            return e.code, json.loads(e.read() or b"{}")
+        except ValueError:
+            return e.code, {}
+
+
+def soft_authn():
+    sys.path.insert(0, os.path.join(TOP_SRC, "test", "lib"))
+    import hsc_soft_authn
+    return hsc_soft_authn
+
+
+def pk_shot(b, name):
+    """The page at desktop width (1000 px) and at a phone's (390 px)."""
+    d = b.d
+    d.save_screenshot(os.path.join(SHOTS, name + ".png"))
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    try:
+        time.sleep(0.2)
+        m = d.execute_script("var de = document.documentElement;"
+                             "return {sw: de.scrollWidth, cw: de.clientWidth};")
+        ok(m["sw"] <= m["cw"], "%s at 390 px: no horizontal scroll" % name, m)
+        d.save_screenshot(os.path.join(SHOTS, name + "-390.png"))
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def amr_of(b):
+    c = b.cookie()
+    return int(c["value"].split(".")[7]) if c else None
+
+
+AMR = {"pwd": 1, "otp": 2, "hwk": 4, "uv": 8, "seal": 32, "pending": 64}
+
+
+def passkey_walk(srv, b):
+    """Passkeys in Chromium with its virtual authenticator: registration on
+    the account page, second factor with a security key, passwordless with
+    a resident key (a call and conditional mediation), UV required and
+    failing, PRF present (a sealed cookie) and absent, ES256, EdDSA and
+    RS256, a replayed assertion refused, the independent relying party."""
+    import json
+    sa = soft_authn()
+    d = b.d
+    base = "http://localhost:%d" % srv.port
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    add_authenticator(b)  # internal, resident keys, UV, PRF
+
+    # fred: password, then a passkey on the account page (ES256 first).
+    b.login("fred", srv.pw["fred"])
+    ok(b.cookie() is not None, "passkeys: fred logs in with his password")
+    d.get(base + "/pk-account")
+    pk_shot(b, "pk-account")
+    reg = pk_call(b, "hscPk.create('/pk-account', {algs: [-7, -8, -257], "
+                     "residentKey: 'required', name: 'laptop'})")
+    ok(reg.get("status") == 200 and reg.get("json", {}).get("sealed") is True,
+       "a resident ES256 key with PRF is registered, sealed", reg)
+    ok(reg.get("fields", {}).get("alg") == "-7", "ES256, first in the list",
+       reg.get("fields", {}).get("alg"))
+    spki = reg.get("fields", {}).get("publicKey", "")
+    again = pk_call(b, "hscPk.create('/pk-account', {algs: [-7]})")
+    ok(again.get("step") == "create"
+       and "InvalidStateError" in again.get("error", ""),
+       "excludeCredentials: the same authenticator cannot register twice",
+       again)
+    d.get(base + "/pk-account")
+    pk_shot(b, "pk-account-registered")
+
+    # Passwordless with it (a call): sealed cookie, amr hwk|uv|seal.
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    pk_shot(b, "pk-login")
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login')")
+    ok(got.get("status") == 200 and got.get("json", {}).get("ok") is True,
+       "passwordless with the resident key: 200 ok", got)
+    ok(amr_of(b) == AMR["hwk"] | AMR["uv"] | AMR["seal"],
+       "the cookie's amr: hwk|uv|seal", amr_of(b))
+    d.get(base + "/pk-sealed/")
+    ok("Sealed page" in b.text(), "Require hsc-factor sealed lets it in")
+    # The independent check: the accepted assertion, re-verified with the
+    # SPKI captured at registration, by the Python relying party.
+    f = got.get("fields", {})
+    try:
+        ad = sa.verify_assertion(
+            sa.unb64u(spki), -7, sa.unb64u(f["authenticatorData"]),
+            sa.unb64u(f["clientDataJSON"]), sa.unb64u(f["signature"]),
+            "localhost", base, sa.unb64u(f["challenge"]), require_uv=True)
+        ok(True, "the Python RP verifies the assertion the module accepted "
+           "(flags 0x%02x, count %d)" % (ad["flags"], ad["sign_count"]))
+    except Exception as e:  # VerifyError, KeyError: both a failure
+        ok(False, "the Python RP verifies the assertion the module accepted",
+           repr(e))
+    # The captured POST, replayed from outside the browser: refused.
+    posts = [p for p in d.execute_script("return window.hscPosts || []")
+             if "hsc_passkey=assert" in p["body"]]
+    ok(len(posts) == 1, "the page's assertion POST was captured", posts)
+    if posts:
+        st, j = repost(base + "/pk-login", posts[-1]["body"])
+        ok(st == 403 and j.get("error") == "refused",
+           "that assertion re-posted with urllib: 403 refused", (st, j))
+
+    # Conditional mediation (autofill): the same key, no button.
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login', {conditional: true})")
+    ok(got.get("status") == 200,
+       "passwordless through conditional mediation: 200", got)
+
+    # UV fails (setUserVerified false): the browser refuses where UV is
+    # required; a UV-less assertion where it is required, the server does.
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    d.execute_cdp_cmd("WebAuthn.setUserVerified", {
+        "authenticatorId": b.authenticators[0], "isUserVerified": False})
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login')")
+    ok(got.get("step") == "get" and "NotAllowedError" in got.get("error", ""),
+       "UV failing: passwordless (UV required) ends in NotAllowedError", got)
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login', {uv: 'discouraged'})")
+    ok(got.get("status") == 403 and got.get("json", {}).get("error") == "refused",
+       "asked for without UV, the assertion is refused by the server", got)
+    d.delete_all_cookies()
+    d.get(base + "/pk-uv-login")
+    b.login("fred", srv.pw["fred"])
+    ok(amr_of(b) is not None and amr_of(b) & AMR["pending"],
+       "fred's password now leaves a pending login", amr_of(b))
+    got = pk_call(b, "hscPk.assert('/pk-uv-login', 'second-factor', "
+                     "{uv: 'discouraged'})")
+    ok(got.get("options", {}).get("userVerification") == "required"
+       and got.get("status") == 403,
+       "HSCWebAuthnUserVerification required: an assertion without UV, 403",
+       got)
+    d.execute_cdp_cmd("WebAuthn.setUserVerified", {
+        "authenticatorId": b.authenticators[0], "isUserVerified": True})
+    got = pk_call(b, "hscPk.assert('/pk-uv-login', 'second-factor')")
+    ok(got.get("status") == 200
+       and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"] | AMR["seal"],
+       "with UV: 200, amr pwd|hwk|uv|seal", (got, amr_of(b)))
+
+    # gina: a security key without PRF, not resident (second factor only),
+    # EdDSA first in the list.
+    d.delete_all_cookies()
+    add_authenticator(b, transport="usb", hasResidentKey=False,
+                      hasUserVerification=False, isUserVerified=False,
+                      hasPrf=False)
+    d.get(base + "/pk-login")
+    b.login("gina", srv.pw["gina"])
+    d.get(base + "/pk-account")
+    reg = pk_call(b, "hscPk.create('/pk-account', {algs: [-8, -7, -257], "
+                     "residentKey: 'discouraged', name: 'usb key'})")
+    ok(reg.get("status") == 200 and reg.get("json", {}).get("sealed") is False
+       and reg.get("fields", {}).get("alg") == "-8",
+       "an EdDSA security key without PRF: registered, not sealed", reg)
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    b.login("gina", srv.pw["gina"])
+    got = pk_call(b, "hscPk.assert('/pk-login', 'second-factor')")
+    ok(got.get("status") == 200 and amr_of(b) == AMR["pwd"] | AMR["hwk"],
+       "it is a second factor: 200, amr pwd|hwk", (got, amr_of(b)))
+    d.get(base + "/pk-sealed/")
+    ok("Sealed page" not in b.text(), "not sealed: the sealed page refuses")
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login')")
+    ok(got.get("step") == "get" or got.get("status") == 403,
+       "and no passwordless login with it", got)
+
+    # hank: RS256 (the only algorithm offered), resident, without PRF:
+    # registered; passwordless refused (unsealed).
+    d.delete_all_cookies()
+    add_authenticator(b, hasPrf=False)
+    d.get(base + "/pk-login")
+    b.login("hank", srv.pw["hank"])
+    d.get(base + "/pk-account")
+    reg = pk_call(b, "hscPk.create('/pk-account', {algs: [-257], "
+                     "residentKey: 'required', name: 'rsa'})")
+    ok(reg.get("status") == 200 and reg.get("fields", {}).get("alg") == "-257"
+       and reg.get("json", {}).get("sealed") is False,
+       "an RS256 resident key without PRF: registered, not sealed", reg)
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    got = pk_call(b, "hscPk.assert('/pk-login', 'login')")
+    ok(got.get("status") == 403 and got.get("json", {}).get("error") == "refused",
+       "passwordless with an unsealed key: 403 refused", got)
+    b.login("hank", srv.pw["hank"])
+    got = pk_call(b, "hscPk.assert('/pk-login', 'second-factor')")
+    ok(got.get("status") == 200
+       and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"],
+       "as a second factor: 200, amr pwd|hwk|uv", (got, amr_of(b)))
+    f = got.get("fields", {})
+    try:
+        sa.verify_assertion(sa.unb64u(reg["fields"]["publicKey"]), -257,
+                            sa.unb64u(f["authenticatorData"]),
+                            sa.unb64u(f["clientDataJSON"]),
+                            sa.unb64u(f["signature"]), "localhost", base,
+                            sa.unb64u(f["challenge"]))
+        ok(True, "the Python RP verifies the RS256 assertion too")
+    except Exception as e:
+        ok(False, "the Python RP verifies the RS256 assertion too", repr(e))
+    d.execute_cdp_cmd("WebAuthn.removeVirtualAuthenticator",
+                      {"authenticatorId": b.authenticators[0]})
+    b.authenticators = []
 
 
 if __name__ == "__main__":
