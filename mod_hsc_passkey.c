@@ -36,6 +36,12 @@
 #include "hsc_wa_challenge.h"
 #include "hsc_webauthn.h"
 
+/* How far in the future a challenge's time may be: another server's clock
+ * ahead of ours. Small, whatever HSCClockSkew says: an accepted challenge
+ * from the future would refuse the credential's next ones (the one-time
+ * rule keeps the latest time) until that time comes. */
+#define HSC_PASSKEY_CHALLENGE_SKEW_MS 10000
+
 /* The fields of a passkey request (base64url where binary). */
 typedef struct {
     const char *passkey, *purpose, *challenge, *id, *cdj, *ad, *sig, *uh, *prf,
@@ -56,7 +62,8 @@ typedef struct {
     apr_int64_t retry_after;
 } answer_t;
 
-/* --- the body -------------------------------------------------------------- */
+/* --- the body --------------------------------------------------------------
+ */
 
 static const char **pk_slot(pk_form_t *f, const char *name)
 {
@@ -183,7 +190,8 @@ static void refuse(answer_t *a, int status, const char *error)
     a->error = error;
 }
 
-/* --- the relying party ----------------------------------------------------- */
+/* --- the relying party -----------------------------------------------------
+ */
 
 typedef struct {
     request_rec *r;
@@ -202,7 +210,8 @@ static void rp_init(rp_t *rp, request_rec *r, const hsc_srv_conf_t *sc,
     rp->r = r;
     rp->sc = sc;
     rp->d = d;
-    rp->rp_id = sc->wa_rp_id != NULL ? sc->wa_rp_id : r->server->server_hostname;
+    rp->rp_id = sc->wa_rp_id != NULL ? sc->wa_rp_id
+                                     : r->server->server_hostname;
     if (sc->wa_origins != NULL && sc->wa_origins->nelts > 0) {
         rp->origins = (const char *const *)sc->wa_origins->elts;
         rp->n_origins = (size_t)sc->wa_origins->nelts;
@@ -260,7 +269,7 @@ static hsc_status_t check_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
     *canon = b64_text(rp->r->pool, c.v, c.len);
     return hsc_wa_challenge_check(rp->sc->keys, c.v, c.len, purpose, user,
                                   rp->now_ms, rp->sc->wa_lifetime * 1000,
-                                  rp->d->skew * 1000, issued_ms);
+                                  HSC_PASSKEY_CHALLENGE_SKEW_MS, issued_ms);
 }
 
 /* --- listing a user's credentials ---------------------------------------- */
@@ -320,7 +329,8 @@ static hsc_status_t pending_login(rp_t *rp, hsc_store_t **store,
     return st;
 }
 
-/* --- options --------------------------------------------------------------- */
+/* --- options ---------------------------------------------------------------
+ */
 
 static void options_login(rp_t *rp, answer_t *a)
 {
@@ -334,6 +344,7 @@ static void options_login(rp_t *rp, answer_t *a)
     hsc_factors_t *f;
     size_t len;
     int second = rp->f.purpose && !strcmp(rp->f.purpose, "second-factor");
+    int pending = 0;
 
     if (!second && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "login"))) {
         refuse(a, HTTP_BAD_REQUEST, "bad_request");
@@ -342,6 +353,7 @@ static void options_login(rp_t *rp, answer_t *a)
     purpose = second ? HSC_WA_SECOND_FACTOR : HSC_WA_PASSWORDLESS;
     if (second) {
         hsc_status_t st = pending_login(rp, &store, &c, &user);
+        pending = (c.amr & HSC_AMR_PENDING) != 0;
         hsc_wipe(&c, sizeof(c));
         if (st != HSC_OK) {
             if (hsc_status_class(st) == HSC_CLASS_FAULT) {
@@ -357,6 +369,16 @@ static void options_login(rp_t *rp, answer_t *a)
         if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL
             || (ids = credential_ids(r, f, user)) == NULL) {
             refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+            return;
+        }
+        if (!pending && ids[0] == '\0') {
+            /* A full login (a step-up) of a user without a passkey. */
+            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                          HSCLOGNO(304) "passkey options for a second "
+                                        "factor refused: user \"%s\" is "
+                                        "logged in and has no passkey",
+                          ap_escape_logitem(r->pool, user));
+            refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
             return;
         }
     }
@@ -387,7 +409,8 @@ static void options_login(rp_t *rp, answer_t *a)
     a->json = buf;
 }
 
-/* --- assert ---------------------------------------------------------------- */
+/* --- assert ----------------------------------------------------------------
+ */
 
 /* What the assertion check (a hsc_code_check_fn, under the throttle)
  * needs and finds. */
@@ -441,9 +464,8 @@ static hsc_status_t assert_check(request_rec *r, void *baton)
     e.require_uv = k->passwordless || k->rp->d->wa_uv == HSC_WA_UV_REQUIRED;
     st = hsc_wa_assertion_verify(&e, k->cdj.v, k->cdj.len, k->ad.v, k->ad.len,
                                  k->sig.v, k->sig.len, k->pk->spki,
-                                 k->pk->spki_len, k->pk->alg,
-                                 k->pk->sign_count, &k->as, k->err,
-                                 sizeof(k->err));
+                                 k->pk->spki_len, k->pk->alg, k->pk->sign_count,
+                                 &k->as, k->err, sizeof(k->err));
     if (st != HSC_OK) {
         k->why = k->err;
         return hsc_status_class(st) == HSC_CLASS_FAULT ? st : HSC_EAUTH;
@@ -617,7 +639,8 @@ static void assert_login(rp_t *rp, answer_t *a)
         return;
     }
     who = ap_escape_logitem(r->pool, user);
-    st = check_challenge(rp, second ? HSC_WA_SECOND_FACTOR : HSC_WA_PASSWORDLESS,
+    st = check_challenge(rp,
+                         second ? HSC_WA_SECOND_FACTOR : HSC_WA_PASSWORDLESS,
                          user, &k.issued_ms, &k.canon);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
@@ -762,7 +785,8 @@ refused_early:
     count_unknown(rp, store, a);
 }
 
-/* --- the account page: a new passkey --------------------------------------- */
+/* --- the account page: a new passkey ---------------------------------------
+ */
 
 /* The signed-in user of the account page: HSC_OK with *c (wipe it). */
 static hsc_status_t account_login(rp_t *rp, hsc_cookie_t *c, hsc_user_t *u,
@@ -808,8 +832,8 @@ static int first_handle(void *baton, const hsc_passkey_t *pk)
     handle_t *k = baton;
     hsc_passkey_t *full = malloc(sizeof(*full));
 
-    if (full != NULL && hsc_passkeys_get(k->f, pk->id, pk->id_len, full)
-                            == HSC_OK) {
+    if (full != NULL
+        && hsc_passkeys_get(k->f, pk->id, pk->id_len, full) == HSC_OK) {
         memcpy(k->handle, full->handle, sizeof(k->handle));
         k->found = 1;
     }
@@ -917,7 +941,7 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
         || end == NULL || *end != '\0' || end == rp->f.alg
         || (rp->f.prf
             && (b64_field(r, rp->f.prf, 32, &prf) != 0 || prf.len != 32))
-        || rp->f.name == NULL || !hsc_passkey_name_valid(rp->f.name)) {
+        || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(297) "new passkey of user \"%s\" refused: a "
                                     "field is missing or malformed (or the "
@@ -979,12 +1003,15 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
     handle_for(canon, pk->handle);
     apr_cpystrn(pk->transports, transports_of(rp->f.transports),
                 sizeof(pk->transports));
-    apr_cpystrn(pk->name, rp->f.name, sizeof(pk->name));
+    /* No name given: "Passkey" (the account page renames it). */
+    apr_cpystrn(pk->name, rp->f.name ? rp->f.name : "Passkey",
+                sizeof(pk->name));
     if ((f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
         refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
-    st = hsc_passkeys_add(f, pk, c->auth, (int64_t)apr_time_sec(r->request_time));
+    st = hsc_passkeys_add(f, pk, c->auth,
+                          (int64_t)apr_time_sec(r->request_time));
     if (st != HSC_OK) {
         int level = hsc_status_class(st) == HSC_CLASS_FAULT ? APLOG_ERR
                                                             : APLOG_NOTICE;
@@ -1066,7 +1093,8 @@ static void account_step(rp_t *rp, answer_t *a)
     hsc_wipe(&c, sizeof(c));
 }
 
-/* --- the entry -------------------------------------------------------------- */
+/* --- the entry --------------------------------------------------------------
+ */
 
 int hsc_passkey_handle(request_rec *r, const hsc_srv_conf_t *sc,
                        const hsc_dir_conf_t *d, hsc_passkey_at_t at)

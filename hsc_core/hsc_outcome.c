@@ -16,8 +16,8 @@ static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
      "disabled",    "revoked",   "bad_auth",  "store_fault", "error",
      "pending",     "old_format"};
 
-static const char *const method_names[HSC_METHODS] = {"pwd", "otp", "rc",
-                                                      "hwk", "none"};
+static const char *const method_names[HSC_METHODS] = {"pwd", "otp", "rc", "hwk",
+                                                      "none"};
 
 const char *hsc_method_name(hsc_method_t m)
 {

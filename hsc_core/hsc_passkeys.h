@@ -68,10 +68,10 @@ typedef struct {
  * only while pk->user is enabled and SHA-256(xn) is the stored
  * authenticator. The user's handle is made at the first credential:
  * pk->handle when it is not all zero (the one the caller offered the
- * authenticator), else 32 random bytes. created is now; the seal hash (when pk->sealed) joins the
- * user's row in the same transaction. HSC_OK; HSC_EAUTH (the proof is
- * refused: no such enabled user with that x_n); HSC_EEXISTS (the id is
- * registered already, to anyone); HSC_EINVAL (a field the schema
+ * authenticator), else 32 random bytes. created is now; the seal hash (when
+ * pk->sealed) joins the user's row in the same transaction. HSC_OK; HSC_EAUTH
+ * (the proof is refused: no such enabled user with that x_n); HSC_EEXISTS (the
+ * id is registered already, to anyone); HSC_EINVAL (a field the schema
  * refuses); HSC_EREADONLY; HSC_ESTORE.
  */
 hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,

@@ -193,6 +193,17 @@ refused(pk_post('/pk-account', $f, cookie => $ann), 400, 'bad_request',
 ($res, $j, $opt) = options('/pk-account', 'create', cookie => $ann);
 like($j->{excludeCredentials} // '', qr/\Q$sealed_id\E/,
      'excludeCredentials names the first key');
+# (Another authenticator, sharing the tool's state file: the options'
+# excludeCredentials would make the same one refuse, InvalidStateError.)
+sub other_authenticator
+{
+    my ($file, $o) = @_;
+    delete $o->{excludeCredentials};
+    open my $fh, '>', $file or die "$file: $!\n";
+    print $fh JSON::PP::encode_json($o);
+    close $fh;
+}
+other_authenticator($opt, $j);
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin',
           $ORIGIN, '--alg', '-8', '--name', 'eddsa');
 my $eddsa_id = $f->{id};
@@ -200,6 +211,7 @@ $res = pk_post('/pk-account', $f, cookie => $ann);
 is($res->code . ' ' . (json_of($res)->{sealed} ? 'sealed' : 'plain'), '200 plain',
    'an EdDSA key without PRF: registered, not sealed');
 ($res, $j, $opt) = options('/pk-account', 'create', cookie => $ann);
+other_authenticator($opt, $j);
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin',
           $ORIGIN, '--alg', '-257', '--resident', '--name', 'rs256');
 my $rs256_id = $f->{id};
