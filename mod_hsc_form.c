@@ -165,6 +165,12 @@ typedef struct {
     apr_size_t len;
 } raw_body_t;
 
+static apr_status_t wipe_raw(void *k)
+{
+    hsc_wipe(((raw_body_t *)k)->body, ((raw_body_t *)k)->len);
+    return APR_SUCCESS;
+}
+
 /* A body naming hsc_passkey is kept whole (hsc_form_parse decodes in
  * place) for the passkey endpoints, which have fields of their own. */
 static void keep_passkey_body(request_rec *r, const char *body, apr_size_t len)
@@ -179,7 +185,8 @@ static void keep_passkey_body(request_rec *r, const char *body, apr_size_t len)
     k = apr_palloc(r->pool, sizeof(*k));
     k->body = apr_pstrmemdup(r->pool, body, len);
     k->len = len;
-    apr_pool_userdata_setn(k, HSC_PASSKEY_BODY, NULL, r->pool);
+    /* It may hold a PRF output or a password: wiped with the request. */
+    apr_pool_userdata_setn(k, HSC_PASSKEY_BODY, wipe_raw, r->pool);
 }
 
 char *hsc_form_passkey_body(request_rec *r, apr_size_t *len)
