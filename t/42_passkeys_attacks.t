@@ -22,7 +22,7 @@ use MIME::Base64 qw(encode_base64url decode_base64url);
 use Time::HiRes ();
 use HSCTest;
 
-plan tests => 90;
+plan tests => 95;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -218,6 +218,17 @@ my $rs256_id = $f->{id};
 is(pk_post('/pk-account', $f, cookie => $ann)->code, 200,
    'an RS256 resident key without PRF: registered');
 
+# A synced passkey's sign count stays 0: then only the challenge's time
+# refuses a replay.
+($res, $j, $opt) = options('/pk-account', 'create', cookie => $ann);
+other_authenticator($opt, $j);
+$f = soft('register', '--state', $st, '--options', "\@$opt", '--origin',
+          $ORIGIN, '--alg', '-7', '--resident', '--prf', '--zero-counter',
+          '--backup', '--name', 'synced');
+my $synced_id = $f->{id};
+is(pk_post('/pk-account', $f, cookie => $ann)->code, 200,
+   'a synced ES256 key (BE, BS, count 0): registered');
+
 # Registration needs a recent password (HSCAccountRecentAuth 1 there).
 sleep 1;
 ($res, $j) = options('/pk-account-old', 'create', cookie => $ann);
@@ -271,6 +282,15 @@ for my $case (
     ($a, $res) = passwordless('--prf', '--cred', $sealed_id, @$args);
     refused($res, 403, 'refused', "passwordless with $what: 403 refused");
 }
+# The synced key (count 0): a replay is refused by the challenge's time.
+($a, $res) = passwordless('--prf', '--cred', $synced_id);
+is($res->code, 200, 'passwordless with the synced key (count 0): 200');
+my $off = log_size();
+refused(pk_post('/pk-login', $a), 403, 'refused', 'its assertion again: 403');
+like(log_since($off), qr/passkey login refused for user "pk-ann": already used \(a replay\)/,
+     'logged as a replay (the count is 0 both times)');
+($a, $res) = passwordless('--prf', '--cred', $synced_id);
+is($res->code, 200, 'a fresh one, count 0 again: 200');
 # An unsealed key cannot log in alone, even with a good assertion.
 ($a, $res) = passwordless('--cred', $rs256_id);
 refused($res, 403, 'refused', 'passwordless with the unsealed RS256 key: 403');
