@@ -305,6 +305,10 @@ static const char *done_notice(const request_rec *r)
         {"done=totp-off", "The authenticator app is removed. Your other "
                           "sessions have ended."},
         {"done=token-revoked", "The app password is revoked."},
+        {"done=passkey", "The passkey is added."},
+        {"done=passkey-renamed", "The passkey is renamed."},
+        {"done=passkey-removed", "The passkey is removed. Your other "
+                                 "sessions have ended."},
     };
     size_t i;
 
@@ -450,6 +454,12 @@ static int account_handler(request_rec *r)
     }
     else if (is_action(&f, "totp-confirm")) {
         rv = hsc_account_totp_confirm(r, &a, &f);
+    }
+    else if (is_action(&f, "passkey-rename") && a.d->passkeys) {
+        rv = hsc_account_passkey_rename(r, &a, &f);
+    }
+    else if (is_action(&f, "passkey-remove") && a.d->passkeys) {
+        rv = hsc_account_passkey_remove(r, &a, &f);
     }
     else if (is_action(&f, "token-revoke")) {
         rv = hsc_account_token_revoke(r, &a, &f);

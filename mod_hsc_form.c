@@ -34,7 +34,9 @@ void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d)
     apr_table_setn(h, "Cache-Control", "no-store");
     apr_table_setn(h, "X-Frame-Options", "DENY");
     apr_table_setn(h, "Content-Security-Policy",
-                   hsc_page_csp(r->pool, d->stylesheet, targets));
+                   apr_pstrcat(r->pool,
+                               hsc_page_csp(r->pool, d->stylesheet, targets),
+                               d->passkeys ? hsc_page_script_csp() : "", NULL));
     apr_table_setn(h, "Referrer-Policy", "same-origin");
 }
 
@@ -54,6 +56,7 @@ hsc_page_conf_t hsc_form_page_conf(const hsc_dir_conf_t *d)
     c.site_name = d->site_name;
     c.stylesheet = d->stylesheet;
     c.remember = d->remember > 0;
+    c.passkeys = d->passkeys;
     return c;
 }
 

@@ -83,6 +83,15 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                      int status, const char *user, const char *message)
 {
     hsc_page_conf_t c = hsc_form_page_conf(d);
+    hsc_factors_t *f;
+
+    /* The passkey button only for a user who has one. */
+    if (c.passkeys) {
+        const hsc_srv_conf_t
+            *sc = ap_get_module_config(r->server->module_config, &hsc_module);
+        c.passkeys = (f = hsc_factor_open(r, sc, 1)) != NULL
+                     && hsc_factor_passkeys(r, f, user) == 1;
+    }
 
     return hsc_form_send(r, status,
                          hsc_page_code(r->pool, &c, ret, user, message));
