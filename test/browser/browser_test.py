@@ -22,9 +22,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import (NoSuchElementException,
-                                        StaleElementReferenceException,
-                                        WebDriverException)
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -776,20 +774,28 @@ def pk_posts(b, kind):
 
 def pk_click(b, timeout=15):
     """The passkey button; waits until the page goes elsewhere or says
-    something in its status. Returns the status text."""
+    something in its status. Returns the status text ('' when it went
+    elsewhere)."""
     d = b.d
     url = d.current_url
     d.find_element(By.ID, "hsc-pk-go").click()
-    WebDriverWait(d, timeout, ignored_exceptions=(
-        NoSuchElementException, StaleElementReferenceException)).until(
-        lambda d: d.current_url != url
-        or d.find_element(By.ID, "hsc-pk-status").text.strip()
-        not in ("", "Checking\u2026", "Saving\u2026"))
-    if d.current_url != url:
+
+    def settled(d):
+        # While the page navigates, Chromium may answer for a node of the
+        # old document with a bare WebDriverException: not yet settled.
+        try:
+            if d.current_url != url:
+                return "gone"
+            t = d.find_element(By.ID, "hsc-pk-status").text.strip()
+            return t if t not in ("", "Checking\u2026", "Saving\u2026") else None
+        except WebDriverException:
+            return None
+    got = WebDriverWait(d, timeout).until(settled)
+    if got == "gone":
         WebDriverWait(d, 10).until(lambda d: d.execute_script(
             "return document.readyState") == "complete")
         return ""
-    return d.find_element(By.ID, "hsc-pk-status").text.strip()
+    return got
 
 
 def add_authenticator(b, **opts):
