@@ -843,6 +843,10 @@ def soft_authn():
 def pk_shot(b, name):
     """The page at desktop width (1000 px) and at a phone's (390 px)."""
     d = b.d
+    # The passkey part of the page in view (the account page is long).
+    scroll = ("var e = document.getElementById('hsc-pk');"
+              "if (e) e.scrollIntoView({block: 'center'});")
+    d.execute_script(scroll)
     d.save_screenshot(os.path.join(SHOTS, name + ".png"))
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
         "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
@@ -851,6 +855,7 @@ def pk_shot(b, name):
         m = d.execute_script("var de = document.documentElement;"
                              "return {sw: de.scrollWidth, cw: de.clientWidth};")
         ok(m["sw"] <= m["cw"], "%s at 390 px: no horizontal scroll" % name, m)
+        d.execute_script(scroll)
         d.save_screenshot(os.path.join(SHOTS, name + "-390.png"))
     finally:
         d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
