@@ -54,8 +54,9 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
 
 /* Registers Require hsc-factor and the answer to a denial it causes. */
 /* 1 when user has a passkey, 0 when none, -1 when they cannot be read
- * (logged). */
-int hsc_factor_passkeys(request_rec *r, hsc_factors_t *f, const char *user);
+ * (logged at level). */
+int hsc_factor_passkeys(request_rec *r, hsc_factors_t *f, const char *user,
+                        int level);
 
 void hsc_factor_register_hooks(apr_pool_t *p);
 

@@ -90,7 +90,7 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
         const hsc_srv_conf_t
             *sc = ap_get_module_config(r->server->module_config, &hsc_module);
         c.passkeys = (f = hsc_factor_open(r, sc, 1)) != NULL
-                     && hsc_factor_passkeys(r, f, user) == 1;
+                     && hsc_factor_passkeys(r, f, user, APLOG_ERR) == 1;
     }
 
     return hsc_form_send(r, status,

@@ -143,6 +143,31 @@ static int b64_field(request_rec *r, const char *text, size_t max, bin_t *b)
     return hsc_b64url_decode(text, n, b->v, max, &b->len) == HSC_OK ? 0 : -1;
 }
 
+/* The PRF output z is a secret: wiped when the request ends, whatever
+ * path the answer took. */
+static apr_status_t wipe_bin(void *b)
+{
+    bin_t *x = b;
+
+    if (x->v != NULL) {
+        hsc_wipe(x->v, x->len);
+    }
+    return APR_SUCCESS;
+}
+
+static int secret_field(request_rec *r, const char *text, size_t max, bin_t *b)
+{
+    int rv = b64_field(r, text, max, b);
+    /* A copy of the pointer and size in the pool (b may be on a stack). */
+    bin_t *keep = apr_pmemdup(r->pool, b, sizeof(*b));
+
+    if (b->v != NULL) {
+        keep->len = max; /* the whole buffer, decoded or not */
+    }
+    apr_pool_cleanup_register(r->pool, keep, wipe_bin, apr_pool_cleanup_null);
+    return rv;
+}
+
 static const char *b64_text(apr_pool_t *p, const unsigned char *v, size_t n)
 {
     char *out = apr_palloc(p, HSC_B64URL_LEN(n) + 1);
@@ -612,7 +637,8 @@ static void assert_login(rp_t *rp, answer_t *a)
         || b64_field(r, rp->f.sig, 1024, &k.sig) != 0
         || (rp->f.uh && b64_field(r, rp->f.uh, 64, &k.uh) != 0)
         || (rp->f.prf
-            && (b64_field(r, rp->f.prf, 32, &k.prf) != 0 || k.prf.len != 32))) {
+            && (secret_field(r, rp->f.prf, 32, &k.prf) != 0
+                || k.prf.len != 32))) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(288) "passkey assertion refused: a field is "
                                     "missing or not base64url of its size");
@@ -940,7 +966,7 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
         || b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX, &spki) != 0
         || end == NULL || *end != '\0' || end == rp->f.alg
         || (rp->f.prf
-            && (b64_field(r, rp->f.prf, 32, &prf) != 0 || prf.len != 32))
+            && (secret_field(r, rp->f.prf, 32, &prf) != 0 || prf.len != 32))
         || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(297) "new passkey of user \"%s\" refused: a "

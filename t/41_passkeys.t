@@ -21,7 +21,7 @@ use JSON::PP ();
 use MIME::Base64 qw(encode_base64url decode_base64url);
 use HSCTest;
 
-plan tests => 37;
+plan tests => 38;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -122,6 +122,13 @@ like($html, qr{<td>key</td><td>\d{4}-\d\d-\d\d</td><td>not sealed</td>}, 'listed
 my ($rp, $pend) = pw_login();
 my @c = split /\./, $pend;
 ok(($c[7] // 0) & $AMR{pending}, 'with a passkey, the password owes a second factor (pending)');
+{
+    my $r2 = login('pk-dan', $PW, path => '/pk-login-nopk',
+                   headers => [Host => $HOST, Origin => $ORIGIN]);
+    my @p = split /\./, (cookie_from($r2) // '');
+    ok(($p[7] // 0) & $AMR{pending},
+       'at a login location without HSCPasskeys the password still owes the factor');
+}
 like(page('/pk-login', cookie => $pend)->content, qr/Use a passkey or security key/,
      'the second-factor page offers the passkey');
 ($r, $j, $opt) = options('/pk-login', 'second-factor', cookie => $pend);
