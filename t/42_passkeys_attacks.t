@@ -22,7 +22,7 @@ use MIME::Base64 qw(encode_base64url decode_base64url);
 use Time::HiRes ();
 use HSCTest;
 
-plan tests => 90;
+plan tests => 101;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -218,6 +218,17 @@ my $rs256_id = $f->{id};
 is(pk_post('/pk-account', $f, cookie => $ann)->code, 200,
    'an RS256 resident key without PRF: registered');
 
+# A synced passkey's sign count stays 0: then only the challenge's time
+# refuses a replay.
+($res, $j, $opt) = options('/pk-account', 'create', cookie => $ann);
+other_authenticator($opt, $j);
+$f = soft('register', '--state', $st, '--options', "\@$opt", '--origin',
+          $ORIGIN, '--alg', '-7', '--resident', '--prf', '--zero-counter',
+          '--backup', '--name', 'synced');
+my $synced_id = $f->{id};
+is(pk_post('/pk-account', $f, cookie => $ann)->code, 200,
+   'a synced ES256 key (BE, BS, count 0): registered');
+
 # Registration needs a recent password (HSCAccountRecentAuth 1 there).
 sleep 1;
 ($res, $j) = options('/pk-account-old', 'create', cookie => $ann);
@@ -271,6 +282,15 @@ for my $case (
     ($a, $res) = passwordless('--prf', '--cred', $sealed_id, @$args);
     refused($res, 403, 'refused', "passwordless with $what: 403 refused");
 }
+# The synced key (count 0): a replay is refused by the challenge's time.
+($a, $res) = passwordless('--prf', '--cred', $synced_id);
+is($res->code, 200, 'passwordless with the synced key (count 0): 200');
+my $off = log_size();
+refused(pk_post('/pk-login', $a), 403, 'refused', 'its assertion again: 403');
+like(log_since($off), qr/passkey login refused for user "pk-ann": already used \(a replay\)/,
+     'logged as a replay (the count is 0 both times)');
+($a, $res) = passwordless('--prf', '--cred', $synced_id);
+is($res->code, 200, 'a fresh one, count 0 again: 200');
 # An unsealed key cannot log in alone, even with a good assertion.
 ($a, $res) = passwordless('--cred', $rs256_id);
 refused($res, 403, 'refused', 'passwordless with the unsealed RS256 key: 403');
@@ -402,6 +422,44 @@ is(sealed_get('/pk-sealed/page.html', $full), 200, 'sealed: 200');
     my ($r2, $oo, $file) = options('/pk-login', 'second-factor', cookie => $ben);
     # pk-ben has no passkey: no pending cookie, a full login.
     isnt($r2->code, 200, 'pk-ben (no passkey) has nothing to ask options for');
+}
+
+# --- one user's key or challenge for another ------------------------------------------------
+# pk-cat has a passkey of her own; her pending login cannot be finished
+# with pk-ann's key, nor with a challenge minted for pk-ann's step.
+{
+    my $cst = "$work/cat.json";
+    my $r = login('pk-cat', $pw{'pk-cat'}, path => '/pk-login',
+                  headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $cat = cookie_from($r) // '';
+    my ($r2, $oo, $file) = options('/pk-account', 'create', cookie => $cat);
+    my $cf = soft('register', '--state', $cst, '--options', "\@$file", '--origin',
+                  $ORIGIN, '--alg', '-7', '--resident', '--prf', '--name', 'cat');
+    is(pk_post('/pk-account', $cf, cookie => $cat)->code, 200, 'pk-cat registers a key');
+    $r = login('pk-cat', $pw{'pk-cat'}, path => '/pk-login',
+               headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $cpend = cookie_from($r) // '';
+    ($r2, $oo, $file) = options('/pk-login', 'second-factor', cookie => $cpend);
+    is($oo->{allowCredentials}, $cf->{id}, "her options allow her key only");
+    my $x = soft('assert', '--state', $st, '--options', "\@$file", '--origin', $ORIGIN,
+                 '--purpose', 'second-factor', '--cred', $eddsa_id);
+    refused(pk_post('/pk-login', $x, cookie => $cpend), 403, 'refused',
+            "pk-cat's pending login with pk-ann's key (a good assertion): 403");
+    my ($r3, $ao, $afile) = options('/pk-login', 'second-factor', cookie => (pending('/pk-login'))[1]);
+    $x = soft('assert', '--state', $cst, '--options', "\@$afile", '--origin', $ORIGIN,
+              '--purpose', 'second-factor', '--cred', $cf->{id});
+    refused(pk_post('/pk-login', $x, cookie => $cpend), 403, 'refused',
+            "her own key on a challenge made for pk-ann's step: 403");
+    my ($r4, $lo, $lfile) = options('/pk-login', 'login');
+    $x = soft('assert', '--state', $st, '--options', "\@$lfile", '--origin', $ORIGIN,
+              '--prf', '--cred', $sealed_id, '--user-handle',
+              JSON::PP::decode_json(HSCTest::slurp($cst))->{credentials}[0]{user_handle});
+    refused(pk_post('/pk-login', $x), 403, 'refused',
+            "passwordless with pk-ann's key under pk-cat's user handle: 403");
+    $x = soft('assert', '--state', $cst, '--options', "\@$file", '--origin', $ORIGIN,
+              '--purpose', 'second-factor', '--cred', $cf->{id});
+    is(pk_post('/pk-login', $x, cookie => $cpend)->code, 200,
+       'her own key on her own challenge: 200');
 }
 
 # --- forged sealed cookies (need the seal check on the request path) -----------------------

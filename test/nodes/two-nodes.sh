@@ -463,7 +463,9 @@ check "a disabled owner: node B refuses it within 1.5 s" tok_within 1500 "$B" "$
 # fay registers a passkey on node A's account page (hsc_passkey_add as the
 # httpd role), logs in with it there without a password, and the same
 # assertion sent to node B is refused: the one-time rule is the shared
-# row's (hsc_passkey_accept). A fresh assertion on B works. The
+# row's (hsc_passkey_accept). Her key's sign count stays 0, as synced
+# passkeys' do, so that only the challenge's time can refuse the replay.
+# A fresh assertion on B works. The
 # authenticator is software (test/lib/hsc_soft_authn.py), and its own
 # relying party re-verifies what node A accepted.
 SOFT="/usr/bin/python3 $srcdir/test/lib/hsc_soft_authn.py"
@@ -483,7 +485,8 @@ st=$(pk "$A" /pk-account "$F" "hsc_passkey=options&purpose=create")
 cp "$W/pk.json" "$W/create-options.json"
 check "create options on node A ($st)" [ "$st" = 200 -a "$(jget "$W/pk.json" rpId)" = localhost ]
 body=$($SOFT register --state "$PKS" --options "@$W/create-options.json" \
-    --origin "http://localhost:$PORT_A" --alg -7 --prf --resident --name laptop --format form)
+    --origin "http://localhost:$PORT_A" --alg -7 --prf --resident --zero-counter --name laptop \
+    --format form)
 st=$(pk "$A" /pk-account "$F" "$body")
 check "node A registers her sealed passkey as the httpd role ($st: $(cat "$W/pk.json"))" \
     [ "$st" = 200 -a "$(jget "$W/pk.json" sealed)" = True ]
@@ -511,6 +514,8 @@ st=$(pk "$B" /pk-login "" "$body")
 check "the same assertion replayed on node B: 403 refused ($st $(cat "$W/pk.json"))" \
     [ "$st" = 403 -a "$(jget "$W/pk.json" error)" = refused ]
 check "and again on node A: 403" [ "$(pk "$A" /pk-login "" "$body")" = 403 ]
+check "node B logged it as a replay (the count is 0: the challenge's time refused it)" \
+    grep -q 'passkey login refused for user "fay": already used (a replay)' "$W/b/error.log"
 # The independent check: the fields node A accepted, with the SPKI the
 # authenticator gave at registration, verify in other code.
 field() { printf '%s\n' "$body" | tr '&' '\n' | sed -n "s/^$1=//p" | python3 -c 'import sys,urllib.parse; print(urllib.parse.unquote(sys.stdin.read().strip()))'; }
