@@ -27,6 +27,7 @@
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -304,6 +305,10 @@ static const char *done_notice(const request_rec *r)
         {"done=totp-off", "The authenticator app is removed. Your other "
                           "sessions have ended."},
         {"done=token-revoked", "The app password is revoked."},
+        {"done=passkey", "The passkey is added."},
+        {"done=passkey-renamed", "The passkey is renamed."},
+        {"done=passkey-removed", "The passkey is removed. Your other "
+                                 "sessions have ended."},
     };
     size_t i;
 
@@ -413,6 +418,12 @@ static int account_handler(request_rec *r)
     if (rv != OK && !get) {
         return rv;
     }
+    if (!get
+        && (rv = hsc_passkey_handle(r, a.sc, a.d, HSC_PASSKEY_AT_ACCOUNT))
+               != DECLINED) {
+        hsc_wipe(body, len);
+        return rv;
+    }
     if (get && r->args != NULL) {
         /* A one-time link arrives in the query (hsc-admin link). */
         char *q = apr_pstrdup(r->pool, r->args);
@@ -443,6 +454,12 @@ static int account_handler(request_rec *r)
     }
     else if (is_action(&f, "totp-confirm")) {
         rv = hsc_account_totp_confirm(r, &a, &f);
+    }
+    else if (is_action(&f, "passkey-rename") && a.d->passkeys) {
+        rv = hsc_account_passkey_rename(r, &a, &f);
+    }
+    else if (is_action(&f, "passkey-remove") && a.d->passkeys) {
+        rv = hsc_account_passkey_remove(r, &a, &f);
     }
     else if (is_action(&f, "token-revoke")) {
         rv = hsc_account_token_revoke(r, &a, &f);

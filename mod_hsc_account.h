@@ -158,6 +158,12 @@ int hsc_account_token_list(request_rec *r, const hsc_account_t *a,
 
 /* A request that carries a one-time link (mod_hsc_account_link.c): get
  * for a GET, f the form or the query. The answer. */
+/* mod_hsc_account_passkey.c: the passkey list's forms. */
+int hsc_account_passkey_rename(request_rec *r, const hsc_account_t *a,
+                               const hsc_login_form_t *f);
+int hsc_account_passkey_remove(request_rec *r, const hsc_account_t *a,
+                               const hsc_login_form_t *f);
+
 int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, int get,
                      const hsc_login_form_t *f);

@@ -11,6 +11,7 @@
 
 #include "httpd.h"
 #include "http_config.h"
+#include "http_log.h"
 
 #include "mod_hsc_account.h"
 #include "mod_hsc_factor.h"
@@ -18,6 +19,8 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_token.h"
+#include "hsc_b64.h"
+#include "hsc_passkeys.h"
 #include "hsc_policy.h"
 #include "hsc_tokens.h"
 
@@ -116,6 +119,45 @@ static void tokens_of(request_rec *r, const hsc_account_t *a,
     v->now = (int64_t)apr_time_sec(r->request_time);
 }
 
+static int passkey_row(void *baton, const hsc_passkey_t *pk)
+{
+    apr_array_header_t *list = baton;
+    hsc_page_passkey_t *k = apr_array_push(list);
+    char *id = apr_palloc(list->pool, HSC_B64URL_LEN(pk->id_len) + 1);
+
+    id[hsc_b64url_encode(pk->id, pk->id_len, id)] = '\0';
+    k->id = id;
+    k->name = apr_pstrdup(list->pool, pk->name);
+    k->created = pk->created;
+    k->sealed = pk->sealed;
+    return 0;
+}
+
+/* The user's passkeys, where HSCPasskeys is On (a store that cannot list
+ * them shows no section: logged, HSC305). */
+static void passkeys_of(request_rec *r, const hsc_account_t *a,
+                        hsc_account_view_t *v)
+{
+    apr_array_header_t *list;
+    hsc_factors_t *f;
+
+    if (!a->d->passkeys || (f = hsc_factor_open(r, a->sc, 1)) == NULL) {
+        return;
+    }
+    list = apr_array_make(r->pool, 4, sizeof(hsc_page_passkey_t));
+    if (hsc_passkeys_list(f, a->user, passkey_row, list) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(305) "the account page cannot list the "
+                                    "passkeys of user \"%s\": %s",
+                      ap_escape_logitem(r->pool, a->user),
+                      hsc_factors_errmsg(f));
+        return;
+    }
+    v->passkeys = 1;
+    v->passkey_list = (const hsc_page_passkey_t *)list->elts;
+    v->n_passkeys = (size_t)list->nelts;
+}
+
 /* The page for a, with a notice of what was done or a refusal. */
 int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
                      const char *notice, const char *error)
@@ -137,6 +179,7 @@ int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
     v.notice = notice;
     v.error = error;
     tokens_of(r, a, &v);
+    passkeys_of(r, a, &v);
     return hsc_form_send(r, status, hsc_page_account(r->pool, &pc, &v));
 }
 
@@ -177,6 +220,10 @@ hsc_status_t hsc_account_reissue(request_rec *r, const hsc_account_t *a,
             memcpy(lid, a->c.lid, sizeof(lid));
             cl.amr = a->c.amr;
             cl.mfa_at = a->c.mfa_at;
+            /* A sealed login keeps its z (after x_n in auth). */
+            if ((cl.amr & HSC_AMR_SEAL) && a->c.auth_len == 2 * HSC_XN_LEN) {
+                cl.z = a->c.auth + HSC_XN_LEN;
+            }
         }
         else {
             st = hsc_random(lid, sizeof(lid));

@@ -32,6 +32,7 @@
 #include "mod_hsc_config.h"
 #include "hsc_store.h"
 #include "hsc_store_sqlite.h"
+#include "hsc_wa_ceremony.h"
 
 /* --- the user database, as the server's User ----------------------------- */
 
@@ -360,6 +361,71 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
     return bad;
 }
 
+/* --- WebAuthn: the RP ID and origins of each server -------------------- */
+
+/* 1 when a section of s (or its server context) has HSCPasskeys On. */
+static int passkeys_used(server_rec *s)
+{
+    core_server_config *core = ap_get_core_module_config(s->module_config);
+    const hsc_dir_conf_t *d = ap_get_module_config(s->lookup_defaults,
+                                                   &hsc_module);
+    apr_array_header_t *arrs[2];
+    int i, j;
+
+    if (d != NULL && d->passkeys) {
+        return 1;
+    }
+    arrs[0] = core->sec_dir;
+    arrs[1] = core->sec_url;
+    for (i = 0; i < 2; ++i) {
+        ap_conf_vector_t **secs = (ap_conf_vector_t **)arrs[i]->elts;
+        for (j = 0; j < arrs[i]->nelts; ++j) {
+            d = ap_get_module_config(secs[j], &hsc_module);
+            if (d != NULL && d->passkeys_set && d->passkeys) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/*
+ * The RP ID (HSCWebAuthnRPID, else the ServerName) is a domain name and
+ * every HSCWebAuthnOrigin is on it; checked where passkeys are on, and
+ * wherever an RP ID or origin was written. 0 or -1 (logged).
+ */
+static int check_webauthn(server_rec *s)
+{
+    const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
+                                                    &hsc_module);
+    const char *rp = sc->wa_rp_id != NULL ? sc->wa_rp_id : s->server_hostname;
+    char why[160];
+    int i, bad = 0;
+
+    if (!sc->wa_rp_id_set && !sc->wa_origins_set && !passkeys_used(s)) {
+        return 0;
+    }
+    if (hsc_wa_rp_id_check(rp, why, sizeof(why)) != HSC_OK) {
+        ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                     HSCLOGNO(281) "HSCWebAuthnRPID: '%s' (%s) cannot be "
+                                   "the RP ID of passkeys: %s",
+                     rp ? rp : "", sc->wa_rp_id ? "set" : "the ServerName",
+                     why);
+        return -1;
+    }
+    for (i = 0; sc->wa_origins != NULL && i < sc->wa_origins->nelts; i++) {
+        const char *o = APR_ARRAY_IDX(sc->wa_origins, i, const char *);
+        if (hsc_wa_origin_check(o, rp, why, sizeof(why)) != HSC_OK) {
+            ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, s,
+                         HSCLOGNO(282) "HSCWebAuthnOrigin: '%s' does not "
+                                       "fit the RP ID '%s': %s",
+                         o, rp, why);
+            bad = -1;
+        }
+    }
+    return bad;
+}
+
 /* Runs for `httpd -t` as well as at startup, before test_config. */
 static int checks_check_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *main_s)
@@ -371,6 +437,7 @@ static int checks_check_config(apr_pool_t *pconf, apr_pool_t *plog,
     (void)plog;
     for (s = main_s; s != NULL; s = s->next) {
         bad |= check_sections(ptemp, s);
+        bad |= check_webauthn(s);
     }
     bad |= check_authtype_uses(ap_conftree, main_s, main_s);
     bad |= check_db_access(ptemp, main_s);

@@ -33,6 +33,7 @@
 #include "hsc_store_sqlite.h"
 #include "hsc_token.h"
 #include "hsc_cache.h"
+#include "hsc_wa_ceremony.h"
 
 /* --- create and merge ----------------------------------------------------- */
 
@@ -71,6 +72,7 @@ void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s)
     sc->throttle.user = HSC_DEFAULT_THROTTLE_USER;
     sc->throttle.window = HSC_DEFAULT_THROTTLE_WINDOW;
     sc->throttle.max_kdf = HSC_DEFAULT_MAX_LOGIN_KDF;
+    sc->wa_lifetime = HSC_DEFAULT_WA_CHALLENGE_LIFETIME;
     sc->db_index = -1;
     /* test_defaults checks that the default parses. */
     if (hsc_kdf_parse(HSC_DEFAULT_DUMMY_KDF_TEXT, &sc->dummy_kdf) != HSC_OK) {
@@ -104,6 +106,9 @@ void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, window);
     HSC_MERGE(&sc->throttle, &base->throttle, &add->throttle, max_kdf);
     HSC_MERGE(sc, base, add, dummy_kdf);
+    HSC_MERGE(sc, base, add, wa_rp_id);
+    HSC_MERGE(sc, base, add, wa_origins);
+    HSC_MERGE(sc, base, add, wa_lifetime);
     sc->global = add->global != NULL ? add->global : base->global;
     sc->db_index = -1;
     return sc;
@@ -193,6 +198,8 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     d->token_scopes = concat(p, base->token_scopes, add->token_scopes);
     d->api_origins = concat(p, base->api_origins, add->api_origins);
     HSC_MERGE(d, base, add, basic_password);
+    HSC_MERGE(d, base, add, passkeys);
+    HSC_MERGE(d, base, add, wa_uv);
     return d;
 }
 
@@ -840,6 +847,102 @@ HSC_DIR_FLAG_SETTER(refresh)
 HSC_DIR_FLAG_SETTER(health_details)
 HSC_DIR_FLAG_SETTER(cookie_format1)
 HSC_DIR_FLAG_SETTER(basic_password)
+HSC_DIR_FLAG_SETTER(passkeys)
+
+/* --- WebAuthn (docs/passkeys.md) ------------------------------------------ */
+
+/* HSCWebAuthnRPID: a domain name, never an IP address (browsers refuse
+ * those); the origins are checked against it in mod_hsc_checks.c, once
+ * every directive of the server is read. */
+static const char *set_wa_rp_id(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = not_in_section(cmd);
+    char why[160];
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (hsc_wa_rp_id_check(arg, why, sizeof(why)) != HSC_OK) {
+        return apr_psprintf(cmd->pool, "HSCWebAuthnRPID: '%s': %s", arg, why);
+    }
+    sc->wa_rp_id = arg;
+    sc->wa_rp_id_set = 1;
+    return NULL;
+}
+
+/* HSCWebAuthnOrigin: the shape here, the RP ID rule in the checks. */
+static const char *add_wa_origin(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = not_in_section(cmd);
+    const char *host = !strncmp(arg, "https://", 8)  ? arg + 8
+                       : !strncmp(arg, "http://", 7) ? arg + 7
+                                                     : "";
+    const char *colon = strchr(host, ':');
+    char why[160];
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    /* Its own host as RP ID: only the shape is checked here. */
+    if (hsc_wa_origin_check(arg,
+                            apr_pstrndup(cmd->pool, host,
+                                         colon ? (apr_size_t)(colon - host)
+                                               : strlen(host)),
+                            why, sizeof(why))
+        != HSC_OK) {
+        return apr_psprintf(cmd->pool, "HSCWebAuthnOrigin: '%s': %s", arg, why);
+    }
+    if (!sc->wa_origins_set || sc->wa_origins == NULL) {
+        sc->wa_origins = apr_array_make(cmd->pool, 2, sizeof(const char *));
+    }
+    *(const char **)apr_array_push(sc->wa_origins) = arg;
+    sc->wa_origins_set = 1;
+    return NULL;
+}
+
+static const char *set_wa_uv(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+    hsc_wa_uv_t uv;
+
+    if (hsc_wa_uv_parse(arg, &uv) != HSC_OK) {
+        return apr_psprintf(cmd->pool,
+                            "HSCWebAuthnUserVerification: '%s' is not "
+                            "preferred, required or discouraged",
+                            arg);
+    }
+    d->wa_uv = (int)uv;
+    d->wa_uv_set = 1;
+    return NULL;
+}
+
+static const char *set_wa_lifetime(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_srv_conf_t *sc = srv_conf(cmd);
+    const char *err = not_in_section(cmd);
+    int64_t v;
+
+    (void)dv;
+    if (err != NULL) {
+        return err;
+    }
+    if (hsc_parse_duration(arg, 0, &v) != HSC_OK
+        || v < HSC_WA_CHALLENGE_LIFETIME_MIN
+        || v > HSC_WA_CHALLENGE_LIFETIME_MAX) {
+        return apr_psprintf(cmd->pool,
+                            "HSCWebAuthnChallengeLifetime: '%s' is not a "
+                            "duration from %d to %d seconds",
+                            arg, HSC_WA_CHALLENGE_LIFETIME_MIN,
+                            HSC_WA_CHALLENGE_LIFETIME_MAX);
+    }
+    sc->wa_lifetime = (apr_int64_t)v;
+    sc->wa_lifetime_set = 1;
+    return NULL;
+}
 
 /* HSCScope is part of the MAC input: printable ASCII, never a line feed. */
 static const char *set_scope(cmd_parms *cmd, void *dv, const char *arg)
@@ -1438,6 +1541,22 @@ const command_rec hsc_cmds[] = {
                     OR_AUTHCFG | RSRC_CONF,
                     "ORIGIN...: other sites whose pages may call hsc-api "
                     "with the cookie (CORS); default none"),
+    HSC_DIR_FLAG("HSCPasskeys", set_passkeys,
+                 "On|Off: passkey sign-in and registration at this login or "
+                 "account page (default Off)"),
+    HSC_DIR_TAKE1("HSCWebAuthnUserVerification", set_wa_uv,
+                  "preferred|required|discouraged: user verification asked "
+                  "of a passkey used as a second factor (default preferred)"),
+    HSC_SRV_TAKE1("HSCWebAuthnRPID", set_wa_rp_id,
+                  "Domain name passkeys are bound to (default: the "
+                  "ServerName)"),
+    AP_INIT_ITERATE("HSCWebAuthnOrigin", add_wa_origin, NULL, RSRC_CONF,
+                    "ORIGIN...: origins whose pages may use passkeys "
+                    "(default https://<RP ID>)"),
+    HSC_SRV_TAKE1("HSCWebAuthnChallengeLifetime", set_wa_lifetime,
+                  "How long a passkey challenge stays valid, 30 to 3600 "
+                  "seconds (default " HSC_DEFAULT_WA_CHALLENGE_LIFETIME_TEXT
+                  ")"),
     HSC_DIR_FLAG("HSCStripCookie", set_strip_cookie,
                  "On|Off: after authentication, remove this module's cookie "
                  "from the Cookie header sent on (default Off)"),

@@ -74,8 +74,13 @@ typedef struct {
     apr_int64_t user_cache_size;  /* HSCUserCacheSize: records; 0 off */
     hsc_throttle_conf_t throttle; /* HSCThrottle*, HSCMaxLoginKDF */
     hsc_kdf_t dummy_kdf;          /* HSCDummyKDF: what a failed login costs */
+    const char *wa_rp_id;         /* HSCWebAuthnRPID; NULL: the ServerName */
+    /* HSCWebAuthnOrigin (const char *); NULL: https://<RP ID> */
+    apr_array_header_t *wa_origins;
+    apr_int64_t wa_lifetime; /* HSCWebAuthnChallengeLifetime, seconds */
     unsigned int keyfile_set : 1, userdb_set : 1, userdb_cache_set : 1,
-        dummy_kdf_set : 1, user_cache_size_set : 1;
+        dummy_kdf_set : 1, user_cache_size_set : 1, wa_rp_id_set : 1,
+        wa_origins_set : 1, wa_lifetime_set : 1;
 
     hsc_global_conf_t *global; /* the main-server-only settings, shared */
 
@@ -159,6 +164,8 @@ typedef struct {
      * parent's. NULL: none (no CORS headers). */
     apr_array_header_t *api_origins;
     int basic_password; /* HSCBasicPassword: the account password over Basic */
+    int passkeys;       /* HSCPasskeys: the passkey endpoints and buttons */
+    int wa_uv;          /* HSCWebAuthnUserVerification: hsc_wa_uv_t */
 
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
@@ -169,7 +176,8 @@ typedef struct {
         cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
         factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
         blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1,
-        authz_forward_set : 1, accept_tokens_set : 1, basic_password_set : 1;
+        authz_forward_set : 1, accept_tokens_set : 1, basic_password_set : 1,
+        passkeys_set : 1, wa_uv_set : 1;
 } hsc_dir_conf_t;
 
 /* HSCAcceptTokens: where an app password may come from (0: Off). */

@@ -32,6 +32,7 @@
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
+#include "hsc_passkeys.h"
 #include "hsc_recovery.h"
 #include "hsc_seal.h"
 #include "hsc_totp.h"
@@ -75,6 +76,28 @@ hsc_factors_t *hsc_factor_open(request_rec *r, const hsc_srv_conf_t *sc,
     return f;
 }
 
+static int count_one(void *baton, const hsc_passkey_t *pk)
+{
+    (void)pk;
+    ++*(int *)baton;
+    return 1; /* one is enough */
+}
+
+int hsc_factor_passkeys(request_rec *r, hsc_factors_t *f, const char *user,
+                        int level)
+{
+    int n = 0;
+
+    if (hsc_passkeys_list(f, user, count_one, &n) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, level, 0, r,
+                      HSCLOGNO(283) "cannot read the passkeys of user \"%s\": "
+                                    "%s",
+                      ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
+        return -1;
+    }
+    return n > 0;
+}
+
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u)
 {
@@ -100,6 +123,21 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_wipe(fi.sealed, sizeof(fi.sealed));
     if (hsc_factors_any(&fi)) {
         return HSC_FACTOR_DUE;
+    }
+    /* A passkey is a second factor too, wherever the login is (a
+     * location without HSCPasskeys then offers the user's other factors,
+     * or none: the login cannot finish there, never skips the factor).
+     * A store that cannot list passkeys fails the login where passkeys
+     * are on; elsewhere it is a store older than passkeys (schema 6 on
+     * SQLite, 7 on PostgreSQL), whose users have none (logged, HSC283). */
+    switch (hsc_factor_passkeys(r, f, u->name,
+                                d->passkeys ? APLOG_ERR : APLOG_DEBUG)) {
+    case 1: return HSC_FACTOR_DUE;
+    case 0: break;
+    default:
+        if (d->passkeys) {
+            return HSC_FACTOR_FAULT;
+        }
     }
     return d->second_factor == HSC_SECOND_FACTOR_REQUIRED ? HSC_FACTOR_MISSING
                                                           : HSC_FACTOR_NOT_DUE;
@@ -128,11 +166,17 @@ int hsc_factor_info(request_rec *r, const hsc_srv_conf_t *sc, const char *user,
 int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user)
 {
     hsc_factor_info_t fi;
+    hsc_factors_t *f;
 
     if (hsc_factor_info(r, sc, user, &fi) != 0) {
         return -1;
     }
-    return hsc_factors_any(&fi);
+    if (hsc_factors_any(&fi)) {
+        return 1;
+    }
+    /* A passkey counts (a store older than passkeys has none: debug). */
+    return (f = hsc_factor_open(r, sc, 1)) != NULL
+           && hsc_factor_passkeys(r, f, user, APLOG_DEBUG) == 1;
 }
 
 /* What a code check needs (hsc_code_check_fn's baton). */

@@ -53,6 +53,11 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
                                      unsigned *amr, apr_int64_t *retry_after);
 
 /* Registers Require hsc-factor and the answer to a denial it causes. */
+/* 1 when user has a passkey, 0 when none, -1 when they cannot be read
+ * (logged at level). */
+int hsc_factor_passkeys(request_rec *r, hsc_factors_t *f, const char *user,
+                        int level);
+
 void hsc_factor_register_hooks(apr_pool_t *p);
 
 /* HSCMaxAuthAge, at check_authn: OK, or the answer to a login whose

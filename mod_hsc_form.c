@@ -34,7 +34,9 @@ void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d)
     apr_table_setn(h, "Cache-Control", "no-store");
     apr_table_setn(h, "X-Frame-Options", "DENY");
     apr_table_setn(h, "Content-Security-Policy",
-                   hsc_page_csp(r->pool, d->stylesheet, targets));
+                   apr_pstrcat(r->pool,
+                               hsc_page_csp(r->pool, d->stylesheet, targets),
+                               d->passkeys ? hsc_page_script_csp() : "", NULL));
     apr_table_setn(h, "Referrer-Policy", "same-origin");
 }
 
@@ -54,6 +56,7 @@ hsc_page_conf_t hsc_form_page_conf(const hsc_dir_conf_t *d)
     c.site_name = d->site_name;
     c.stylesheet = d->stylesheet;
     c.remember = d->remember > 0;
+    c.passkeys = d->passkeys;
     return c;
 }
 
@@ -154,6 +157,51 @@ static int read_form(request_rec *r, char **body, apr_size_t *len)
     return hsc_form_read_body(r, HSC_FORM_BODY_MAX, body, len);
 }
 
+/* The pool key of a passkey request's body copy. */
+#define HSC_PASSKEY_BODY "hsc-passkey-body"
+
+typedef struct {
+    char *body;
+    apr_size_t len;
+} raw_body_t;
+
+static apr_status_t wipe_raw(void *k)
+{
+    hsc_wipe(((raw_body_t *)k)->body, ((raw_body_t *)k)->len);
+    return APR_SUCCESS;
+}
+
+/* A body naming hsc_passkey is kept whole (hsc_form_parse decodes in
+ * place) for the passkey endpoints, which have fields of their own. */
+static void keep_passkey_body(request_rec *r, const char *body, apr_size_t len)
+{
+    raw_body_t *k;
+
+    if (len < 12
+        || (strncmp(body, "hsc_passkey=", 12) != 0
+            && ap_strstr_c(body, "&hsc_passkey=") == NULL)) {
+        return;
+    }
+    k = apr_palloc(r->pool, sizeof(*k));
+    k->body = apr_pstrmemdup(r->pool, body, len);
+    k->len = len;
+    /* It may hold a PRF output or a password: wiped with the request. */
+    apr_pool_userdata_setn(k, HSC_PASSKEY_BODY, wipe_raw, r->pool);
+}
+
+char *hsc_form_passkey_body(request_rec *r, apr_size_t *len)
+{
+    void *k = NULL;
+
+    *len = 0;
+    apr_pool_userdata_get(&k, HSC_PASSKEY_BODY, r->pool);
+    if (k == NULL) {
+        return NULL;
+    }
+    *len = ((raw_body_t *)k)->len;
+    return ((raw_body_t *)k)->body;
+}
+
 /*
  * What both handlers do before their POST work: the common headers, GET
  * and POST only, same-site, a small form body, parsed. DECLINED with
@@ -189,6 +237,7 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
                       HSCLOGNO(021) "%s form refused: HTTP %d", what, rv);
         return rv;
     }
+    keep_passkey_body(r, *body, *len);
     if (hsc_form_parse(*body, *len, f) != HSC_OK) {
         hsc_wipe(*body, *len);
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,

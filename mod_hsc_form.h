@@ -42,4 +42,8 @@ int hsc_form_read_body(request_rec *r, apr_size_t max, char **body,
 int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
                   int *get, hsc_login_form_t *f, char **body, apr_size_t *len);
 
+/* After hsc_form_post: the whole body (pool memory, NUL-terminated, *len
+ * bytes; wipe it after use) when it named hsc_passkey, else NULL. */
+char *hsc_form_passkey_body(request_rec *r, apr_size_t *len);
+
 #endif /* MOD_HSC_FORM_H */

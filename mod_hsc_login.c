@@ -28,6 +28,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_login.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -82,6 +83,15 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                      int status, const char *user, const char *message)
 {
     hsc_page_conf_t c = hsc_form_page_conf(d);
+    hsc_factors_t *f;
+
+    /* The passkey button only for a user who has one. */
+    if (c.passkeys) {
+        const hsc_srv_conf_t
+            *sc = ap_get_module_config(r->server->module_config, &hsc_module);
+        c.passkeys = (f = hsc_factor_open(r, sc, 1)) != NULL
+                     && hsc_factor_passkeys(r, f, user, APLOG_ERR) == 1;
+    }
 
     return hsc_form_send(r, status,
                          hsc_page_code(r->pool, &c, ret, user, message));
@@ -807,6 +817,10 @@ static int login_handler(request_rec *r)
     d = ap_get_module_config(r->per_dir_config, &hsc_module);
     if ((rv = hsc_form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
         return get ? login_get(r, sc, d) : rv;
+    }
+    if ((rv = hsc_passkey_handle(r, sc, d, HSC_PASSKEY_AT_LOGIN)) != DECLINED) {
+        hsc_wipe(body, len);
+        return rv;
     }
     rv = f.code.present && !f.password.present ? code_post(r, sc, d, &f)
                                                : login_post(r, sc, d, &f);

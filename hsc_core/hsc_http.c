@@ -271,6 +271,10 @@ static const struct {
     {"token_expires", offsetof(hsc_login_form_t, token_expires),
      HSC_FORM_EVERYWHERE_MAX},
     {"token_id", offsetof(hsc_login_form_t, token_id), HSC_FORM_CODE_MAX},
+    /* A credential id of 1023 bytes is 1364 base64url characters. */
+    {"passkey_id", offsetof(hsc_login_form_t, passkey_id), 1364},
+    {"passkey_name", offsetof(hsc_login_form_t, passkey_name),
+     HSC_FORM_TOKEN_MAX},
 };
 
 /* The field of form called name (nlen bytes) and its limit, or NULL. */

@@ -42,6 +42,8 @@ typedef struct {
     /* The account page's app passwords: a new one's name, scopes and
      * expiry ("30d", "90d", "365d", "never"); the id of one to revoke. */
     hsc_form_field_t token_name, token_scopes, token_expires, token_id;
+    /* The account page's passkeys: one's id (base64url) and new name. */
+    hsc_form_field_t passkey_id, passkey_name;
 } hsc_login_form_t;
 
 /**

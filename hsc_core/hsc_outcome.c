@@ -16,7 +16,7 @@ static const char *const cookie_reasons[HSC_COOKIE_OUTCOMES] =
      "disabled",    "revoked",   "bad_auth",  "store_fault", "error",
      "pending",     "old_format"};
 
-static const char *const method_names[HSC_METHODS] = {"pwd", "otp", "rc",
+static const char *const method_names[HSC_METHODS] = {"pwd", "otp", "rc", "hwk",
                                                       "none"};
 
 const char *hsc_method_name(hsc_method_t m)
@@ -30,6 +30,7 @@ int hsc_method_outcome_possible(hsc_method_t m, hsc_login_outcome_t o)
     case HSC_METHOD_PWD: return o != HSC_LOGIN_BAD_CODE;
     case HSC_METHOD_OTP:
     case HSC_METHOD_RC:
+    case HSC_METHOD_HWK:
         return o == HSC_LOGIN_SUCCESS || o == HSC_LOGIN_BAD_CODE
                || o == HSC_LOGIN_STORE_FAULT;
     case HSC_METHOD_NONE:

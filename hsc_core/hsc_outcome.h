@@ -36,12 +36,13 @@ typedef enum {
     HSC_METHOD_PWD,  /* the password step */
     HSC_METHOD_OTP,  /* a TOTP code at the second-factor step */
     HSC_METHOD_RC,   /* a recovery code there */
+    HSC_METHOD_HWK,  /* a passkey: there, or a passwordless login */
     HSC_METHOD_NONE, /* the second-factor step, refused before a code was
                       * read (throttled, or the factors cannot be read) */
     HSC_METHODS
 } hsc_method_t;
 
-/* "pwd", "otp", "rc", "none". */
+/* "pwd", "otp", "rc", "hwk", "none". */
 const char *hsc_method_name(hsc_method_t m);
 
 /* 1 when outcome o can happen at a step tried as m (the metrics list only

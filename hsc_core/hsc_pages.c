@@ -5,6 +5,7 @@
  * 'unsafe-inline'.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -88,6 +89,41 @@ static void style_hash_init(void)
         return;
     }
     EVP_EncodeBlock((unsigned char *)style_hash + 7, md, 32);
+}
+
+/* hsc_core/passkey.js, as build-aux/sql2c.sh writes it. */
+extern const char *const hsc_passkey_js[];
+
+static char script_csp[64 + 7 + 44 + 1];
+static pthread_once_t script_once = PTHREAD_ONCE_INIT;
+
+static void script_csp_init(void)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int mdlen = 0;
+    char b64[45];
+    const char *js = hsc_passkey_js[0];
+
+    if (EVP_Digest(js, strlen(js), md, &mdlen, EVP_sha256(), NULL) != 1
+        || mdlen != 32) {
+        /* No hash: no script runs (the pages work without it). */
+        memcpy(script_csp, "; script-src 'none'", 20);
+        return;
+    }
+    EVP_EncodeBlock((unsigned char *)b64, md, 32);
+    snprintf(script_csp, sizeof(script_csp),
+             "; script-src 'sha256-%s'; connect-src 'self'", b64);
+}
+
+const char *hsc_page_script(void)
+{
+    return hsc_passkey_js[0];
+}
+
+const char *hsc_page_script_csp(void)
+{
+    pthread_once(&script_once, script_csp_init);
+    return script_csp;
 }
 
 const char *hsc_page_style(void)
@@ -266,7 +302,10 @@ const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
                        "</head>\n<body>\n<main>\n",
                        site ? "<p class=\"hsc-site\">" : "", site ? site : "",
                        site ? "</p>\n" : "", "<h1>", heading, "</h1>\n", body,
-                       "</main>\n</body>\n</html>\n", NULL);
+                       "</main>\n", c && c->passkeys ? "<script>" : "",
+                       c && c->passkeys ? hsc_page_script() : "",
+                       c && c->passkeys ? "</script>\n" : "",
+                       "</body>\n</html>\n", NULL);
 }
 
 const char *hsc_page_error_block(apr_pool_t *p, const char *error)
@@ -299,8 +338,9 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
             "<label for=\"hsc-username\">Username</label>\n"
             "<input id=\"hsc-username\" name=\"username\" type=\"text\" "
             "value=\"",
-            hsc_page_escape(p, keep ? username : NULL),
-            "\" autocomplete=\"username\" autocapitalize=\"none\" "
+            hsc_page_escape(p, keep ? username : NULL), "\" autocomplete=\"",
+            c != NULL && c->passkeys ? "username webauthn" : "username",
+            "\" autocapitalize=\"none\" "
             "spellcheck=\"false\" required",
             keep ? "" : " autofocus", aria, ">\n",
             "<label for=\"hsc-password\">Password</label>\n"
@@ -313,7 +353,24 @@ const char *hsc_page_login(apr_pool_t *p, const hsc_page_conf_t *c,
                 : "",
             "<button type=\"submit\">Log in</button>\n"
             "</form>\n",
+            c != NULL && c->passkeys
+                ? hsc_page_passkey_block(p, "login", "Sign in with a passkey",
+                                         NULL)
+                : "",
             NULL));
+}
+
+const char *hsc_page_passkey_block(apr_pool_t *p, const char *mode,
+                                   const char *label, const char *extra)
+{
+    return apr_pstrcat(p,
+                       "<div id=\"hsc-pk\" class=\"hsc-passkey\" data-mode=\"",
+                       mode, "\" hidden>\n", extra ? extra : "",
+                       "<button type=\"button\" id=\"hsc-pk-go\">", label,
+                       "</button>\n"
+                       "<p id=\"hsc-pk-status\" class=\"hsc-note\" "
+                       "role=\"status\" aria-live=\"polite\"></p>\n</div>\n",
+                       NULL);
 }
 
 /* The link back to the login page under a refusal. */
@@ -354,6 +411,10 @@ const char *hsc_page_code(apr_pool_t *p, const hsc_page_conf_t *c,
             "autocomplete=\"off\" autocapitalize=\"none\" "
             "spellcheck=\"false\" maxlength=\"20\" required>\n"
             "<button type=\"submit\">Use recovery code</button>\n</form>\n",
+            c != NULL && c->passkeys
+                ? hsc_page_passkey_block(p, "second-factor",
+                                         "Use a passkey or security key", NULL)
+                : "",
             NULL));
 }
 

@@ -18,7 +18,14 @@ typedef struct {
     const char *site_name;  /* HSCSiteName: in the title and above h1 */
     const char *stylesheet; /* HSCLoginStylesheet: a link after ours */
     int remember;           /* HSCRememberMe: the login form's box */
+    int passkeys; /* HSCPasskeys On: the passkey button and its script (on
+                   * the second-factor page: and the user has a passkey) */
 } hsc_page_conf_t;
+
+/* The passkey script (hsc_core/passkey.js, compiled in) and the CSP
+ * directives that allow it: its hash, and fetch() to this site. */
+const char *hsc_page_script(void);
+const char *hsc_page_script_csp(void);
 
 /* The built-in stylesheet, exactly as it goes between <style> tags. */
 const char *hsc_page_style(void);
@@ -104,6 +111,14 @@ typedef struct {
     int64_t last_used;        /* 0: never, or not kept (HSCActivityDB) */
 } hsc_page_token_t;
 
+/* One passkey as the account page lists it. */
+typedef struct {
+    const char *id; /* base64url */
+    const char *name;
+    int64_t created; /* Unix seconds */
+    int sealed;      /* it has a seal (PRF) */
+} hsc_page_passkey_t;
+
 /* What the account page shows. */
 typedef struct {
     const char *user; /* who is signed in; NULL: nobody (the page says
@@ -120,8 +135,17 @@ typedef struct {
     int tokens;         /* 1: the app-password section */
     const hsc_page_token_t *token_list; /* live ones, oldest first */
     size_t n_tokens;
-    int64_t now; /* for "expired" */
+    int64_t now;  /* for "expired" */
+    int passkeys; /* 1: the passkey section (HSCPasskeys On) */
+    const hsc_page_passkey_t *passkey_list; /* oldest first */
+    size_t n_passkeys;
 } hsc_account_view_t;
+
+/* The account page's passkeys (hsc_pages_passkeys.c): the list with a
+ * Rename and a Remove form each, and the Add button (passkey.js). ""
+ * when !v->passkeys. */
+const char *hsc_page_passkeys_section(apr_pool_t *p,
+                                      const hsc_account_view_t *v);
 
 /* The account page's app-password section (hsc_pages_tokens.c): the
  * list, a Revoke button each, the form that makes one. "" when

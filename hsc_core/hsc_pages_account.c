@@ -147,7 +147,8 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
             "autocomplete=\"current-password\" required",
             aria, ">\n", new_password_fields(p, v->min_chars, aria, ""),
             "<button type=\"submit\">Change password</button>\n</form>\n",
-            factor_forms(p, v), hsc_page_tokens_section(p, v),
+            factor_forms(p, v), hsc_page_passkeys_section(p, v),
+            hsc_page_tokens_section(p, v),
             "<h2>Sign out everywhere</h2>\n"
             "<p>Ends every session of your account, on every device, "
             "this one included.</p>\n"

@@ -16,4 +16,10 @@ const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
 #define ERROR_ARIA " aria-invalid=\"true\" aria-describedby=\"hsc-error\""
 const char *hsc_page_error_block(apr_pool_t *p, const char *error);
 
+/* The passkey button of a page (passkey.js shows it where the browser
+ * has WebAuthn): mode "login", "second-factor" or "create"; extra: HTML
+ * before the button (the account page's name field), or NULL. */
+const char *hsc_page_passkey_block(apr_pool_t *p, const char *mode,
+                                   const char *label, const char *extra);
+
 #endif /* HSC_PAGES_DOC_H */

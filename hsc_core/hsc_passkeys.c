@@ -104,9 +104,18 @@ hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
     if (f->vt->passkey_add == NULL) {
         return none(f);
     }
-    if ((st = hsc_random(handle, sizeof(handle))) != HSC_OK) {
-        hsc_factors_msgf(f, "passkey add: no random bytes for the handle");
-        return st;
+    /* The caller's handle (the one it offered the authenticator at
+     * registration), else a random one; either is stored only when the
+     * user has none yet. */
+    {
+        static const unsigned char zero[HSC_PASSKEY_HANDLE_LEN];
+        if (memcmp(pk->handle, zero, sizeof(zero)) != 0) {
+            memcpy(handle, pk->handle, sizeof(handle));
+        }
+        else if ((st = hsc_random(handle, sizeof(handle))) != HSC_OK) {
+            hsc_factors_msgf(f, "passkey add: no random bytes for the handle");
+            return st;
+        }
     }
     return f->vt->passkey_add(f, pk, xn, handle, now);
 }

@@ -66,11 +66,12 @@ typedef struct {
  * Store the credential pk for pk->user, proved by xn (HSC_XN_LEN bytes:
  * the cookie's x_n), checked in the statement or function that inserts:
  * only while pk->user is enabled and SHA-256(xn) is the stored
- * authenticator. The user's handle is made (32 random bytes) at the first
- * credential. created is now; the seal hash (when pk->sealed) joins the
- * user's row in the same transaction. HSC_OK; HSC_EAUTH (the proof is
- * refused: no such enabled user with that x_n); HSC_EEXISTS (the id is
- * registered already, to anyone); HSC_EINVAL (a field the schema
+ * authenticator. The user's handle is made at the first credential:
+ * pk->handle when it is not all zero (the one the caller offered the
+ * authenticator), else 32 random bytes. created is now; the seal hash (when
+ * pk->sealed) joins the user's row in the same transaction. HSC_OK; HSC_EAUTH
+ * (the proof is refused: no such enabled user with that x_n); HSC_EEXISTS (the
+ * id is registered already, to anyone); HSC_EINVAL (a field the schema
  * refuses); HSC_EREADONLY; HSC_ESTORE.
  */
 hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,

@@ -34,12 +34,17 @@ BUILD="build-essential pkg-config autoconf automake libtool
 # account page's QR code from the browser test's screenshot, as a phone
 # would; nginx, caddy and haproxy, the proxies t/36_authz.t puts in front
 # of hsc-authz (each started by the test on its own port, never the
-# system's service).
+# system's service); python3-cryptography for the passkey tests' software
+# authenticator and independent relying party (test/lib/hsc_soft_authn.py:
+# it signs what Chromium's virtual authenticator cannot be made to get
+# wrong, and re-verifies assertions the module accepted with other code;
+# its CBOR is its own, so no python3-cbor2).
 TEST="libapache2-mod-perl2 sqlite3 curl clang libclang-rt-14-dev clang-format
       valgrind git
       ssl-cert dpkg-dev debhelper fakeroot lintian
       chromium chromium-driver python3-selenium postgresql memcached
       fail2ban python3-prometheus-client apache2-utils oathtool zbar-tools
+      python3-cryptography
       nginx caddy haproxy"
 # Benchmarks only: the load generator and the two modules we compare with.
 BENCH="wrk libapache2-mod-auth-tkt libaprutil1-dbd-sqlite3"

@@ -200,6 +200,20 @@ push @cases,
     ['HSCAPIAllowOrigin with a path', $ok . "HSCAPIAllowOrigin https://app.example.com/\n", qr{HSCAPIAllowOrigin: 'https://app.example.com/' is not an origin}],
     ['HSCAPIAllowOrigin a wildcard', $ok . "HSCAPIAllowOrigin *\n", qr{HSCAPIAllowOrigin: '\*' is not an origin}],
     ['HSCAPIAllowOrigin the default port', $ok . "HSCAPIAllowOrigin https://app.example.com:443\n", qr{HSCAPIAllowOrigin: 'https://app.example.com:443' is not an origin}],
+    # Passkeys (issue 21): the RP ID is a domain name, origins are on it.
+    ['passkeys on localhost', $ok . "HSCPasskeys On\nHSCWebAuthnRPID localhost\nHSCWebAuthnOrigin http://localhost:8529 https://localhost\nHSCWebAuthnUserVerification required\nHSCWebAuthnChallengeLifetime 2m\n", undef],
+    ['an IPv4 RP ID', $ok . "HSCWebAuthnRPID 192.0.2.1\n", qr{HSCWebAuthnRPID: '192\.0\.2\.1': the RP ID is an IP address}],
+    ['an IPv6 RP ID', $ok . "HSCWebAuthnRPID ::1\n", qr{HSCWebAuthnRPID: '::1': the RP ID is an IP address}],
+    ['an empty RP ID', $ok . "HSCWebAuthnRPID \"\"\n", qr{HSCWebAuthnRPID takes one argument}],
+    ['an IP ServerName as the default RP ID', $ok . "ServerName 127.0.0.1\nHSCPasskeys On\n", qr{HSC281: HSCWebAuthnRPID: '127\.0\.0\.1' \(the ServerName\) cannot be the RP ID of passkeys: the RP ID is an IP address}],
+    ['an IP ServerName without passkeys', $ok . "ServerName 127.0.0.1\n", undef],
+    ['an origin off the RP ID', $ok . "HSCWebAuthnRPID example.com\nHSCWebAuthnOrigin https://example.net\n", qr{HSC282: HSCWebAuthnOrigin: 'https://example\.net' does not fit the RP ID 'example\.com'}],
+    ['an origin on a suffix that is not a subdomain', $ok . "HSCWebAuthnRPID example.com\nHSCWebAuthnOrigin https://badexample.com\n", qr{HSC282: HSCWebAuthnOrigin: 'https://badexample\.com' does not fit the RP ID 'example\.com'}],
+    ['a subdomain origin', $ok . "HSCWebAuthnRPID example.com\nHSCWebAuthnOrigin https://login.example.com:8443\n", undef],
+    ['an http origin other than localhost', $ok . "HSCWebAuthnOrigin http://example.com\n", qr{HSCWebAuthnOrigin: 'http://example\.com': http:// is only for http://localhost}],
+    ['an origin with a path', $ok . "HSCWebAuthnOrigin https://example.com/login\n", qr{HSCWebAuthnOrigin: 'https://example\.com/login': }],
+    ['a challenge lifetime under 30 s', $ok . "HSCWebAuthnChallengeLifetime 10\n", qr{HSCWebAuthnChallengeLifetime: '10' is not a duration from 30 to 3600 seconds}],
+    ['an unknown user verification', $ok . "HSCWebAuthnUserVerification always\n", qr{HSCWebAuthnUserVerification: 'always' is not preferred, required or discouraged}],
     ['HSCSecondFactor with a pgsql: database (its factors are there too)', qq{HSCKeyFile "$var/keys"\nHSCUserDB "pgsql:host=/nonexistent dbname=none"\nHSCSecondFactor required\n}, undef];
 
 # The annotated sample, with this tree's module, database and key file.

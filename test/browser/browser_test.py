@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -74,7 +75,8 @@ class Server:
             apxs("SBINDIR"), apxs("TARGET"))
         modules = apxs("LIBEXECDIR")
         run = self.run
-        for d in ("htdocs/private", "htdocs/static", "logs", "db"):
+        for d in ("htdocs/private", "htdocs/static", "htdocs/pk-sealed",
+                  "logs", "db"):
             os.makedirs(os.path.join(run, d))
         # The single-page app that calls hsc-api (test/browser/api-page/).
         shutil.copytree(os.path.join(TOP_SRC, "test", "browser", "api-page"),
@@ -87,7 +89,8 @@ class Server:
         subprocess.run([admin, "init", self.db], check=True)
         self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
                    "carol": "carol-Pw-1", "dora": "dora-Pw-1",
-                   "erin": "erin-Pw-1"}
+                   "erin": "erin-Pw-1", "fred": "fred-Pw-1",
+                   "gina": "gina-Pw-1", "hank": "hank-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -111,6 +114,13 @@ class Server:
                     '<meta name="viewport" content="width=device-width">'
                     '<title>Private</title><h1>Private page</h1>'
                     '<p><a id="logout" href="/logout">Log out</a>\n')
+        # The passkey ceremonies run from a page of the site's origin
+        # without the module's CSP (whose connect-src the pages keep for
+        # their own script).
+        with open(run + "/htdocs/static/pk.html", "w") as f:
+            f.write('<!doctype html><title>Passkeys</title><h1>Passkeys</h1>')
+        with open(run + "/htdocs/pk-sealed/index.html", "w") as f:
+            f.write('<!doctype html><title>Sealed</title><h1>Sealed page</h1>')
         with open(run + "/htdocs/static/site.css", "w") as f:
             f.write("h1 { color: rgb(1, 2, 3); }\n")
         with open(run + "/httpd.conf", "w") as f:
@@ -170,6 +180,29 @@ HSCThrottleAddress 100
 <Location "/styled-login">
     SetHandler hsc-login
     HSCLoginStylesheet /static/site.css
+</Location>
+# Passkeys (issue 21) at http://localhost:{self.port}: an IP address is no
+# RP ID, and Chromium resolves localhost itself.
+HSCWebAuthnRPID localhost
+HSCWebAuthnOrigin http://localhost:{self.port}
+<Location "/pk-login">
+    SetHandler hsc-login
+    HSCPasskeys On
+    HSCSecondFactor optional
+</Location>
+<Location "/pk-uv-login">
+    SetHandler hsc-login
+    HSCPasskeys On
+    HSCSecondFactor optional
+    HSCWebAuthnUserVerification required
+</Location>
+<Location "/pk-account">
+    SetHandler hsc-account
+    HSCPasskeys On
+</Location>
+<Location "/pk-sealed/">
+    AuthType HSC
+    Require hsc-factor sealed
 </Location>
 """)
 
@@ -339,7 +372,11 @@ def main():
     browser_died = False
     try:
         b = Browser()
-        run(srv, b)
+        # HSC_BROWSER_ONLY=passkeys: that part alone (while working on it).
+        if os.environ.get("HSC_BROWSER_ONLY") == "passkeys":
+            passkey_walk(srv, b)
+        else:
+            run(srv, b)
     except Exception as e:  # a crash is a failed assertion, not a skip
         ok(False, "the browser test ran to the end", repr(e))
         # Chromium itself gone (a bare WebDriverException, not a missing
@@ -543,6 +580,7 @@ def run(srv, b):
     ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
+    passkey_walk(srv, b)
 
 
 def api_walk(srv, b):
@@ -674,6 +712,334 @@ def account_walk(srv, b):
     b.login("dora", "a long and unlisted passphrase")
     ok(b.cookie() is not None, "the new password logs in")
 
+
+# --- passkeys (issue 21) ---------------------------------------------------------
+# The pages' own passkey buttons (hsc_core/passkey.js) with Chromium's
+# virtual authenticator. A script run in every new document of the tab
+# records each POST the page's fetch() makes (in sessionStorage, so that
+# it outlives the page's navigation), for a replay with urllib and the
+# independent relying party; it can also narrow pubKeyCredParams to one
+# algorithm and hide conditional mediation (sessionStorage flags), so that
+# a test chooses ES256, EdDSA or RS256 and the button or the autofill.
+CAPTURE_JS = r"""
+(function () {
+  var f = window.fetch;
+  window.fetch = function (url, init) {
+    try {
+      if (init && init.method === 'POST') {
+        var all = JSON.parse(sessionStorage.getItem('hscPosts') || '[]');
+        all.push({url: String(url), body: String(init.body)});
+        sessionStorage.setItem('hscPosts', JSON.stringify(all));
+      }
+    } catch (e) {}
+    return f.apply(this, arguments);
+  };
+  var alg = sessionStorage.getItem('hscAlg');
+  if (alg && navigator.credentials) {
+    var create = navigator.credentials.create.bind(navigator.credentials);
+    navigator.credentials.create = function (o) {
+      o.publicKey.pubKeyCredParams = [{type: 'public-key', alg: Number(alg)}];
+      return create(o);
+    };
+  }
+  if (sessionStorage.getItem('hscNoAutofill') && window.PublicKeyCredential) {
+    PublicKeyCredential.isConditionalMediationAvailable = function () {
+      return Promise.resolve(false);
+    };
+  }
+})();
+"""
+
+
+def pk_flags(b, alg=None, autofill=False):
+    b.d.execute_script(
+        "sessionStorage.setItem('hscAlg', arguments[0] || '');"
+        "if (arguments[1]) sessionStorage.removeItem('hscNoAutofill');"
+        "else sessionStorage.setItem('hscNoAutofill', '1');",
+        str(alg) if alg else "", autofill)
+
+
+def pk_posts(b, kind):
+    """The fields of the recorded POSTs with hsc_passkey=kind, oldest first."""
+    out = []
+    for p in b.d.execute_script(
+            "return JSON.parse(sessionStorage.getItem('hscPosts') || '[]')"):
+        f = dict(urllib.parse.parse_qsl(p["body"]))
+        if f.get("hsc_passkey") == kind:
+            f["_url"] = p["url"]
+            f["_body"] = p["body"]
+            out.append(f)
+    return out
+
+
+def pk_click(b, timeout=15):
+    """The passkey button; waits until the page goes elsewhere or says
+    something in its status. Returns the status text ('' when it went
+    elsewhere)."""
+    d = b.d
+    url = d.current_url
+    d.find_element(By.ID, "hsc-pk-go").click()
+
+    def settled(d):
+        # While the page navigates, Chromium may answer for a node of the
+        # old document with a bare WebDriverException: not yet settled.
+        try:
+            if d.current_url != url:
+                return "gone"
+            t = d.find_element(By.ID, "hsc-pk-status").text.strip()
+            return t if t not in ("", "Checking\u2026", "Saving\u2026") else None
+        except WebDriverException:
+            return None
+    got = WebDriverWait(d, timeout).until(settled)
+    if got == "gone":
+        WebDriverWait(d, 10).until(lambda d: d.execute_script(
+            "return document.readyState") == "complete")
+        return ""
+    return got
+
+
+def add_authenticator(b, **opts):
+    """One virtual authenticator (any other removed first: which of
+    several Chromium would use is not ours to guess)."""
+    d = b.d
+    d.execute_cdp_cmd("WebAuthn.enable", {"enableUI": False})
+    for aid in getattr(b, "authenticators", []):
+        d.execute_cdp_cmd("WebAuthn.removeVirtualAuthenticator",
+                          {"authenticatorId": aid})
+    o = {"protocol": "ctap2", "ctap2Version": "ctap2_1",
+         "transport": "internal", "hasResidentKey": True,
+         "hasUserVerification": True, "isUserVerified": True,
+         "automaticPresenceSimulation": True, "hasPrf": True}
+    o.update(opts)
+    aid = d.execute_cdp_cmd("WebAuthn.addVirtualAuthenticator",
+                            {"options": o})["authenticatorId"]
+    b.authenticators = [aid]
+    return aid
+
+
+def repost(url, body, cookie=None):
+    """POST a captured body again from outside the browser: (status, JSON)."""
+    import json
+    h = {"Content-Type": "application/x-www-form-urlencoded"}
+    if cookie:
+        h["Cookie"] = cookie
+    req = urllib.request.Request(url, data=body.encode(), headers=h)
+    try:
+        r = urllib.request.urlopen(req)
+        return r.status, json.loads(r.read() or b"{}")
+    except urllib.error.HTTPError as e:
+        try:
+            return e.code, json.loads(e.read() or b"{}")
+        except ValueError:
+            return e.code, {}
+
+
+def soft_authn():
+    sys.path.insert(0, os.path.join(TOP_SRC, "test", "lib"))
+    import hsc_soft_authn
+    return hsc_soft_authn
+
+
+def pk_shot(b, name):
+    """The page at desktop width (1000 px) and at a phone's (390 px)."""
+    d = b.d
+    # The passkey part of the page in view (the account page is long).
+    scroll = ("var e = document.getElementById('hsc-pk');"
+              "if (e) e.scrollIntoView({block: 'center'});")
+    d.execute_script(scroll)
+    d.save_screenshot(os.path.join(SHOTS, name + ".png"))
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+    try:
+        time.sleep(0.2)
+        m = d.execute_script("var de = document.documentElement;"
+                             "return {sw: de.scrollWidth, cw: de.clientWidth};")
+        ok(m["sw"] <= m["cw"], "%s at 390 px: no horizontal scroll" % name, m)
+        d.execute_script(scroll)
+        d.save_screenshot(os.path.join(SHOTS, name + "-390.png"))
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def amr_of(b):
+    c = b.cookie()
+    return int(c["value"].split(".")[7]) if c else None
+
+
+AMR = {"pwd": 1, "otp": 2, "hwk": 4, "uv": 8, "seal": 32, "pending": 64}
+
+
+def passkey_walk(srv, b):
+    """Passkeys through the pages: registration on the account page, the
+    passwordless button and the autofill (conditional mediation), the
+    second factor with a resident key (UV required) and with a security
+    key (no UV, no PRF), PRF present (a sealed cookie) and absent (refused
+    passwordless, in the page's words), ES256, EdDSA and RS256, an
+    assertion replayed with urllib, the Python RP re-verifying what the
+    module accepted, and UV failing (setUserVerified false)."""
+    sa = soft_authn()
+    d = b.d
+    base = b.pk_base = "http://localhost:%d" % srv.port
+    d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                      {"source": CAPTURE_JS})
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    pk_flags(b)
+    aid = add_authenticator(b)  # internal: resident keys, UV, PRF
+
+    def verify(f, reg, alg, what):
+        try:
+            ad = sa.verify_assertion(
+                sa.unb64u(reg["publicKey"]), alg,
+                sa.unb64u(f["authenticatorData"]),
+                sa.unb64u(f["clientDataJSON"]), sa.unb64u(f["signature"]),
+                "localhost", base, sa.unb64u(f["challenge"]))
+            ok(True, "%s (flags 0x%02x, count %d)" % (what, ad["flags"],
+                                                       ad["sign_count"]))
+        except Exception as e:  # VerifyError, KeyError: both a failure
+            ok(False, what, repr(e))
+
+    # fred: his password, then Add a passkey on the account page.
+    d.get(base + "/pk-login")
+    ok(d.find_element(By.ID, "hsc-pk-go").is_displayed(),
+       "passkeys: the login page shows the passkey button",
+       d.find_element(By.ID, "hsc-pk").get_attribute("outerHTML"))
+    pk_shot(b, "pk-login")
+    b.login("fred", srv.pw["fred"])
+    d.get(base + "/pk-account")
+    pk_shot(b, "pk-account")
+    d.find_element(By.ID, "hsc-pk-name").send_keys("laptop")
+    said = pk_click(b)
+    ok(d.current_url == base + "/pk-account?done=passkey",
+       "Add a passkey: registered (ES256, resident, PRF)", (said, d.current_url))
+    regs = pk_posts(b, "create")
+    reg = regs[-1] if regs else {}
+    ok(reg.get("alg") == "-7" and len(sa.unb64u(reg.get("prf", ""))) == 32,
+       "the page sent ES256 and the PRF output", reg.get("alg"))
+    ok("laptop" in b.text(), "the account page lists it")
+    pk_shot(b, "pk-account-registered")
+    said = pk_click(b)
+    ok(said == "This passkey is registered already.",
+       "the same authenticator again: the page says it is registered", said)
+    fred_creds = d.execute_cdp_cmd("WebAuthn.getCredentials",
+                                   {"authenticatorId": aid})["credentials"]
+
+    # Passwordless with the button (no autofill on this load).
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    said = pk_click(b)
+    ok(said == "" and amr_of(b) == AMR["hwk"] | AMR["uv"] | AMR["seal"],
+       "Sign in with a passkey: signed in, amr hwk|uv|seal",
+       (said, d.current_url, amr_of(b)))
+    asserts = pk_posts(b, "assert")
+    f = asserts[-1] if asserts else {}
+    verify(f, reg, -7, "the Python RP verifies the assertion the module "
+                       "accepted, with the SPKI the page sent at registration")
+    st, j = repost(base + "/pk-login", f.get("_body", ""))
+    ok(st == 403 and j.get("error") == "refused",
+       "that assertion re-posted with urllib: 403 refused", (st, j))
+    d.get(base + "/pk-sealed/")
+    ok("Sealed page" in b.text(),
+       "Require hsc-factor sealed lets the sealed cookie in")
+
+    # The autofill: the page's conditional request resolves by itself.
+    d.delete_all_cookies()
+    pk_flags(b, autofill=True)
+    d.get(base + "/pk-login")
+    try:
+        WebDriverWait(d, 15).until(lambda d: "/pk-login" not in d.current_url)
+    except Exception:
+        pass
+    ok("/pk-login" not in d.current_url
+       and amr_of(b) == AMR["hwk"] | AMR["uv"] | AMR["seal"],
+       "autofill (conditional mediation): signed in without a click",
+       (d.current_url, amr_of(b)))
+    pk_flags(b)
+
+    # The second factor where UV is required: the password, then the key.
+    d.delete_all_cookies()
+    d.get(base + "/pk-uv-login")
+    b.login("fred", srv.pw["fred"])
+    ok(amr_of(b) is not None and amr_of(b) & AMR["pending"],
+       "fred's password now leaves a pending login", amr_of(b))
+    pk_shot(b, "pk-second-factor")
+    said = pk_click(b)
+    ok(said == "" and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"]
+       | AMR["seal"], "Use a passkey (UV required): amr pwd|hwk|uv|seal",
+       (said, amr_of(b)))
+
+    # gina: a security key, EdDSA, not resident, without UV or PRF.
+    d.delete_all_cookies()
+    add_authenticator(b, transport="usb", hasResidentKey=False,
+                      hasUserVerification=False, isUserVerified=False,
+                      hasPrf=False)
+    d.get(base + "/pk-login")
+    pk_flags(b, alg=-8)
+    b.login("gina", srv.pw["gina"])
+    d.get(base + "/pk-account")
+    said = pk_click(b)
+    reg_g = (pk_posts(b, "create") or [{}])[-1]
+    ok(d.current_url.endswith("?done=passkey") and reg_g.get("alg") == "-8"
+       and "prf" not in reg_g, "a security key (EdDSA, no PRF): registered",
+       (said, reg_g.get("alg")))
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    pk_flags(b)
+    b.login("gina", srv.pw["gina"])
+    said = pk_click(b)
+    ok(said == "" and amr_of(b) == AMR["pwd"] | AMR["hwk"],
+       "as a second factor: amr pwd|hwk (no UV, no seal)", (said, amr_of(b)))
+    verify((pk_posts(b, "assert") or [{}])[-1], reg_g, -8,
+           "the Python RP verifies the EdDSA assertion")
+    d.get(base + "/pk-sealed/")
+    ok("Sealed page" not in b.text(), "not sealed: the sealed page refuses")
+
+    # hank: RS256, resident, UV, no PRF: passwordless refused in the
+    # page's words; a second factor.
+    d.delete_all_cookies()
+    add_authenticator(b, hasPrf=False)
+    d.get(base + "/pk-login")
+    pk_flags(b, alg=-257)
+    b.login("hank", srv.pw["hank"])
+    d.get(base + "/pk-account")
+    pk_click(b)
+    reg_h = (pk_posts(b, "create") or [{}])[-1]
+    ok(d.current_url.endswith("?done=passkey") and reg_h.get("alg") == "-257"
+       and "prf" not in reg_h, "an RS256 key without PRF: registered",
+       reg_h.get("alg"))
+    d.delete_all_cookies()
+    d.get(base + "/pk-login")
+    pk_flags(b)
+    d.get(base + "/pk-login")
+    said = pk_click(b)
+    ok(said == "The passkey was refused." and b.cookie() is None,
+       "passwordless with a key without PRF: the page says it was refused",
+       said)
+    pk_shot(b, "pk-login-refused")
+    b.login("hank", srv.pw["hank"])
+    said = pk_click(b)
+    ok(said == "" and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"],
+       "as a second factor: amr pwd|hwk|uv", (said, amr_of(b)))
+    verify((pk_posts(b, "assert") or [{}])[-1], reg_h, -257,
+           "the Python RP verifies the RS256 assertion")
+
+    # Last (a failed ceremony leaves this Chromium refusing later ones):
+    # fred's key on an authenticator whose user is not verified.
+    d.delete_all_cookies()
+    aid = add_authenticator(b)
+    for c in fred_creds:
+        d.execute_cdp_cmd("WebAuthn.addCredential",
+                          {"authenticatorId": aid, "credential": c})
+    d.execute_cdp_cmd("WebAuthn.setUserVerified",
+                      {"authenticatorId": aid, "isUserVerified": False})
+    d.get(base + "/pk-login")
+    said = pk_click(b)
+    ok(said == "Cancelled, or no passkey for this site on this device."
+       and b.cookie() is None,
+       "UV failing (setUserVerified false): no login, the page says so", said)
+    d.execute_cdp_cmd("WebAuthn.removeVirtualAuthenticator",
+                      {"authenticatorId": aid})
+    b.authenticators = []
 
 if __name__ == "__main__":
     sys.exit(main())

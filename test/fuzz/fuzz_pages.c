@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static int inited;
     apr_pool_t *p;
     char *s;
-    hsc_page_conf_t c = {NULL, NULL, 1}, x = {"x", NULL, 1};
+    hsc_page_conf_t c = {NULL, NULL, 1, 0}, x = {"x", NULL, 1, 0};
     uint64_t secs = 0;
     size_t i;
 

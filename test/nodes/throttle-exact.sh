@@ -121,7 +121,7 @@ st=$(login "$A" u1 wrong-again)
 ra=$(retry_after)
 check "exact: the next attempt for u1 is refused on node A ($st)" [ "$st" = 429 ]
 check "with Retry-After within the window (${ra:-none})" \
-    [ -n "$ra" ] && [ "$ra" -ge 1 ] && [ "$ra" -le "$WINDOW" ]
+    sh -c '[ -n "$0" ] && [ "$0" -ge 1 ] && [ "$0" -le "$1" ]' "$ra" "$WINDOW"
 check "exact: and on node B, the right password too" [ "$(login "$B" u1 right-u1)" = 429 ]
 
 SA=http://127.0.0.1:$SITE_A

@@ -122,6 +122,7 @@ static void every_method_has_a_name_and_its_outcomes(void)
     CHECK_STR(hsc_method_name(HSC_METHOD_PWD), "pwd", "the password: pwd");
     CHECK_STR(hsc_method_name(HSC_METHOD_OTP), "otp", "TOTP: otp (RFC 8176)");
     CHECK_STR(hsc_method_name(HSC_METHOD_RC), "rc", "a recovery code: rc");
+    CHECK_STR(hsc_method_name(HSC_METHOD_HWK), "hwk", "a passkey: hwk");
     CHECK_STR(hsc_method_name(HSC_METHODS), "none", "out of range: none");
     for (m = 0; m < HSC_METHODS; m++) {
         listed = 0;

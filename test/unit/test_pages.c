@@ -160,7 +160,7 @@ static void waits_are_rounded_to_human_words(void)
 
 static void login_page_for_people_and_screen_readers(void)
 {
-    hsc_page_conf_t c = {"Example <Corp>", NULL, 0};
+    hsc_page_conf_t c = {"Example <Corp>", NULL, 0, 0};
     const char *h = hsc_page_login(pool, &c, "/app/?a=1&b=2", NULL, NULL);
     char style[64];
 
@@ -212,7 +212,7 @@ static void login_page_for_people_and_screen_readers(void)
 
 static void site_stylesheet_is_linked_after_ours(void)
 {
-    hsc_page_conf_t c = {NULL, "/static/site.css", 0};
+    hsc_page_conf_t c = {NULL, "/static/site.css", 0, 0};
     const char *h = hsc_page_login(pool, &c, NULL, NULL, NULL);
     const char *st = strstr(h, "</style>"), *ln = strstr(h, "<link");
 
@@ -274,6 +274,64 @@ static void throttled_page_in_words_with_a_link(void)
           "busy: a moment, a link back");
 }
 
+/* Issue 21: the passkey button and script only with HSCPasskeys On; the
+ * script is allowed by its own SHA-256, computed here again. */
+static void passkeys_only_where_on(void)
+{
+    hsc_page_conf_t off = {NULL, NULL, 0, 0}, on = {NULL, NULL, 0, 1};
+    const char *page = hsc_page_login(pool, &off, NULL, NULL, NULL);
+    const char *js = hsc_page_script();
+    unsigned char md[32];
+    unsigned int n = 0;
+    char b64[64], want[128];
+    hsc_account_view_t v;
+
+    CHECK(!has(page, "<script") && !has(page, "hsc-pk"),
+          "off: no script, no passkey button");
+    CHECK(has(page, "autocomplete=\"username\""), "off: plain autocomplete");
+    page = hsc_page_login(pool, &on, NULL, NULL, NULL);
+    CHECK(has(page, "autocomplete=\"username webauthn\""),
+          "on: the username field offers passkeys (autofill)");
+    CHECK(has(page, "data-mode=\"login\"")
+              && has(page, "Sign in with a passkey")
+              && has(page, "aria-live=\"polite\""),
+          "on: the login button and its spoken status");
+    CHECK(has(page, js) && has(page, "<script>"), "on: the script inlined");
+    page = hsc_page_code(pool, &on, NULL, "ann", NULL);
+    CHECK(has(page, "data-mode=\"second-factor\"")
+              && has(page, "Use a passkey or security key"),
+          "the second-factor page's button");
+    EVP_Digest(js, strlen(js), md, &n, EVP_sha256(), NULL);
+    EVP_EncodeBlock((unsigned char *)b64, md, 32);
+    snprintf(want, sizeof(want), "script-src 'sha256-%s'", b64);
+    CHECK(has(hsc_page_script_csp(), want), "the CSP allows the script's hash");
+    CHECK(has(hsc_page_script_csp(), "connect-src 'self'"),
+          "and fetch() to this site only");
+    CHECK(!has(js, "</script"), "the script cannot close its element");
+    memset(&v, 0, sizeof(v));
+    v.user = "ann";
+    page = hsc_page_account(pool, &on, &v);
+    CHECK(!has(page, "Passkeys</h2>"), "account: no section unless listed");
+    {
+        hsc_page_passkey_t k = {"QUJD", "My <key>", 1700000000, 1};
+        v.passkeys = 1;
+        v.passkey_list = &k;
+        v.n_passkeys = 1;
+        page = hsc_page_account(pool, &on, &v);
+        CHECK(has(page, "My &lt;key&gt;") && has(page, "2023-11-14")
+                  && has(page, ">sealed<"),
+              "account: name (escaped), date, sealed");
+        CHECK(has(page, "value=\"passkey-rename\"")
+                  && has(page, "value=\"passkey-remove\"")
+                  && has(page, "name=\"passkey_id\" value=\"QUJD\""),
+              "account: rename and remove forms");
+        CHECK(has(page, "name=\"password\" type=\"password\""),
+              "account: removing asks the password after a while");
+        CHECK(has(page, "data-mode=\"create\"") && has(page, "Add a passkey"),
+              "account: the Add button");
+    }
+}
+
 int main(void)
 {
     apr_initialize();
@@ -289,6 +347,7 @@ int main(void)
     RUN(logout_page_says_who_and_how_back);
     RUN(logged_out_page_confirms);
     RUN(throttled_page_in_words_with_a_link);
+    RUN(passkeys_only_where_on);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();

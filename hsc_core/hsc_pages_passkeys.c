@@ -1,0 +1,101 @@
+/*
+ * hsc_pages_passkeys.c: the account page's passkeys (hsc_pages.h): the
+ * list (name, added, sealed or not) with ordinary Rename and Remove forms
+ * (action=passkey-rename, passkey-remove), and the Add button that
+ * passkey.js drives. Every string from the store is HTML-escaped here.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "apr_strings.h"
+
+#include "hsc_pages.h"
+#include "hsc_pages_doc.h"
+
+static const char *added(apr_pool_t *p, int64_t t)
+{
+    struct tm tm;
+    time_t tt = (time_t)t;
+    char buf[16];
+
+    if (t <= 0 || gmtime_r(&tt, &tm) == NULL
+        || strftime(buf, sizeof(buf), "%Y-%m-%d", &tm) == 0) {
+        return "?";
+    }
+    return apr_pstrdup(p, buf);
+}
+
+static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
+                       const hsc_page_passkey_t *k, size_t i)
+{
+    const char *name = hsc_page_escape(p, k->name);
+    const char *id = hsc_page_escape(p, k->id);
+    const char *n = apr_psprintf(p, "%u", (unsigned)i);
+
+    return apr_pstrcat(
+        p, "<tr><td>", name, "</td><td>", added(p, k->created), "</td><td>",
+        k->sealed ? "sealed" : "not sealed", "</td><td>",
+        "<form method=\"post\" class=\"hsc-inline\">"
+        "<input type=\"hidden\" name=\"action\" value=\"passkey-rename\">"
+        "<input type=\"hidden\" name=\"passkey_id\" value=\"",
+        id, "\"><label class=\"hsc-sr\" for=\"hsc-pk-rename-", n,
+        "\">New name for ", name, "</label><input id=\"hsc-pk-rename-", n,
+        "\" name=\"passkey_name\" type=\"text\" maxlength=\"64\" required>"
+        "<button type=\"submit\">Rename</button></form>"
+        "<form method=\"post\" class=\"hsc-inline\">"
+        "<input type=\"hidden\" name=\"action\" value=\"passkey-remove\">"
+        "<input type=\"hidden\" name=\"passkey_id\" value=\"",
+        id, "\">",
+        v->recent
+            ? ""
+            : apr_pstrcat(p, "<label class=\"hsc-sr\" for=\"hsc-pk-pw-", n,
+                          "\">Your password, to confirm</label>"
+                          "<input id=\"hsc-pk-pw-",
+                          n,
+                          "\" name=\"password\" type=\"password\" "
+                          "autocomplete=\"current-password\" "
+                          "placeholder=\"password\" required>",
+                          NULL),
+        "<button type=\"submit\" aria-label=\"Remove ", name,
+        "\">Remove</button></form></td></tr>\n", NULL);
+}
+
+const char *hsc_page_passkeys_section(apr_pool_t *p,
+                                      const hsc_account_view_t *v)
+{
+    const char *list = "";
+    size_t i;
+
+    if (!v->passkeys) {
+        return "";
+    }
+    for (i = 0; i < v->n_passkeys; i++) {
+        list = apr_pstrcat(p, list, row(p, v, &v->passkey_list[i], i), NULL);
+    }
+    list = v->n_passkeys == 0
+               ? "<p>You have no passkeys.</p>\n"
+               : apr_pstrcat(p,
+                             "<div class=\"hsc-scroll\"><table "
+                             "class=\"hsc-tokens\">\n<thead><tr>"
+                             "<th scope=\"col\">Name</th>"
+                             "<th scope=\"col\">Added</th>"
+                             "<th scope=\"col\">Seal</th>"
+                             "<th scope=\"col\"><span class=\"hsc-sr\">"
+                             "Rename or remove</span></th></tr></thead>\n"
+                             "<tbody>\n",
+                             list, "</tbody>\n</table></div>\n", NULL);
+    return apr_pstrcat(
+        p, "<h2>Passkeys</h2>\n",
+        "<p>A passkey or security key signs you in without a code, and "
+        "cannot be phished. A sealed one can sign you in without your "
+        "password.</p>\n",
+        list,
+        hsc_page_passkey_block(
+            p, "create", "Add a passkey",
+            "<label for=\"hsc-pk-name\">Name, to tell it apart</label>\n"
+            "<input id=\"hsc-pk-name\" type=\"text\" maxlength=\"64\" "
+            "placeholder=\"phone, laptop, security key\">\n"),
+        "<noscript><p class=\"hsc-help\">Adding a passkey needs "
+        "JavaScript.</p></noscript>\n",
+        NULL);
+}
