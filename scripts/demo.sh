@@ -67,6 +67,10 @@ DocumentRoot "$run/htdocs"
 
 HSCKeyFile "$run/hsc.keys"
 HSCUserDB "$run/db/users.db"
+# Passkeys need a domain name as the RP ID, never an IP address: they work
+# when the demo is opened as http://localhost:$port/.
+HSCWebAuthnRPID localhost
+HSCWebAuthnOrigin http://localhost:$port
 
 <Location "/private/">
     AuthType HSC
@@ -79,6 +83,7 @@ HSCUserDB "$run/db/users.db"
     SetHandler hsc-login
     HSCCookieSecure Off
     HSCLoginSuccessURL /private/
+    HSCPasskeys On
 </Location>
 <Location "/logout">
     SetHandler hsc-logout
@@ -88,6 +93,7 @@ HSCUserDB "$run/db/users.db"
     SetHandler hsc-account
     HSCLoginURL /login
     HSCCookieSecure Off
+    HSCPasskeys On
 </Location>
 CONF
 } >"$run/httpd.conf"
@@ -117,14 +123,16 @@ if [ "$smoke" = 1 ]; then
         "$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" "$base/private/")"
     check "account page with the cookie" 200 \
         "$(curl -s -o /dev/null -w '%{http_code}' -b "$jar" "$base/account")"
+    check "the login page offers a passkey" 1 \
+        "$(curl -s "$base/login" | grep -c 'Sign in with a passkey')"
     exit $fail
 fi
 
 cat <<EOT
 
-  mod_hsc demo: http://127.0.0.1:$port/
-    protected page  http://127.0.0.1:$port/private/
-    account page    http://127.0.0.1:$port/account
+  mod_hsc demo: http://localhost:$port/
+    protected page  http://localhost:$port/private/
+    account page    http://localhost:$port/account (add a passkey there)
     log in as       demo
     password        $password
 
