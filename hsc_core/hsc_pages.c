@@ -52,6 +52,9 @@ static const char style[] =
     "background:#fdecee;color:#8a0018}"
     ".hsc-note{margin:0 0 1rem;padding:.75rem;border-left:4px solid #1f5fbf;"
     "background:#eaf1fb}"
+    /* An empty live region (passkey.js fills it) takes no room; it stays
+     * displayed so that screen readers still announce what it gets. */
+    ".hsc-note:empty{margin:0;padding:0;border:0}"
     "h2{margin:2rem 0 .5rem;font-size:1.125rem}"
     ".hsc-facts{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;"
     "margin:0}"
