@@ -93,7 +93,7 @@ sub second_factor
                                  headers => [Host => $HOST, Origin => $ORIGIN])) // '';
     my (undef, $opt) = options('/pk-login', 'second-factor', cookie => $pend);
     my $a = soft('assert', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
-                 '--purpose', 'second-factor', '--cred', $cred, $prf ? ('--prf') : ());
+                 '--purpose', 'second-factor', "--cred=$cred", $prf ? ('--prf') : ());
     return cookie_from(pk_post('/pk-login', $a, cookie => $pend)) // '';
 }
 
