@@ -41,9 +41,12 @@ static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
     const char *n = apr_psprintf(p, "%u", (unsigned)i);
 
     return apr_pstrcat(
-        p, "<tr><td>", name, "</td><td>", added(p, k->created), "</td><td>",
-        used(p, k->last_used), "</td><td>", k->sealed ? "sealed" : "not sealed",
-        "</td><td>",
+        p, "<tr class=\"hsc-pk-row\"><td>", name, "</td><td>",
+        added(p, k->created), "</td><td>", used(p, k->last_used), "</td><td>",
+        k->sealed ? "sealed" : "not sealed",
+        /* The forms on a row of their own: five columns do not fit a
+         * phone's width. */
+        "</td></tr>\n<tr><td colspan=\"4\" class=\"hsc-pk-act\">",
         "<form method=\"post\" class=\"hsc-inline\">"
         "<input type=\"hidden\" name=\"action\" value=\"passkey-rename\">"
         "<input type=\"hidden\" name=\"passkey_id\" value=\"",
@@ -126,9 +129,9 @@ static const char *seal_switch(apr_pool_t *p, const hsc_account_view_t *v)
         what = switch_form(p, v, "seal-on", "Turn it on");
     }
     return apr_pstrcat(
-        p,
-        "<h3>Every sign-in needs a passkey: ", v->seal_required ? "on" : "off",
-        "</h3>\n<p>When on, a password alone (or with a code) no longer "
+        p, "<p id=\"hsc-pk-switch\"><strong>Every sign-in needs a passkey: ",
+        v->seal_required ? "on" : "off",
+        "</strong></p>\n<p>When on, a password alone (or with a code) no longer "
         "signs you in, anywhere: only your sealed passkeys do.</p>\n",
         what, NULL);
 }
@@ -148,14 +151,13 @@ const char *hsc_page_passkeys_section(apr_pool_t *p,
     list = v->n_passkeys == 0
                ? "<p>You have no passkeys.</p>\n"
                : apr_pstrcat(p,
-                             "<div class=\"hsc-scroll\"><table "
+                             "<div id=\"hsc-pk-list\" class=\"hsc-scroll\">"
+                             "<table "
                              "class=\"hsc-tokens\">\n<thead><tr>"
                              "<th scope=\"col\">Name</th>"
                              "<th scope=\"col\">Added</th>"
                              "<th scope=\"col\">Last used</th>"
-                             "<th scope=\"col\">Seal</th>"
-                             "<th scope=\"col\"><span class=\"hsc-sr\">"
-                             "Rename or remove</span></th></tr></thead>\n"
+                             "<th scope=\"col\">Seal</th></tr></thead>\n"
                              "<tbody>\n",
                              list, "</tbody>\n</table></div>\n", NULL);
     return apr_pstrcat(

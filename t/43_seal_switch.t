@@ -120,7 +120,7 @@ my $plain = $f->{id};
 is(pk_post('/pk-account', $f, cookie => $pw)->code, 200, 'an unsealed one added');
 
 my $html = page('/pk-account', cookie => $pw)->content;
-like($html, qr{<h3>Every sign-in needs a passkey: off</h3>}, 'the switch is shown: off');
+like($html, qr{<strong>Every sign-in needs a passkey: off</strong>}, 'the switch is shown: off');
 like($html, qr/cannot be turned on while a passkey is not sealed/,
      'with an unsealed passkey, the page says why it cannot be turned on');
 like($html, qr{<td>phone</td><td>\d{4}-\d\d-\d\d</td><td>-</td>}, 'phone: never used yet');
@@ -164,7 +164,7 @@ is(page('/pk-any/page.html', cookie => $forged)->code, 401, 'on: the password-on
 is(page('/pk-hwk/page.html', cookie => $unsealed)->code, 401, 'on: the unsealed passkey login is refused');
 is(page('/pk-any/page.html', cookie => $sd)->code, 200, 'on: the sealed session goes on');
 $html = page('/pk-account', cookie => $sd)->content;
-like($html, qr{<h3>Every sign-in needs a passkey: on</h3>}, 'the page says on');
+like($html, qr{<strong>Every sign-in needs a passkey: on</strong>}, 'the page says on');
 like($html, qr{value="seal-off">\n<button type="submit">Turn it off}, 'and offers to turn it off');
 
 # --- off -------------------------------------------------------------------------------
