@@ -71,12 +71,13 @@ static const char style[] =
     ".hsc-tokens th,.hsc-tokens td{padding:.25rem .5rem .25rem 0;"
     "text-align:left;vertical-align:middle;border-bottom:1px solid #d8dbe0}"
     ".hsc-tokens button{width:auto;margin:0}"
-    /* A passkey: its facts on one row, its forms on the next. */
-    ".hsc-pk-row td{white-space:nowrap;border-bottom:0}"
-    ".hsc-pk-act form{display:flex;gap:.5rem;align-items:center;"
+    /* A passkey: its facts on one row, its forms on the next (not
+     * "hsc-pk": pages without passkeys are tested to name none). */
+    ".hsc-key-row td{white-space:nowrap;border-bottom:0}"
+    ".hsc-key-act form{display:flex;gap:.5rem;align-items:center;"
     "margin:0 0 .5rem}"
-    ".hsc-pk-act input{flex:1;min-width:0}"
-    ".hsc-pk-act button{flex:none}"
+    ".hsc-key-act input{flex:1;min-width:0}"
+    ".hsc-key-act button{flex:none}"
     ".hsc-sr{position:absolute;width:1px;height:1px;overflow:hidden;"
     "clip:rect(0 0 0 0);white-space:nowrap}";
 

@@ -41,12 +41,12 @@ static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
     const char *n = apr_psprintf(p, "%u", (unsigned)i);
 
     return apr_pstrcat(
-        p, "<tr class=\"hsc-pk-row\"><td>", name, "</td><td>",
+        p, "<tr class=\"hsc-key-row\"><td>", name, "</td><td>",
         added(p, k->created), "</td><td>", used(p, k->last_used), "</td><td>",
         k->sealed ? "sealed" : "not sealed",
         /* The forms on a row of their own: five columns do not fit a
          * phone's width. */
-        "</td></tr>\n<tr><td colspan=\"4\" class=\"hsc-pk-act\">",
+        "</td></tr>\n<tr><td colspan=\"4\" class=\"hsc-key-act\">",
         "<form method=\"post\" class=\"hsc-inline\">"
         "<input type=\"hidden\" name=\"action\" value=\"passkey-rename\">"
         "<input type=\"hidden\" name=\"passkey_id\" value=\"",
