@@ -110,10 +110,16 @@ static const char *seal_switch(apr_pool_t *p, const hsc_account_view_t *v)
         unsealed += !v->passkey_list[i].sealed;
     }
     if (v->seal_required) {
-        what = v->sealed_session
-                   ? switch_form(p, v, "seal-off", "Turn it off")
-                   : "<p class=\"hsc-help\">Sign in with your passkey to "
-                     "turn this off.</p>\n";
+        what = apr_pstrcat(
+            p,
+            "<p class=\"hsc-help\">While it is on, a passkey can be added "
+            "only if it is sealed: a browser or authenticator without PRF "
+            "is refused.</p>\n",
+            v->sealed_session
+                ? switch_form(p, v, "seal-off", "Turn it off")
+                : "<p class=\"hsc-help\">Sign in with your passkey to "
+                  "turn this off.</p>\n",
+            NULL);
     }
     else if (unsealed > 0) {
         what = "<p class=\"hsc-help\">It cannot be turned on while a "
