@@ -309,6 +309,9 @@ static const char *done_notice(const request_rec *r)
         {"done=passkey-renamed", "The passkey is renamed."},
         {"done=passkey-removed", "The passkey is removed. Your other "
                                  "sessions have ended."},
+        {"done=seal-on", "Every sign-in now needs a passkey. Sessions "
+                         "signed in without one have ended."},
+        {"done=seal-off", "A password signs you in again."},
     };
     size_t i;
 
@@ -460,6 +463,10 @@ static int account_handler(request_rec *r)
     }
     else if (is_action(&f, "passkey-remove") && a.d->passkeys) {
         rv = hsc_account_passkey_remove(r, &a, &f);
+    }
+    else if ((is_action(&f, "seal-on") || is_action(&f, "seal-off"))
+             && a.d->passkeys) {
+        rv = hsc_account_seal_switch(r, &a, &f, is_action(&f, "seal-on"));
     }
     else if (is_action(&f, "token-revoke")) {
         rv = hsc_account_token_revoke(r, &a, &f);

@@ -163,6 +163,10 @@ int hsc_account_passkey_rename(request_rec *r, const hsc_account_t *a,
                                const hsc_login_form_t *f);
 int hsc_account_passkey_remove(request_rec *r, const hsc_account_t *a,
                                const hsc_login_form_t *f);
+/* The seal switch (action=seal-on, seal-off): from a sealed session, after
+ * a recent login (or the password again). */
+int hsc_account_seal_switch(request_rec *r, const hsc_account_t *a,
+                            const hsc_login_form_t *f, int on);
 
 int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, int get,

@@ -128,3 +128,71 @@ int hsc_account_passkey_remove(request_rec *r, const hsc_account_t *a,
     }
     return done(r, "passkey-removed");
 }
+
+/* z of a's cookie when it is sealed (after x_n when pwd), else NULL. */
+static const unsigned char *session_z(const hsc_account_t *a)
+{
+    size_t off = (a->c.amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0;
+
+    return (a->c.amr & HSC_AMR_SEAL) && a->c.auth_len == off + HSC_SEAL_LEN
+               ? a->c.auth + off
+               : NULL;
+}
+
+int hsc_account_seal_switch(request_rec *r, const hsc_account_t *a,
+                            const hsc_login_form_t *f, int on)
+{
+    const char *action = on ? "seal-on" : "seal-off";
+    const unsigned char *z = session_z(a);
+    hsc_account_outcome_t o;
+    hsc_factors_t *fs;
+    hsc_status_t st;
+
+    /* Both need this session sealed: off proves a passkey by its z (the
+     * store's rule); on is refused from an unsealed session, which the
+     * switch would end at once (and it shows a sealed passkey works). */
+    if (z == NULL) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(311) "seal switch of user \"%s\" not turned "
+                                    "%s: this session is not sealed",
+                      ap_escape_logitem(r->pool, a->user), on ? "on" : "off");
+        hsc_ops_account(r, a->user, action, "not_sealed");
+        return hsc_account_show(r, a, HTTP_FORBIDDEN, NULL,
+                                on ? "To turn this on, sign in with your "
+                                     "passkey first."
+                                   : "Sign in with your passkey to turn "
+                                     "this off.");
+    }
+    if (!hsc_account_confirmed(r, a, f, action, &o)) {
+        return hsc_account_answer(r, a, &o);
+    }
+    if ((fs = hsc_factor_open(r, a->sc, 0)) == NULL) {
+        return hsc_userdb_unavailable(r);
+    }
+    st = hsc_passkeys_require_seal(fs, a->user, on, on ? NULL : z);
+    if (st == HSC_EINVAL || st == HSC_EAUTH) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(312) "seal switch of user \"%s\" not turned "
+                                    "%s: %s",
+                      ap_escape_logitem(r->pool, a->user), on ? "on" : "off",
+                      hsc_factors_errmsg(fs));
+        hsc_ops_account(r, a->user, action,
+                        st == HSC_EINVAL ? "not_all_sealed" : "wrong_seal");
+        return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL,
+                                st == HSC_EINVAL
+                                    ? "It can be turned on only while every "
+                                      "passkey of yours is sealed."
+                                    : "Sign in with your passkey to turn "
+                                      "this off.");
+    }
+    ap_log_rerror(APLOG_MARK, st == HSC_OK ? APLOG_NOTICE : APLOG_ERR, 0, r,
+                  HSCLOGNO(313) "user \"%s\" turned the seal switch %s%s%s",
+                  ap_escape_logitem(r->pool, a->user), on ? "on" : "off",
+                  st == HSC_OK ? "" : ": failed: ",
+                  st == HSC_OK ? "" : hsc_factors_errmsg(fs));
+    hsc_ops_account(r, a->user, action, st == HSC_OK ? NULL : "store_fault");
+    if (st != HSC_OK) {
+        return hsc_userdb_unavailable(r);
+    }
+    return done(r, action);
+}

@@ -130,6 +130,7 @@ static int passkey_row(void *baton, const hsc_passkey_t *pk)
     k->name = apr_pstrdup(list->pool, pk->name);
     k->created = pk->created;
     k->sealed = pk->sealed;
+    k->last_used = pk->last_used;
     return 0;
 }
 
@@ -141,7 +142,9 @@ static void passkeys_of(request_rec *r, const hsc_account_t *a,
     apr_array_header_t *list;
     hsc_factors_t *f;
 
-    if (!a->d->passkeys || (f = hsc_factor_open(r, a->sc, 1)) == NULL) {
+    /* Not read-only: on SQLite, "last used" is in the state file, which
+     * only a handle that may write opens. */
+    if (!a->d->passkeys || (f = hsc_factor_open(r, a->sc, 0)) == NULL) {
         return;
     }
     list = apr_array_make(r->pool, 4, sizeof(hsc_page_passkey_t));
@@ -156,6 +159,9 @@ static void passkeys_of(request_rec *r, const hsc_account_t *a,
     v->passkeys = 1;
     v->passkey_list = (const hsc_page_passkey_t *)list->elts;
     v->n_passkeys = (size_t)list->nelts;
+    /* The switch as the request path read it, with the session's row. */
+    v->seal_required = hsc_user_seal_required(&a->u);
+    v->sealed_session = (a->c.amr & HSC_AMR_SEAL) != 0;
 }
 
 /* The page for a, with a notice of what was done or a refusal. */

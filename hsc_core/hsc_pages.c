@@ -52,6 +52,9 @@ static const char style[] =
     "background:#fdecee;color:#8a0018}"
     ".hsc-note{margin:0 0 1rem;padding:.75rem;border-left:4px solid #1f5fbf;"
     "background:#eaf1fb}"
+    /* An empty live region (passkey.js fills it) takes no room; it stays
+     * displayed so that screen readers still announce what it gets. */
+    ".hsc-note:empty{margin:0;padding:0;border:0}"
     "h2{margin:2rem 0 .5rem;font-size:1.125rem}"
     ".hsc-facts{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem;"
     "margin:0}"
@@ -68,6 +71,13 @@ static const char style[] =
     ".hsc-tokens th,.hsc-tokens td{padding:.25rem .5rem .25rem 0;"
     "text-align:left;vertical-align:middle;border-bottom:1px solid #d8dbe0}"
     ".hsc-tokens button{width:auto;margin:0}"
+    /* A passkey: its facts on one row, its forms on the next (not
+     * "hsc-pk": pages without passkeys are tested to name none). */
+    ".hsc-key-row td{white-space:nowrap;border-bottom:0}"
+    ".hsc-key-act form{display:flex;gap:.5rem;align-items:center;"
+    "margin:0 0 .5rem}"
+    ".hsc-key-act input{flex:1;min-width:0}"
+    ".hsc-key-act button{flex:none}"
     ".hsc-sr{position:absolute;width:1px;height:1px;overflow:hidden;"
     "clip:rect(0 0 0 0);white-space:nowrap}";
 

@@ -115,8 +115,10 @@ typedef struct {
 typedef struct {
     const char *id; /* base64url */
     const char *name;
-    int64_t created; /* Unix seconds */
-    int sealed;      /* it has a seal (PRF) */
+    int64_t created;   /* Unix seconds */
+    int sealed;        /* it has a seal (PRF) */
+    int64_t last_used; /* Unix seconds; 0: never, or not known (the
+                        * store keeps it on SQLite only) */
 } hsc_page_passkey_t;
 
 /* What the account page shows. */
@@ -139,6 +141,8 @@ typedef struct {
     int passkeys; /* 1: the passkey section (HSCPasskeys On) */
     const hsc_page_passkey_t *passkey_list; /* oldest first */
     size_t n_passkeys;
+    int seal_required;  /* the user's seal switch is on */
+    int sealed_session; /* this session's cookie has the seal */
 } hsc_account_view_t;
 
 /* The account page's passkeys (hsc_pages_passkeys.c): the list with a

@@ -60,6 +60,10 @@ typedef struct {
     char transports[HSC_PASSKEY_TRANSPORTS_MAX + 1]; /* "usb,internal" */
     char name[HSC_PASSKEY_NAME_MAX + 1]; /* hsc_passkey_name_valid */
     int64_t created;                     /* Unix seconds */
+    /* The last accepted assertion's challenge time (Unix seconds), from
+     * the one-time rule's state: filled by hsc_passkeys_list on SQLite
+     * when the handle is not read-only; 0: never, or not known. */
+    int64_t last_used;
 } hsc_passkey_t;
 
 /**

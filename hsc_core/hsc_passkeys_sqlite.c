@@ -296,6 +296,28 @@ done:
     return hsc_fx_finish(f, s, "passkey add");
 }
 
+/* The credential's last accepted challenge (seconds) from the state
+ * file, read for a list: 0 when none, or the handle is read-only. */
+static void state_used(sq_factors_t *f, hsc_passkey_t *pk)
+{
+    sqlite3_stmt *st = NULL;
+
+    if (f->state == NULL
+        || sqlite3_prepare_v2(f->state,
+                              "SELECT last_challenge FROM hsc_passkey_used "
+                              "WHERE cred_id = ?1",
+                              -1, &st, NULL)
+               != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return;
+    }
+    sqlite3_bind_blob(st, 1, pk->id, (int)pk->id_len, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+        pk->last_used = sqlite3_column_int64(st, 0) / 1000;
+    }
+    sqlite3_finalize(st);
+}
+
 hsc_status_t hsc_fx_passkey_list(hsc_factors_t *fb, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton)
 {
@@ -325,6 +347,7 @@ hsc_status_t hsc_fx_passkey_list(hsc_factors_t *fb, const char *user,
             hsc_factors_msgf(fb, "passkey record is malformed");
             return HSC_ESTORE;
         }
+        state_used(f, &pk);
         if (fn(baton, &pk)) {
             rc = SQLITE_DONE;
             break;

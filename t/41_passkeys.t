@@ -115,8 +115,8 @@ my $plain = $f->{id};
 $r = pk_post('/pk-account', $f, cookie => $dan);
 is($r->code . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain'), '200 plain', 'an unsealed one (no PRF)');
 $html = page('/pk-account', cookie => $dan)->content;
-like($html, qr{<td>laptop</td><td>\d{4}-\d\d-\d\d</td><td>sealed</td>}, 'listed: laptop, its date, sealed');
-like($html, qr{<td>key</td><td>\d{4}-\d\d-\d\d</td><td>not sealed</td>}, 'listed: key, not sealed');
+like($html, qr{<td>laptop</td><td>\d{4}-\d\d-\d\d</td><td>-</td><td>sealed</td>}, 'listed: laptop, its date, never used, sealed');
+like($html, qr{<td>key</td><td>\d{4}-\d\d-\d\d</td><td>-</td><td>not sealed</td>}, 'listed: key, never used, not sealed');
 
 # --- the second factor ---------------------------------------------------------
 my ($rp, $pend) = pw_login();

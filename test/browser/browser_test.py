@@ -843,9 +843,12 @@ def soft_authn():
 def pk_shot(b, name):
     """The page at desktop width (1000 px) and at a phone's (390 px)."""
     d = b.d
-    # The passkey part of the page in view (the account page is long).
-    scroll = ("var e = document.getElementById('hsc-pk');"
-              "if (e) e.scrollIntoView({block: 'center'});")
+    # The passkey part of the page in view (the account page is long):
+    # from the list of passkeys down, where there is one.
+    scroll = ("var l = document.getElementById('hsc-pk-list');"
+              "if (l) l.scrollIntoView({block: 'start'}); else {"
+              "var e = document.getElementById('hsc-pk');"
+              "if (e) e.scrollIntoView({block: 'center'}); }")
     d.execute_script(scroll)
     d.save_screenshot(os.path.join(SHOTS, name + ".png"))
     d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {

@@ -313,7 +313,7 @@ static void passkeys_only_where_on(void)
     page = hsc_page_account(pool, &on, &v);
     CHECK(!has(page, "Passkeys</h2>"), "account: no section unless listed");
     {
-        hsc_page_passkey_t k = {"QUJD", "My <key>", 1700000000, 1};
+        hsc_page_passkey_t k = {"QUJD", "My <key>", 1700000000, 1, 0};
         v.passkeys = 1;
         v.passkey_list = &k;
         v.n_passkeys = 1;
@@ -329,6 +329,33 @@ static void passkeys_only_where_on(void)
               "account: removing asks the password after a while");
         CHECK(has(page, "data-mode=\"create\"") && has(page, "Add a passkey"),
               "account: the Add button");
+        CHECK(has(page, "<td>-</td>")
+                  && has(page, "placeholder=\"My &lt;key&gt;\""),
+              "account: never used; the rename field shows the name");
+        CHECK(has(page, "needs a passkey: off") && !has(page, "seal-on")
+                  && has(page, "sign in with your passkey first"),
+              "switch: off, not from an unsealed session");
+        v.sealed_session = 1;
+        page = hsc_page_account(pool, &on, &v);
+        CHECK(has(page, "value=\"seal-on\"") && !has(page, "seal-off"),
+              "switch: on offered from a sealed session");
+        k.sealed = 0;
+        k.last_used = 1700086400;
+        page = hsc_page_account(pool, &on, &v);
+        CHECK(!has(page, "seal-on") && has(page, "not sealed:")
+                  && has(page, "2023-11-15"),
+              "switch: not while a passkey is unsealed; last used");
+        k.sealed = 1;
+        v.seal_required = 1;
+        page = hsc_page_account(pool, &on, &v);
+        CHECK(has(page, "needs a passkey: on")
+                  && has(page, "value=\"seal-off\""),
+              "switch: on, off offered from a sealed session");
+        v.sealed_session = 0;
+        page = hsc_page_account(pool, &on, &v);
+        CHECK(!has(page, "seal-off")
+                  && has(page, "Sign in with your passkey to turn this off"),
+              "switch: off needs a sealed session");
     }
 }
 

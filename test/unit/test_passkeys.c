@@ -95,6 +95,18 @@ static hsc_factors_t *open_factors(const char *spec)
     return f;
 }
 
+/* hsc_passkeys_list's walk: the last_used of the credential whose first
+ * id byte is the baton's (in; out: its last_used, or -1 when absent). */
+static int last_used_of(void *baton, const hsc_passkey_t *pk)
+{
+    int64_t *b = baton;
+
+    if (pk->id_len > 0 && pk->id[0] == (unsigned char)b[0]) {
+        b[1] = pk->last_used;
+    }
+    return 0;
+}
+
 /* A credential of user: id of n bytes of b; sealed with seal byte s. */
 static void make_pk(hsc_passkey_t *pk, const char *user, unsigned char b,
                     size_t n, int sealed, int64_t count, const char *name)
@@ -266,6 +278,14 @@ static void passkeys_in_the_store(void)
     CHECK(hsc_passkeys_get(f1, p1.id, p1.id_len, &g) == HSC_OK
               && g.sign_count == 6,
           "get says the last accepted count");
+    {
+        /* SQLite: the state file's last accepted challenge (1006 ms) in
+         * seconds; PostgreSQL's list does not return it: 0. */
+        int64_t b[2] = {p1.id[0], -1};
+        CHECK(hsc_passkeys_list(f1, "alice", last_used_of, b) == HSC_OK
+                  && b[1] == (pg != NULL ? 0 : 1),
+              "the list says when it was last used (SQLite) or 0 (pgsql)");
+    }
     CHECK_EQ(hsc_passkeys_accept(f1, p2.id, p2.id_len, 1000, 10), HSC_EAUTH,
              "a first assertion must pass the registration's count");
     CHECK_EQ(hsc_passkeys_accept(f1, p2.id, p2.id_len, 1000, 11), HSC_OK,
