@@ -517,7 +517,10 @@ static void an_older_database_is_upgraded(void)
                   "hsc_passkey_remove(text, bytea); "
                   "DROP FUNCTION hsc_passkeys_sealed_only(), "
                   "hsc_passkey_seal_switch(text, boolean, bytea), "
-                  "hsc_passkey_seal_off(text); "
+                  "hsc_passkey_seal_off(text), "
+                  "hsc_passkey_add_link(bytea, text, bytea, bytea, integer, "
+                  "bytea, bigint, boolean, boolean, boolean, text, boolean, "
+                  "bytea, text, bigint); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 7");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -593,8 +596,14 @@ static void added_by_a_link(void)
     make_pk(&p1, "alice", 0x61, 32, 1, 0, "phone");
     CHECK_EQ(hsc_passkeys_add_by_link(f1, &pc, hc, 100), HSC_EAUTH,
              "a disabled user's link adds nothing");
-    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, ha, 4000000000LL), HSC_EAUTH,
-             "an expired link adds nothing");
+    /* Expired by both clocks (PostgreSQL's is the database's). */
+    CHECK(hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 1, 0) == HSC_OK
+              && hsc_passkeys_add_by_link(f1, &p1, ha, 100) == HSC_EAUTH,
+          "an expired link adds nothing");
+    CHECK(hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 4000000000LL,
+                               100)
+              == HSC_OK,
+          "a valid link again");
     CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, ha, 100), HSC_OK,
              "alice's enrolment link adds her first passkey");
     CHECK_EQ(hsc_passkeys_add_by_link(f2, &p2, ha, 101), HSC_EAUTH,
