@@ -1117,8 +1117,8 @@ static void link_step(rp_t *rp, int options, answer_t *a)
         st = HSC_EAUTH;
     }
     if (st != HSC_OK) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(320) "passkey by a one-time link refused: %s",
+        ap_log_rerror(APLOG_MARK, st == HSC_EAUTH ? APLOG_INFO : APLOG_ERR, 0,
+                      r, HSCLOGNO(320) "passkey by a one-time link refused: %s",
                       st == HSC_EAUTH ? "no such valid enrolment link "
                                         "(unknown, used, replaced, expired "
                                         "or of another purpose)"
