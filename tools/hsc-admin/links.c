@@ -71,6 +71,15 @@ int link_issue(apr_pool_t *pool, const args_t *a, const char *db,
                 opt(a, OPT_URL) ? ""
                                 : " (a path: put the site's address before "
                                   "it, or give --url)");
+        if (purpose == HSC_LINK_ENROL) {
+            /* A sealed passkey logs in alone: say what the link can do. */
+            fprintf(stderr,
+                    "%s: where HSCPasskeys is On it can also add "
+                    "the user's first passkey, which logs in "
+                    "without the password: hand it over as "
+                    "carefully as a reset link\n",
+                    user);
+        }
     }
     return EX_OK;
 }
