@@ -25,6 +25,7 @@
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
 #include "hsc_links.h"
+#include "hsc_passkeys.h"
 #include "hsc_password.h"
 #include "hsc_policy.h"
 
@@ -155,6 +156,22 @@ static int set_password(request_rec *r, link_req_t *k,
                                "Your password is set. Log in with it now.");
 }
 
+static int some_passkey(void *baton, const hsc_passkey_t *pk)
+{
+    (void)pk;
+    *(int *)baton = 1;
+    return 1;
+}
+
+/* 1 when user has no passkey (a fault: 0, and the passkey step's own
+ * check logs and refuses). */
+static int no_passkey(hsc_factors_t *f, const char *user)
+{
+    int has = 0;
+
+    return hsc_passkeys_list(f, user, some_passkey, &has) == HSC_OK && !has;
+}
+
 /* An enrolment link as the account page's session: the setup steps. */
 static void as_account(request_rec *r, const link_req_t *k, hsc_account_t *a)
 {
@@ -207,8 +224,14 @@ int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
         return dead_link(r, &k, "an action its purpose does not allow");
     }
     if (get) {
+        /* Where passkeys are on, the link may add the user's first one
+         * instead (mod_hsc_passkey.c, link_step; docs/passkeys.md). */
         return hsc_form_send(r, HTTP_OK,
-                             hsc_page_link_enrol(r->pool, &pc, k.user, k.text));
+                             d->passkeys && no_passkey(k.f, k.user)
+                                 ? hsc_page_link_passkey(r->pool, &pc, k.user,
+                                                         k.text, d->login_url)
+                                 : hsc_page_link_enrol(r->pool, &pc, k.user,
+                                                       k.text));
     }
     as_account(r, &k, &a);
     if (strcmp(action, "totp-confirm") == 0) {

@@ -45,7 +45,7 @@
 /* The fields of a passkey request (base64url where binary). */
 typedef struct {
     const char *passkey, *purpose, *challenge, *id, *cdj, *ad, *sig, *uh, *prf,
-        *att, *spki, *alg, *transports, *name, *ret, *remember;
+        *att, *spki, *alg, *transports, *name, *ret, *remember, *link;
 } pk_form_t;
 
 /* What a request decoded: binary fields. */
@@ -87,6 +87,7 @@ static const char **pk_slot(pk_form_t *f, const char *name)
         {"name", offsetof(pk_form_t, name)},
         {"hsc_return", offsetof(pk_form_t, ret)},
         {"hsc_remember", offsetof(pk_form_t, remember)},
+        {"link", offsetof(pk_form_t, link)},
     };
     size_t i;
 
@@ -889,10 +890,9 @@ static int user_handle(rp_t *rp, hsc_factors_t *f, const char *user,
     return k.found;
 }
 
-static void options_create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
+static void options_create(rp_t *rp, const char *user, answer_t *a)
 {
     request_rec *r = rp->r;
-    const char *user = apr_pstrmemdup(r->pool, c->user, c->user_len);
     unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
     hsc_json_writer_t w;
     hsc_factors_t *f;
@@ -942,10 +942,12 @@ static const char *transports_of(const char *t)
     return t;
 }
 
-static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
+/* The new credential of user, proved by x_n (a session's) or, when xn is
+ * NULL, by the enrolment link of hash (hsc_passkeys_add_by_link). */
+static void create(rp_t *rp, const char *user, const unsigned char *xn,
+                   const unsigned char *hash, answer_t *a)
 {
     request_rec *r = rp->r;
-    const char *user = apr_pstrmemdup(r->pool, c->user, c->user_len);
     const char *who = ap_escape_logitem(r->pool, user);
     hsc_passkey_t *pk = apr_pcalloc(r->pool, sizeof(*pk));
     hsc_wa_registration_t reg;
@@ -1020,9 +1022,15 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
     pk->bs = (reg.flags & HSC_WA_FLAG_BS) != 0;
     pk->uv = (reg.flags & HSC_WA_FLAG_UV) != 0;
     pk->prf = prf.v != NULL;
-    pk->sealed = prf.v != NULL;
+    /* By an enrolment link, never sealed: a sealed passkey logs in without
+     * the password, and a link must stay what it was, a second factor
+     * added (the password still needed). The user seals one on the
+     * account page after signing in. */
+    pk->sealed = prf.v != NULL && xn != NULL;
     if (pk->sealed) {
         SHA256(prf.v, prf.len, pk->seal_hash);
+    }
+    if (prf.v != NULL) {
         hsc_wipe(prf.v, prf.len);
     }
     /* The handle offered at options (the store keeps the user's own). */
@@ -1036,8 +1044,11 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
         refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
-    st = hsc_passkeys_add(f, pk, c->auth,
-                          (int64_t)apr_time_sec(r->request_time));
+    st = xn != NULL
+             ? hsc_passkeys_add(f, pk, xn,
+                                (int64_t)apr_time_sec(r->request_time))
+             : hsc_passkeys_add_by_link(f, pk, hash,
+                                        (int64_t)apr_time_sec(r->request_time));
     if (st != HSC_OK) {
         int level = hsc_status_class(st) == HSC_CLASS_FAULT ? APLOG_ERR
                                                             : APLOG_NOTICE;
@@ -1051,7 +1062,7 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
             refuse(a, HTTP_CONFLICT, "exists");
         }
         else if (st == HSC_EAUTH) {
-            refuse(a, HTTP_FORBIDDEN, "reauth");
+            refuse(a, HTTP_FORBIDDEN, xn != NULL ? "reauth" : "link");
         }
         else if (st == HSC_EINVAL) {
             refuse(a, HTTP_BAD_REQUEST, "bad_request");
@@ -1062,12 +1073,90 @@ static void create(rp_t *rp, const hsc_cookie_t *c, answer_t *a)
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                  HSCLOGNO(300) "user \"%s\" added a passkey \"%s\" (%s)", who,
-                  ap_escape_logitem(r->pool, pk->name),
-                  pk->sealed ? "sealed" : "not sealed: no PRF");
-    hsc_ops_account(r, user, "passkey-add", NULL);
+                  HSCLOGNO(300) "user \"%s\" added a passkey \"%s\" (%s)%s",
+                  who, ap_escape_logitem(r->pool, pk->name),
+                  pk->sealed ? "sealed" : "not sealed: no PRF",
+                  xn != NULL ? "" : " by a one-time enrolment link");
+    hsc_ops_account(r, user, xn != NULL ? "passkey-add" : "link-passkey", NULL);
     a->json = pk->sealed ? "{\"ok\":true,\"sealed\":true}"
                          : "{\"ok\":true,\"sealed\":false}";
+}
+
+/* --- an enrolment link: the first passkey without a session -------------
+ */
+
+static int any_passkey(void *baton, const hsc_passkey_t *pk)
+{
+    (void)pk;
+    *(int *)baton = 1;
+    return 1;
+}
+
+/* The account page's steps proved by a one-time enrolment link (field
+ * link) instead of a session (docs/passkeys.md, "Lost every passkey"):
+ * only while the link's user has no passkey; the create step uses the link
+ * in the transaction that adds (hsc_passkeys_add_by_link). */
+static void link_step(rp_t *rp, int options, answer_t *a)
+{
+    request_rec *r = rp->r;
+    unsigned char hash[HSC_LINK_HASH_LEN];
+    char user[HSC_USER_MAX + 1];
+    hsc_link_purpose_t purpose;
+    hsc_factors_t *f;
+    hsc_status_t st;
+    int has = 0;
+
+    if (hsc_link_hash(rp->f.link, strlen(rp->f.link), hash) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(319) "passkey by a one-time link refused: the "
+                                    "link is malformed");
+        refuse(a, HTTP_FORBIDDEN, "link");
+        return;
+    }
+    if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL) {
+        refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    st = hsc_factors_link_peek(f, hash, (int64_t)apr_time_sec(r->request_time),
+                               &purpose, user);
+    if (st == HSC_OK && purpose != HSC_LINK_ENROL) {
+        st = HSC_EAUTH;
+    }
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, st == HSC_EAUTH ? APLOG_INFO : APLOG_ERR, 0,
+                      r, HSCLOGNO(320) "passkey by a one-time link refused: %s",
+                      st == HSC_EAUTH ? "no such valid enrolment link "
+                                        "(unknown, used, replaced, expired "
+                                        "or of another purpose)"
+                                      : hsc_factors_errmsg(f));
+        refuse(a, st == HSC_EAUTH ? HTTP_FORBIDDEN : HTTP_SERVICE_UNAVAILABLE,
+               st == HSC_EAUTH ? "link" : "unavailable");
+        return;
+    }
+    if (hsc_passkeys_list(f, user, any_passkey, &has) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(321) "passkey by a one-time link: the "
+                                    "credentials of user \"%s\" cannot be "
+                                    "read: %s",
+                      ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
+        refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    if (has) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(322) "passkey by a one-time link refused: user "
+                                    "\"%s\" has a passkey already (a link "
+                                    "adds only the first)",
+                      ap_escape_logitem(r->pool, user));
+        refuse(a, HTTP_CONFLICT, "has_passkey");
+        return;
+    }
+    if (options) {
+        options_create(rp, apr_pstrdup(r->pool, user), a);
+    }
+    else {
+        create(rp, apr_pstrdup(r->pool, user), NULL, hash, a);
+    }
 }
 
 static void account_step(rp_t *rp, answer_t *a)
@@ -1085,6 +1174,10 @@ static void account_step(rp_t *rp, answer_t *a)
     }
     if (options && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "create"))) {
         refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return;
+    }
+    if (rp->f.link != NULL) {
+        link_step(rp, options, a);
         return;
     }
     st = account_login(rp, &c, &u, &recent);
@@ -1111,10 +1204,11 @@ static void account_step(rp_t *rp, answer_t *a)
         return;
     }
     if (options) {
-        options_create(rp, &c, a);
+        options_create(rp, apr_pstrmemdup(r->pool, c.user, c.user_len), a);
     }
     else {
-        create(rp, &c, a);
+        create(rp, apr_pstrmemdup(r->pool, c.user, c.user_len), c.auth, NULL,
+               a);
     }
     hsc_wipe(&c, sizeof(c));
 }

@@ -60,6 +60,11 @@ typedef struct {
     hsc_status_t (*passkey_add)(hsc_factors_t *f, const hsc_passkey_t *pk,
                                 const unsigned char *xn,
                                 const unsigned char *handle, int64_t now);
+    /* As passkey_add, proved by the link of hash (HSC_LINK_HASH_LEN) that
+     * the same transaction deletes; NULL: the store cannot. */
+    hsc_status_t (*passkey_add_link)(hsc_factors_t *f, const hsc_passkey_t *pk,
+                                     const unsigned char *hash,
+                                     const unsigned char *handle, int64_t now);
     hsc_status_t (*passkey_list)(hsc_factors_t *f, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton);
     hsc_status_t (*passkey_get)(hsc_factors_t *f, const unsigned char *id,
@@ -104,6 +109,9 @@ hsc_store_t *hsc_pq_factors_store(hsc_factors_t *f);
 hsc_status_t hsc_pq_passkey_add(hsc_factors_t *f, const hsc_passkey_t *pk,
                                 const unsigned char *xn,
                                 const unsigned char *handle, int64_t now);
+hsc_status_t hsc_pq_passkey_add_link(hsc_factors_t *f, const hsc_passkey_t *pk,
+                                     const unsigned char *hash,
+                                     const unsigned char *handle, int64_t now);
 hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton);
 hsc_status_t hsc_pq_passkey_get(hsc_factors_t *f, const unsigned char *id,

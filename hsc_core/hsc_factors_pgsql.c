@@ -566,6 +566,7 @@ static const hsc_factors_vtable_t pq_vtable = {
     .link_revoke = pq_link_revoke,
     .close = pq_close,
     .passkey_add = hsc_pq_passkey_add,
+    .passkey_add_link = hsc_pq_passkey_add_link,
     .passkey_list = hsc_pq_passkey_list,
     .passkey_get = hsc_pq_passkey_get,
     .passkey_accept = hsc_pq_passkey_accept,

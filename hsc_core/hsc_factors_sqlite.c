@@ -621,6 +621,7 @@ static const hsc_factors_vtable_t sq_vtable = {
     .link_revoke = hsc_fx_link_revoke,
     .close = sq_close,
     .passkey_add = hsc_fx_passkey_add,
+    .passkey_add_link = hsc_fx_passkey_add_link,
     .passkey_list = hsc_fx_passkey_list,
     .passkey_get = hsc_fx_passkey_get,
     .passkey_accept = hsc_fx_passkey_accept,

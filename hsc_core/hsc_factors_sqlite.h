@@ -46,6 +46,12 @@ hsc_status_t hsc_fx_link_peek(hsc_factors_t *fb,
                               const unsigned char hash[HSC_LINK_HASH_LEN],
                               int64_t now, hsc_link_purpose_t *purpose,
                               char *user);
+/* Inside a write transaction: delete the link of purpose valid at now,
+ * its user into user. HSC_EAUTH when there is none. */
+hsc_status_t hsc_fx_link_take_in(hsc_factors_t *fb,
+                                 const unsigned char hash[HSC_LINK_HASH_LEN],
+                                 hsc_link_purpose_t purpose, int64_t now,
+                                 char *user, const char *what);
 hsc_status_t hsc_fx_link_take(hsc_factors_t *fb,
                               const unsigned char hash[HSC_LINK_HASH_LEN],
                               hsc_link_purpose_t purpose, int64_t now,
@@ -63,6 +69,9 @@ hsc_status_t hsc_fx_link_revoke(hsc_factors_t *fb, const char *user, int all,
 hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
                                 const unsigned char *xn,
                                 const unsigned char *handle, int64_t now);
+hsc_status_t hsc_fx_passkey_add_link(hsc_factors_t *fb, const hsc_passkey_t *pk,
+                                     const unsigned char *hash,
+                                     const unsigned char *handle, int64_t now);
 hsc_status_t hsc_fx_passkey_list(hsc_factors_t *fb, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton);
 hsc_status_t hsc_fx_passkey_get(hsc_factors_t *fb, const unsigned char *id,

@@ -99,12 +99,10 @@ hsc_status_t hsc_fx_link_peek(hsc_factors_t *fb,
     return s;
 }
 
-/* Inside a write transaction: delete the link of purpose valid at now,
- * its user into user. HSC_EAUTH when there is none. */
-static hsc_status_t take_in(hsc_factors_t *fb,
-                            const unsigned char hash[HSC_LINK_HASH_LEN],
-                            hsc_link_purpose_t purpose, int64_t now, char *user,
-                            const char *what)
+hsc_status_t hsc_fx_link_take_in(hsc_factors_t *fb,
+                                 const unsigned char hash[HSC_LINK_HASH_LEN],
+                                 hsc_link_purpose_t purpose, int64_t now,
+                                 char *user, const char *what)
 {
     sq_factors_t *f = (sq_factors_t *)fb;
     hsc_link_purpose_t found;
@@ -145,7 +143,9 @@ hsc_status_t hsc_fx_link_take(hsc_factors_t *fb,
     if (rc != SQLITE_OK) {
         return hsc_fx_fail(f, f->db, what, rc);
     }
-    s = hsc_fx_finish(f, take_in(fb, hash, purpose, now, user, what), what);
+    s = hsc_fx_finish(f,
+                      hsc_fx_link_take_in(fb, hash, purpose, now, user, what),
+                      what);
     if (s != HSC_OK) {
         user[0] = '\0';
     }
@@ -168,7 +168,7 @@ hsc_status_t hsc_fx_link_password(hsc_factors_t *fb,
     if (rc != SQLITE_OK) {
         return hsc_fx_fail(f, f->db, what, rc);
     }
-    s = take_in(fb, hash, purpose, now, user, what);
+    s = hsc_fx_link_take_in(fb, hash, purpose, now, user, what);
     if (s == HSC_OK) {
         /* The link's user, whatever nu names: the link decides whose. */
         st = hsc_fx_prepare_user(f->db,

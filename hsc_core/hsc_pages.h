@@ -197,6 +197,14 @@ const char *hsc_page_link_password(apr_pool_t *p, const hsc_page_conf_t *c,
                                    const char *link, int min_chars,
                                    const char *error);
 
+/* A one-time enrolment link's page where HSCPasskeys is On and the user
+ * has no passkey (hsc_pages_passkeys.c): the Add a passkey button
+ * (passkey.js posts the link with the ceremony), a sign-in link it shows
+ * once added (login_url may be NULL), and the authenticator app's Begin. */
+const char *hsc_page_link_passkey(apr_pool_t *p, const hsc_page_conf_t *c,
+                                  const char *user, const char *link,
+                                  const char *login_url);
+
 /* A one-time enrolment link's page: who, and a button that sets up an
  * authenticator app (action=link-enrol). */
 const char *hsc_page_link_enrol(apr_pool_t *p, const hsc_page_conf_t *c,

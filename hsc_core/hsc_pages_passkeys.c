@@ -181,3 +181,38 @@ const char *hsc_page_passkeys_section(apr_pool_t *p,
         "JavaScript.</p></noscript>\n",
         NULL);
 }
+
+const char *hsc_page_link_passkey(apr_pool_t *p, const hsc_page_conf_t *c,
+                                  const char *user, const char *link,
+                                  const char *login_url)
+{
+    const char *esc = hsc_page_escape(p, link);
+
+    return hsc_page_doc(
+        p, c, "Add a passkey",
+        apr_pstrcat(
+            p, "<p>For <strong>", hsc_page_escape(p, user),
+            "</strong>. This link works once: it adds your first passkey, "
+            "or sets up an authenticator app.</p>\n"
+            "<input type=\"hidden\" name=\"link\" value=\"",
+            esc, "\">\n",
+            hsc_page_passkey_block(
+                p, "create", "Add a passkey",
+                "<label for=\"hsc-pk-name\">Name, to tell it apart</label>\n"
+                "<input id=\"hsc-pk-name\" type=\"text\" maxlength=\"64\" "
+                "placeholder=\"phone, laptop, security key\">\n"),
+            "<noscript><p class=\"hsc-help\">Adding a passkey needs "
+            "JavaScript.</p></noscript>\n",
+            login_url ? apr_pstrcat(p,
+                                    "<p id=\"hsc-pk-signin\" hidden><a "
+                                    "class=\"hsc-link\" href=\"",
+                                    hsc_page_escape(p, login_url),
+                                    "\">Sign in with it</a></p>\n", NULL)
+                      : "",
+            "<h2>Or an authenticator app</h2>\n"
+            "<form method=\"post\">\n"
+            "<input type=\"hidden\" name=\"action\" value=\"link-enrol\">\n"
+            "<input type=\"hidden\" name=\"link\" value=\"",
+            esc, "\">\n<button type=\"submit\">Begin</button>\n</form>\n",
+            NULL));
+}

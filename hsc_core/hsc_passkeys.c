@@ -71,10 +71,13 @@ static int seal_is_zero(const unsigned char *h)
     return memcmp(h, zero, sizeof(zero)) == 0;
 }
 
-hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
-                              const unsigned char xn[HSC_XN_LEN], int64_t now)
+/* The checks of every add, then the handle to store: the caller's (the
+ * one it offered the authenticator at registration), else a random one;
+ * either is stored only when the user has none yet. */
+static hsc_status_t add_checks(hsc_factors_t *f, const hsc_passkey_t *pk,
+                               unsigned char handle[HSC_PASSKEY_HANDLE_LEN])
 {
-    unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
+    static const unsigned char zero[HSC_PASSKEY_HANDLE_LEN];
     hsc_status_t st;
 
     if (!user_ok(f, pk->user) || !id_ok(f, pk->id, pk->id_len)) {
@@ -94,30 +97,59 @@ hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
         hsc_factors_msgf(f, "passkey add: a seal hash of zeros");
         return HSC_EINVAL;
     }
+    if (!writable(f)) {
+        return HSC_EREADONLY;
+    }
+    if (memcmp(pk->handle, zero, sizeof(zero)) != 0) {
+        memcpy(handle, pk->handle, HSC_PASSKEY_HANDLE_LEN);
+    }
+    else if ((st = hsc_random(handle, HSC_PASSKEY_HANDLE_LEN)) != HSC_OK) {
+        hsc_factors_msgf(f, "passkey add: no random bytes for the handle");
+        return st;
+    }
+    return HSC_OK;
+}
+
+hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
+                              const unsigned char xn[HSC_XN_LEN], int64_t now)
+{
+    unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
+    hsc_status_t st;
+
     if (xn == NULL) {
         hsc_factors_msgf(f, "passkey add: no x_n to prove the password");
         return HSC_EAUTH;
     }
-    if (!writable(f)) {
-        return HSC_EREADONLY;
+    if ((st = add_checks(f, pk, handle)) != HSC_OK) {
+        return st;
     }
     if (f->vt->passkey_add == NULL) {
         return none(f);
     }
-    /* The caller's handle (the one it offered the authenticator at
-     * registration), else a random one; either is stored only when the
-     * user has none yet. */
-    {
-        static const unsigned char zero[HSC_PASSKEY_HANDLE_LEN];
-        if (memcmp(pk->handle, zero, sizeof(zero)) != 0) {
-            memcpy(handle, pk->handle, sizeof(handle));
-        }
-        else if ((st = hsc_random(handle, sizeof(handle))) != HSC_OK) {
-            hsc_factors_msgf(f, "passkey add: no random bytes for the handle");
-            return st;
-        }
-    }
     return f->vt->passkey_add(f, pk, xn, handle, now);
+}
+
+hsc_status_t
+hsc_passkeys_add_by_link(hsc_factors_t *f, const hsc_passkey_t *pk,
+                         const unsigned char link_hash[HSC_LINK_HASH_LEN],
+                         int64_t now)
+{
+    unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
+    hsc_status_t st;
+
+    if (link_hash == NULL) {
+        hsc_factors_msgf(f, "passkey add: no link to prove it");
+        return HSC_EAUTH;
+    }
+    if ((st = add_checks(f, pk, handle)) != HSC_OK) {
+        return st;
+    }
+    if (f->vt->passkey_add_link == NULL) {
+        hsc_factors_msgf(f, "this store cannot add a passkey by a link "
+                            "(PostgreSQL: schema version 9 needed)");
+        return HSC_ESTORE;
+    }
+    return f->vt->passkey_add_link(f, pk, link_hash, handle, now);
 }
 
 hsc_status_t hsc_passkeys_list(hsc_factors_t *f, const char *user,

@@ -82,6 +82,22 @@ hsc_status_t hsc_passkeys_add(hsc_factors_t *f, const hsc_passkey_t *pk,
                               const unsigned char xn[HSC_XN_LEN],
                               int64_t now) HSC_MUST_CHECK;
 
+/**
+ * Store the first credential of pk->user, proved by a one-time enrolment
+ * link (hsc_links.h; link_hash is the SHA-256 of its secret) instead of
+ * x_n: in one transaction the link's row (purpose enrol, valid at now,
+ * whose user is pk->user) is deleted and the credential inserted, so that
+ * a link used twice adds at most one passkey. Refused while pk->user has
+ * a passkey already (a link adds only the first one; the link stays).
+ * HSC_OK; HSC_EAUTH (no such valid link of pk->user, or the user is
+ * disabled); HSC_EINVAL (the user has a passkey already, or a field);
+ * HSC_EEXISTS (the id is registered already); HSC_EREADONLY; HSC_ESTORE.
+ */
+hsc_status_t
+hsc_passkeys_add_by_link(hsc_factors_t *f, const hsc_passkey_t *pk,
+                         const unsigned char link_hash[HSC_LINK_HASH_LEN],
+                         int64_t now) HSC_MUST_CHECK;
+
 /** fn for each credential of user, oldest first; non-zero from fn stops.
  *  A listed credential has no key, handle or seal hash (sealed says). */
 typedef int hsc_passkeys_each_fn(void *baton, const hsc_passkey_t *pk);

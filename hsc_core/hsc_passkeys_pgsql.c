@@ -12,7 +12,8 @@
  * hsc_passkeys_seals keeps hsc_users.passkey_seals right. The seal switch
  * (schema version 8, 008-seal-switch.sql): hsc_passkey_seal_switch (on;
  * off with a seal) for the httpd role, hsc_passkey_seal_off (off without
- * one) for the admin role only.
+ * one) for the admin role only. Version 9 (009-passkey-link.sql):
+ * hsc_passkey_add_link, the first passkey proved by an enrolment link.
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -177,6 +178,96 @@ hsc_status_t hsc_pq_passkey_add(hsc_factors_t *f, const hsc_passkey_t *pk,
     }
     else if (strcmp(PQgetvalue(res, 0, 0), "true") != 0) {
         hsc_factors_msgf(f, "passkey add: unexpected answer");
+        st = HSC_ESTORE;
+    }
+    PQclear(res);
+    return st;
+}
+
+hsc_status_t hsc_pq_passkey_add_link(hsc_factors_t *f, const hsc_passkey_t *pk,
+                                     const unsigned char *hash,
+                                     const unsigned char *handle, int64_t now)
+{
+    char alg[16], count[24], created[24];
+    const char *v[15], *ans;
+    int l[15] = {HSC_LINK_HASH_LEN,
+                 0,
+                 HSC_PASSKEY_HANDLE_LEN,
+                 (int)pk->id_len,
+                 0,
+                 (int)pk->spki_len,
+                 0,
+                 0,
+                 0,
+                 0,
+                 0,
+                 0,
+                 HSC_PASSKEY_SEAL_LEN,
+                 0,
+                 0};
+    int fm[15] = {1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    PGresult *res;
+    hsc_status_t st;
+
+    snprintf(alg, sizeof(alg), "%d", pk->alg);
+    snprintf(count, sizeof(count), "%" PRId64, pk->sign_count);
+    snprintf(created, sizeof(created), "%" PRId64, now);
+    v[0] = (const char *)hash;
+    v[1] = pk->user;
+    v[2] = (const char *)handle;
+    v[3] = (const char *)pk->id;
+    v[4] = alg;
+    v[5] = (const char *)pk->spki;
+    v[6] = count;
+    v[7] = pk->be ? "t" : "f";
+    v[8] = pk->bs ? "t" : "f";
+    v[9] = pk->uv ? "t" : "f";
+    v[10] = pk->transports;
+    v[11] = pk->prf ? "t" : "f";
+    v[12] = pk->sealed ? (const char *)pk->seal_hash : NULL;
+    v[13] = pk->name;
+    v[14] = created;
+    st = exec(f, "passkey add by a link",
+              "SELECT hsc_passkey_add_link($1, $2, $3, $4, $5::integer, $6, "
+              "$7::bigint, $8::boolean, $9::boolean, $10::boolean, $11, "
+              "$12::boolean, $13, $14, $15::bigint)",
+              15, v, l, fm, 1, &res);
+    if (st == HSC_ESTORE && strstr(f->errmsg, "older than version") != NULL) {
+        hsc_factors_msgf(f, "passkey add by a link: the database's schema "
+                            "is older than version 9: run \"hsc-admin "
+                            "init\" to upgrade it");
+        return st;
+    }
+    if (st == HSC_ESTORE && strstr(f->errmsg, "SQLSTATE 23505") != NULL) {
+        hsc_factors_msgf(f, "passkey add: that credential id is registered "
+                            "already");
+        return HSC_EEXISTS;
+    }
+    if (st != HSC_OK) {
+        return st;
+    }
+    ans = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ? PQgetvalue(res, 0, 0)
+                                                         : "";
+    if (strcmp(ans, "ok") == 0) {
+        st = HSC_OK;
+    }
+    else if (strcmp(ans, "link") == 0) {
+        hsc_factors_msgf(f, "passkey add: no valid enrolment link of this "
+                            "user (or the user is disabled)");
+        st = HSC_EAUTH;
+    }
+    else if (strcmp(ans, "has") == 0) {
+        hsc_factors_msgf(f, "passkey add: the user has a passkey already; a "
+                            "link adds only the first");
+        st = HSC_EINVAL;
+    }
+    else if (strcmp(ans, "exists") == 0) {
+        hsc_factors_msgf(f, "passkey add: that credential id is registered "
+                            "already");
+        st = HSC_EEXISTS;
+    }
+    else {
+        hsc_factors_msgf(f, "passkey add by a link: unexpected answer");
         st = HSC_ESTORE;
     }
     PQclear(res);

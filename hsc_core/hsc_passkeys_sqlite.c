@@ -195,62 +195,20 @@ static hsc_status_t seals_rewrite(sq_factors_t *f, const char *user)
     return hsc_fx_run_write(f, f->db, st, "passkey seals", NULL);
 }
 
-hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
-                                const unsigned char *xn,
-                                const unsigned char *handle, int64_t now)
+/* Inside the add's transaction, once the proof made pk->user's handle
+ * row: the seal switch's rule, the credential, the seal column. */
+static hsc_status_t insert_passkey(sq_factors_t *f, const hsc_passkey_t *pk,
+                                   int64_t now)
 {
-    sq_factors_t *f = with_passkeys(fb);
-    unsigned char auth[HSC_AUTH_LEN];
+    hsc_factors_t *fb = (hsc_factors_t *)f;
     sqlite3_stmt *st = NULL;
     hsc_status_t s;
     int rc, changes = 0;
 
-    if (f == NULL) {
-        return HSC_ESTORE;
-    }
-    if ((s = hsc_authenticator(xn, auth)) != HSC_OK) {
-        return s;
-    }
-    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-    if (rc != SQLITE_OK) {
-        hsc_wipe(auth, sizeof(auth));
-        return hsc_fx_fail(f, f->db, "passkey add", rc);
-    }
-    /* The proof: an enabled user whose authenticator is SHA-256(xn). */
-    st = hsc_fx_prepare_user(f->db,
-                             "INSERT INTO hsc_passkey_users (username, handle) "
-                             "SELECT username, ?3 FROM hsc_users "
-                             "WHERE username = ?1 AND authenticator = ?2 "
-                             "AND disabled = 0 "
-                             "ON CONFLICT (username) DO UPDATE "
-                             "SET handle = handle",
-                             pk->user, &rc);
-    if (st != NULL) {
-        rc = sqlite3_bind_blob(st, 2, auth, HSC_AUTH_LEN, SQLITE_STATIC);
-    }
-    if (st != NULL && rc == SQLITE_OK) {
-        rc = sqlite3_bind_blob(st, 3, handle, HSC_PASSKEY_HANDLE_LEN,
-                               SQLITE_STATIC);
-    }
-    if (st == NULL || rc != SQLITE_OK) {
-        sqlite3_finalize(st);
-        s = hsc_fx_fail(f, f->db, "passkey add", rc);
-        goto done;
-    }
-    s = hsc_fx_run_write(f, f->db, st, "passkey add", &changes);
-    if (s == HSC_OK && changes == 0) {
-        hsc_factors_msgf(fb, "passkey add: no enabled user of that name "
-                             "whose password has this x_n");
-        s = HSC_EAUTH;
-    }
-    if (s != HSC_OK) {
-        goto done;
-    }
     if (!pk->sealed && switch_on(f, pk->user) != 0) {
         hsc_factors_msgf(fb, "passkey add: every passkey of this user must "
                              "be sealed (the seal switch is on)");
-        s = HSC_EINVAL;
-        goto done;
+        return HSC_EINVAL;
     }
     rc = sqlite3_prepare_v2(
         f->db,
@@ -279,8 +237,7 @@ hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
     }
     if (rc != SQLITE_OK) {
         sqlite3_finalize(st);
-        s = hsc_fx_fail(f, f->db, "passkey add", rc);
-        goto done;
+        return hsc_fx_fail(f, f->db, "passkey add", rc);
     }
     s = hsc_fx_run_write(f, f->db, st, "passkey add", &changes);
     if (s == HSC_OK && changes == 0) {
@@ -291,7 +248,74 @@ hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
     if (s == HSC_OK && pk->sealed) {
         s = seals_rewrite(f, pk->user);
     }
-done:
+    return s;
+}
+
+/* Inside the add's transaction: the handle row of pk->user by sql (?1
+ * the user, ?2 the proof when proof is not NULL, ?3 the handle), which
+ * must change a row: HSC_EAUTH (with refused as the message) if not. */
+static hsc_status_t handle_row(sq_factors_t *f, const hsc_passkey_t *pk,
+                               const char *sql, const unsigned char *proof,
+                               const unsigned char *handle, const char *refused)
+{
+    sqlite3_stmt *st;
+    hsc_status_t s;
+    int rc = SQLITE_OK, changes = 0;
+
+    st = hsc_fx_prepare_user(f->db, sql, pk->user, &rc);
+    if (st != NULL && proof != NULL) {
+        rc = sqlite3_bind_blob(st, 2, proof, HSC_AUTH_LEN, SQLITE_STATIC);
+    }
+    if (st != NULL && rc == SQLITE_OK) {
+        rc = sqlite3_bind_blob(st, 3, handle, HSC_PASSKEY_HANDLE_LEN,
+                               SQLITE_STATIC);
+    }
+    if (st == NULL || rc != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return hsc_fx_fail(f, f->db, "passkey add", rc);
+    }
+    s = hsc_fx_run_write(f, f->db, st, "passkey add", &changes);
+    if (s == HSC_OK && changes == 0) {
+        hsc_factors_msgf((hsc_factors_t *)f, "%s", refused);
+        s = HSC_EAUTH;
+    }
+    return s;
+}
+
+hsc_status_t hsc_fx_passkey_add(hsc_factors_t *fb, const hsc_passkey_t *pk,
+                                const unsigned char *xn,
+                                const unsigned char *handle, int64_t now)
+{
+    sq_factors_t *f = with_passkeys(fb);
+    unsigned char auth[HSC_AUTH_LEN];
+    hsc_status_t s;
+    int rc;
+
+    if (f == NULL) {
+        return HSC_ESTORE;
+    }
+    if ((s = hsc_authenticator(xn, auth)) != HSC_OK) {
+        return s;
+    }
+    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        hsc_wipe(auth, sizeof(auth));
+        return hsc_fx_fail(f, f->db, "passkey add", rc);
+    }
+    /* The proof: an enabled user whose authenticator is SHA-256(xn). */
+    s = handle_row(f, pk,
+                   "INSERT INTO hsc_passkey_users (username, handle) "
+                   "SELECT username, ?3 FROM hsc_users "
+                   "WHERE username = ?1 AND authenticator = ?2 "
+                   "AND disabled = 0 "
+                   "ON CONFLICT (username) DO UPDATE "
+                   "SET handle = handle",
+                   auth, handle,
+                   "passkey add: no enabled user of that name "
+                   "whose password has this x_n");
+    if (s == HSC_OK) {
+        s = insert_passkey(f, pk, now);
+    }
     hsc_wipe(auth, sizeof(auth));
     return hsc_fx_finish(f, s, "passkey add");
 }
@@ -316,6 +340,72 @@ static void state_used(sq_factors_t *f, hsc_passkey_t *pk)
         pk->last_used = sqlite3_column_int64(st, 0) / 1000;
     }
     sqlite3_finalize(st);
+}
+
+/* 1 when user has a passkey, 0 when not, -1 on a fault. */
+static int has_passkey(sq_factors_t *f, const char *user)
+{
+    sqlite3_stmt *st;
+    int rc, has = -1;
+
+    st = hsc_fx_prepare_user(f->db,
+                             "SELECT 1 FROM hsc_passkeys WHERE username = ?1",
+                             user, &rc);
+    if (st != NULL) {
+        rc = sqlite3_step(st);
+        has = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+        sqlite3_finalize(st);
+    }
+    return has;
+}
+
+hsc_status_t hsc_fx_passkey_add_link(hsc_factors_t *fb, const hsc_passkey_t *pk,
+                                     const unsigned char *hash,
+                                     const unsigned char *handle, int64_t now)
+{
+    sq_factors_t *f = with_passkeys(fb);
+    char owner[HSC_USER_MAX + 1];
+    hsc_status_t s;
+    int rc, has;
+
+    if (f == NULL) {
+        return HSC_ESTORE;
+    }
+    rc = sqlite3_exec(f->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        return hsc_fx_fail(f, f->db, "passkey add", rc);
+    }
+    /* The proof: the link, deleted here; whose it is decides whose. */
+    s = hsc_fx_link_take_in(fb, hash, HSC_LINK_ENROL, now, owner,
+                            "passkey add by a link");
+    if (s == HSC_EAUTH || (s == HSC_OK && strcmp(owner, pk->user) != 0)) {
+        hsc_factors_msgf(fb, "passkey add: no valid enrolment link of "
+                             "this user");
+        s = HSC_EAUTH;
+    }
+    /* Only the first passkey: the rollback keeps the link. */
+    if (s == HSC_OK && (has = has_passkey(f, pk->user)) != 0) {
+        s = has < 0 ? hsc_fx_fail(f, f->db, "passkey add", SQLITE_ERROR)
+                    : HSC_EINVAL;
+        if (has > 0) {
+            hsc_factors_msgf(fb, "passkey add: the user has a passkey "
+                                 "already; a link adds only the first");
+        }
+    }
+    if (s == HSC_OK) {
+        s = handle_row(f, pk,
+                       "INSERT INTO hsc_passkey_users (username, handle) "
+                       "SELECT username, ?3 FROM hsc_users "
+                       "WHERE username = ?1 AND disabled = 0 "
+                       "ON CONFLICT (username) DO UPDATE "
+                       "SET handle = handle",
+                       NULL, handle,
+                       "passkey add: no enabled user of that name");
+    }
+    if (s == HSC_OK) {
+        s = insert_passkey(f, pk, now);
+    }
+    return hsc_fx_finish(f, s, "passkey add");
 }
 
 hsc_status_t hsc_fx_passkey_list(hsc_factors_t *fb, const char *user,

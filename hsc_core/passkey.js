@@ -60,6 +60,8 @@
     throttled: 'Too many attempts. Wait a while, then try again.',
     reauth: 'For a new passkey, log out and log in again with your password first.',
     exists: 'This passkey is registered already.',
+    link: 'This link cannot be used: it was used already, replaced by a newer one, or it has expired. Ask for a new one.',
+    has_passkey: 'This account has a passkey already: sign in with it, and add more on your account page.',
     no_pending_login: 'Your sign-in expired. Log in again.',
     bad_request: 'The passkey answer was not understood.',
     unavailable: 'The service is unavailable. Try again later.'
@@ -128,7 +130,12 @@
   }
   function create() {
     var name = document.getElementById('hsc-pk-name');
-    return post({hsc_passkey: 'options', purpose: 'create'}).then(function (o) {
+    // A one-time enrolment link's page: the link proves who, not a session.
+    var link = field('link'), opts = {hsc_passkey: 'options', purpose: 'create'};
+    if (link) {
+      opts.link = link;
+    }
+    return post(opts).then(function (o) {
       return navigator.credentials.create({publicKey: {
         challenge: bytes(o.challenge), rp: {id: o.rpId, name: o.rpName},
         user: {id: bytes(o.userId), name: o.userName, displayName: o.userName},
@@ -156,11 +163,22 @@
         if (name && name.value) {
           f.name = name.value;
         }
+        if (link) {
+          f.link = link;
+        }
         say('Saving…');
         return post(f);
       });
     }).then(function (j) {
       say(j.sealed ? 'Passkey added.' : 'Passkey added (without a seal: this authenticator has no PRF).');
+      if (link) {
+        var signin = document.getElementById('hsc-pk-signin');
+        button.hidden = true;
+        if (signin) {
+          signin.hidden = false;
+        }
+        return;
+      }
       window.location.assign(window.location.pathname + '?done=passkey');
     });
   }

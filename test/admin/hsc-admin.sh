@@ -272,10 +272,17 @@ check "and its secret is not in the database" sh -c "! grep -q \
     '$(sed -n 's/.*link=//p' "$T/out")' '$P'"
 check "the purpose and expiry on standard error" \
     err_has "erin: reset link, valid once until"
+check "a reset link says nothing of passkeys" sh -c "! grep -q passkey '$T/err'"
+expect 0 "link --for enrol" "$ADMIN" link "$P" erin --for enrol
+check "printed once, alone on standard output" \
+    test "$(grep -c 'link=' "$T/out")" = 1
+check "its purpose on standard error, no warning (a link never seals a passkey)" \
+    sh -c "grep -q 'erin: enrol link, valid once until' '$T/err' && ! grep -q 'reset link' '$T/err'"
 expect 0 "link --list" "$ADMIN" link "$P" --list
 check "lists it" out_has "^erin reset "
+check "and the enrolment link" out_has "^erin enrol "
 expect 0 "link --revoke" "$ADMIN" link "$P" erin --revoke
-check "deletes it" out_has "erin: 1 link deleted"
+check "deletes them" out_has "erin: 2 links deleted"
 expect 2 "add --invite with --password-stdin" "$ADMIN" add "$P" hal --invite \
     --password-stdin
 expect 2 "add --ttl without --invite" -i "a long enough password

@@ -17,7 +17,7 @@ if ! pg_tmp_start "$W"; then
     echo "1..1"
     exit 1
 fi
-for db in pk_store pk_switch pk_old; do
+for db in pk_store pk_switch pk_old pk_link; do
     pg_tmp_psql "CREATE DATABASE $db" || {
         echo "not ok 1 - CREATE DATABASE $db"
         echo "1..1"

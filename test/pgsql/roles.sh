@@ -20,14 +20,16 @@
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
 # column grant back. Databases of versions 1 to 5, made from their files
-# with the grants of their time, are upgraded to 8 by hsc-admin init, and
+# with the grants of their time, are upgraded to 9 by hsc-admin init, and
 # the httpd role may then call what the account page needs. Passkeys
 # (version 7): registered through hsc_passkey_add only with the owner's
 # x_n, an id once, accepted through hsc_passkey_accept only forwards,
 # renamed and removed only under the owner's name, no right on their
 # tables; a version-6 database upgraded to 8 grants them. The seal switch
 # (version 8): on only with every passkey sealed, off only with a seal's z
-# (the admin role's hsc_passkey_seal_off is not the httpd role's).
+# (the admin role's hsc_passkey_seal_off is not the httpd role's). The
+# first passkey by an enrolment link (version 9): only with the link's
+# secret, of its user, while the user has none, once.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -507,6 +509,46 @@ check "removing her last passkey turns it off" \
 check "... no seal column left" \
     adm "SELECT passkey_seals IS NULL FROM hsc_users WHERE username = 'alice'" t
 
+# --- the first passkey by an enrolment link (schema version 9) ----------------
+# As the httpd role: hsc_passkey_add_link adds a passkey without x_n only
+# given an enrolment link's hash (the SHA-256 of the secret in the URL;
+# the role cannot read hsc_links, so only the secret gives it), of that
+# link's user, while the user has no passkey; the link's delete and the add are one transaction, so a second
+# use adds nothing, and a refusal keeps the link.
+check "lou, a user with no passkey" add "$SPEC_ADMIN" lou
+LTOK="'\\x$(printf '1e%.0s' $(seq 32))'::bytea"
+val hsc_admin "INSERT INTO hsc_links VALUES (sha256($LTOK), 'lou', 'enrol', 9999999999, 0),
+    (sha256('\x1f'), 'lou', 'reset', 9999999999, 0)" >/dev/null \
+    || bail "lou's links as the admin role"
+LH="'\\x$(printf '1c%.0s' $(seq 32))'::bytea"
+LID() { echo "'\\x$(printf "$1%.0s" $(seq 16))'::bytea"; }
+pk_link() { # token user id: hsc_passkey_add_link as the httpd role
+    val hsc_httpd "SELECT hsc_passkey_add_link($1, '$2', $LH, $3, -7, '\\x3059'::bytea, 0, true, true, true, '', true, NULL, 'key', 300)"
+}
+check "a forged link adds nothing" is "$(pk_link "'\\x00'::bytea" lou "$(LID b1)")" link
+check "the link's secret instead of its hash adds nothing" \
+    is "$(pk_link "$LTOK" lou "$(LID b1)")" link
+check "a reset link adds nothing" is "$(pk_link "sha256('\\x1f')" lou "$(LID b1)")" link
+check "lou's link adds nothing of alice's" is "$(pk_link "sha256($LTOK)" alice "$(LID b1)")" link
+check "(alice registers one, id b9)" is "$(pk_add "$(LID b9)" NULL)" t
+check "an id taken already: refused" is "$(pk_link "sha256($LTOK)" lou "$(LID b9)")" exists
+check "... and the link stays" adm "SELECT count(*) FROM hsc_links WHERE username = 'lou' AND purpose = 'enrol'" 1
+check "lou's enrolment link adds his first passkey" is "$(pk_link "sha256($LTOK)" lou "$(LID b1)")" ok
+check "... the link is gone" adm "SELECT count(*) FROM hsc_links WHERE username = 'lou' AND purpose = 'enrol'" 0
+check "... one passkey, his handle made" \
+    adm "SELECT count(*) FROM hsc_passkeys p JOIN hsc_passkey_users u USING (username) WHERE username = 'lou' AND u.handle = $LH" 1
+check "the same link again adds nothing" is "$(pk_link "sha256($LTOK)" lou "$(LID b2)")" link
+val hsc_admin "INSERT INTO hsc_links VALUES (sha256($LTOK), 'lou', 'enrol', 9999999999, 0)" >/dev/null
+check "a new link while lou has a passkey: refused" is "$(pk_link "sha256($LTOK)" lou "$(LID b2)")" has
+check "... and that link stays" adm "SELECT count(*) FROM hsc_links WHERE username = 'lou' AND purpose = 'enrol'" 1
+check "... still one passkey" adm "SELECT count(*) FROM hsc_passkeys WHERE username = 'lou'" 1
+val hsc_admin "DELETE FROM hsc_passkeys WHERE username = 'lou'; UPDATE hsc_links SET expires = 1 WHERE username = 'lou'" >/dev/null
+check "an expired link adds nothing" is "$(pk_link "sha256($LTOK)" lou "$(LID b2)")" link
+refuse "a role without the grants cannot call it" \
+    val hsc_other "SELECT hsc_passkey_add_link($LTOK, 'lou', $LH, $(LID b3), -7, '\\x3059'::bytea, 0, true, true, true, '', true, NULL, 'key', 300)"
+refuse "the httpd role cannot insert a passkey around it" \
+    val hsc_httpd "INSERT INTO hsc_passkeys (cred_id, username, alg, spki, name, created) VALUES ($(LID b4), 'lou', -7, '\\x3059', 'k', 0)"
+
 # --- the pg_temp attack -------------------------------------------------------
 # A temporary hsc_changes with a trigger that grants the role everything,
 # then the one write the role may make. On version 1 the change-log trigger
@@ -609,10 +651,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 8 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 9 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 8: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 8: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version 9: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version 9: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -667,10 +709,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 8 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 9 ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 8, and erin kept her gen"
-else notok "version 8, and erin kept her gen"; fi
+    ok "version 9, and erin kept her gen"
+else notok "version 9, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
@@ -700,9 +742,9 @@ refuse "on version 4 there is no hsc_token_get" \
     val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
 SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
 check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 8 ]; then
-    ok "it reaches version 8"
-else notok "it reaches version 8"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 9 ]; then
+    ok "it reaches version 9"
+else notok "it reaches version 9"; fi
 val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
     VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
 check "after the upgrade the httpd role reads a token through hsc_token_get" \
@@ -756,9 +798,9 @@ refuse "this build's hsc-admin as the httpd role refuses version 5 (needs an upg
 grep -q 'schema version 5 needs an upgrade' "$W/out" && ok "... naming the upgrade" \
     || { notok "... naming the upgrade"; sed 's/^/# /' "$W/out"; }
 check "hsc-admin init upgrades a version-5 schema" "$ADMIN" init "$SPEC_V5"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 8 ]; then
-    ok "it reaches version 8"
-else notok "it reaches version 8"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 9 ]; then
+    ok "it reaches version 9"
+else notok "it reaches version 9"; fi
 check "grace and her token are kept" one5 "SELECT username FROM hsc_token_get('$TID')" grace
 check "after the upgrade the httpd role makes grace's token with her x_n" \
     one5 "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'phone', '', 0, 0)" t
@@ -800,9 +842,9 @@ refuse "on version 6 there is no hsc_passkey_add" \
     val hsc_httpd "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'x', 0)" hsc_v6
 SPEC_V6="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v6 user=hsc_admin"
 check "hsc-admin init upgrades a version-6 schema" "$ADMIN" init "$SPEC_V6"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 8 ]; then
-    ok "it reaches version 8"
-else notok "it reaches version 8"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 9 ]; then
+    ok "it reaches version 9"
+else notok "it reaches version 9"; fi
 check "after the upgrade the httpd role registers heidi's passkey with her x_n" \
     one6 "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, $PSEAL, 'key', 1)" t
 check "not with another x_n" \

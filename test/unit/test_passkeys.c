@@ -8,7 +8,8 @@
  * hashes column (hsc_users.passkey_seals) following adds and removes;
  * the user's deletion taking the credentials and the handle; the seal
  * switch (hsc_passkeys_require_seal) and the row the request path reads;
- * an older schema refused, naming the upgrade, until it is upgraded.
+ * an older schema refused, naming the upgrade, until it is upgraded; the
+ * first passkey added by a one-time enrolment link (hsc_passkeys_add_by_link).
  *
  * Without arguments: SQLite files in a temporary directory. With
  * "pgsql": the databases pk_store, pk_switch and pk_old of the server
@@ -536,7 +537,10 @@ static void an_older_database_is_upgraded(void)
                   "hsc_passkey_remove(text, bytea); "
                   "DROP FUNCTION hsc_passkeys_sealed_only(), "
                   "hsc_passkey_seal_switch(text, boolean, bytea), "
-                  "hsc_passkey_seal_off(text); "
+                  "hsc_passkey_seal_off(text), "
+                  "hsc_passkey_add_link(bytea, text, bytea, bytea, integer, "
+                  "bytea, bigint, boolean, boolean, boolean, text, boolean, "
+                  "bytea, text, bigint); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 7");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
@@ -564,6 +568,97 @@ static void an_older_database_is_upgraded(void)
 }
 #endif
 
+/* The first passkey proved by a one-time enrolment link: the link's
+ * delete and the add in one transaction (a second use adds nothing), only
+ * the link's user, only an enrolment link valid now, only while the user
+ * has no passkey (then the link stays), never a disabled user. */
+static void added_by_a_link(void)
+{
+    char spec[1100];
+    hsc_store_t *s;
+    hsc_factors_t *f1, *f2;
+    hsc_passkey_t p1, p2, pc;
+    unsigned char ha[HSC_LINK_HASH_LEN], hr[HSC_LINK_HASH_LEN],
+        hc[HSC_LINK_HASH_LEN], h1[32];
+    char text[HSC_LINK_TEXT_LEN + 1], user[HSC_USER_MAX + 1];
+    hsc_link_purpose_t purpose;
+    seen_t seen;
+
+    db_spec("link", spec, sizeof(spec));
+    if ((s = make_db(spec)) == NULL) {
+        CHECK(0, "a user database");
+        return;
+    }
+    f1 = open_factors(spec);
+    f2 = open_factors(spec);
+    if (f1 == NULL || f2 == NULL || hsc_link_new(text, ha) != HSC_OK
+        || hsc_link_new(text, hr) != HSC_OK || hsc_link_new(text, hc) != HSC_OK
+        || hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 4000000000LL,
+                                100)
+               != HSC_OK
+        || hsc_factors_link_put(f1, "alice", HSC_LINK_RESET, hr, 4000000000LL,
+                                100)
+               != HSC_OK
+        || hsc_factors_link_put(f1, "carol", HSC_LINK_ENROL, hc, 4000000000LL,
+                                100)
+               != HSC_OK) {
+        CHECK(0, "two factor handles and three links");
+        return;
+    }
+    make_pk(&p1, "alice", 0x61, 32, 1, 0, "phone");
+    make_pk(&p2, "alice", 0x62, 32, 0, 0, "key");
+    make_pk(&pc, "carol", 0x63, 32, 0, 0, "key");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, hr, 100), HSC_EAUTH,
+             "a reset link adds no passkey");
+    make_pk(&p1, "bob", 0x61, 32, 1, 0, "phone");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, ha, 100), HSC_EAUTH,
+             "alice's link adds no passkey of bob's");
+    make_pk(&p1, "alice", 0x61, 32, 1, 0, "phone");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &pc, hc, 100), HSC_EAUTH,
+             "a disabled user's link adds nothing");
+    /* Expired by both clocks (PostgreSQL's is the database's). */
+    CHECK(hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 1, 0) == HSC_OK
+              && hsc_passkeys_add_by_link(f1, &p1, ha, 100) == HSC_EAUTH,
+          "an expired link adds nothing");
+    CHECK(hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 4000000000LL,
+                               100)
+              == HSC_OK,
+          "a valid link again");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, ha, 100), HSC_OK,
+             "alice's enrolment link adds her first passkey");
+    CHECK_EQ(hsc_passkeys_add_by_link(f2, &p2, ha, 101), HSC_EAUTH,
+             "the same link again (another server): refused");
+    memset(&seen, 0, sizeof(seen));
+    CHECK(hsc_passkeys_list(f2, "alice", collect, &seen) == HSC_OK
+              && seen.n == 1 && seen.sealed == 1
+              && strcmp(seen.names[0], "phone") == 0,
+          "one passkey, sealed");
+    CHECK(seals_are(f2, "alice", p1.seal_hash, 32),
+          "its seal hash is in the user's row");
+    CHECK_EQ(hsc_passkeys_handle(f2, "alice", h1), HSC_OK,
+             "the user's handle is made");
+    CHECK_EQ(hsc_factors_link_peek(f2, ha, 100, &purpose, user), HSC_EAUTH,
+             "the link is gone");
+    CHECK(hsc_factors_link_put(f1, "alice", HSC_LINK_ENROL, ha, 4000000000LL,
+                               100)
+              == HSC_OK,
+          "a new enrolment link");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p2, ha, 102), HSC_EINVAL,
+             "a user with a passkey: refused (only the first)");
+    CHECK(hsc_factors_link_peek(f2, ha, 100, &purpose, user) == HSC_OK
+              && purpose == HSC_LINK_ENROL,
+          "and the link stays");
+    CHECK_EQ(hsc_passkeys_remove(f1, "alice", p1.id, p1.id_len), HSC_OK,
+             "the passkey removed (the administrator)");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p1, ha, 103), HSC_OK,
+             "now the link adds one again");
+    CHECK_EQ(hsc_passkeys_add_by_link(f1, &p2, NULL, 103), HSC_EAUTH,
+             "no link: refused");
+    hsc_factors_close(f1);
+    hsc_factors_close(f2);
+    hsc_store_close(s);
+}
+
 int main(int argc, char **argv)
 {
     const char *t = getenv("TMPDIR");
@@ -577,6 +672,7 @@ int main(int argc, char **argv)
         }
         RUN(passkeys_in_the_store);
         RUN(the_seal_switch);
+        RUN(added_by_a_link);
 #ifdef HSC_HAVE_PGSQL
         RUN(an_older_database_is_upgraded);
 #endif
@@ -589,6 +685,7 @@ int main(int argc, char **argv)
     }
     RUN(passkeys_in_the_store);
     RUN(the_seal_switch);
+    RUN(added_by_a_link);
     RUN(an_older_file_is_upgraded);
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0) {

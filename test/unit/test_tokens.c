@@ -492,6 +492,13 @@ static void an_older_database_is_refused_until_init(void)
                   "hsc_passkey_accept(bytea, bigint, bigint), "
                   "hsc_passkey_rename(text, bytea, text), "
                   "hsc_passkey_remove(text, bytea); "
+                  /* version 8's and 9's (test_passkeys.c) */
+                  "DROP FUNCTION hsc_passkeys_sealed_only(), "
+                  "hsc_passkey_seal_switch(text, boolean, bytea), "
+                  "hsc_passkey_seal_off(text); "
+                  "DROP FUNCTION hsc_passkey_add_link(bytea, text, bytea, "
+                  "bytea, integer, bytea, bigint, boolean, boolean, boolean, "
+                  "text, boolean, bytea, text, bigint); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 5");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;

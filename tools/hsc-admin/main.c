@@ -273,8 +273,8 @@ static const struct {
      "DB USER --for invite|reset|enrol [--ttl DURATION] [--url URL]\n"
      "                    | DB --list | DB USER --revoke [--for PURPOSE]",
      "print a one-time link that sets a password or adds an authenticator "
-     "app (the old one of that purpose stops working), list or delete "
-     "links"},
+     "app or a first passkey (the old one of that purpose stops working), "
+     "list or delete links"},
     {"token", cmd_token, 2, 4,
      OPT_NAME | OPT_SCOPES | OPT_EXPIRES | OPT_ALL | OPT_AUDIT | OPT_ACTIVITY,
      "add DB USER --name NAME [--scopes S1,S2] [--expires DURATION|never]\n"

@@ -1,0 +1,169 @@
+# Issue 21: a one-time enrolment link adds a user's first passkey without
+# a session (docs/passkeys.md, "Lost every passkey"), with the software
+# authenticator (test/lib/hsc_soft_authn.py) on t/42's pk-attack.test
+# host: the link's page offers the passkey; the options and the create
+# step carry the link; the create uses it (one transaction with the add),
+# so a second use is refused; the passkey is never sealed (a link adds a
+# second factor, as it did before passkeys), so it cannot log in without
+# the password, even with PRF; an expired, forged, malformed or other-purpose link
+# is refused; a link of a user who has a passkey adds none (the link stays
+# for the authenticator app); after hsc-admin webauthn remove, a new link
+# adds one again.
+use strict;
+use warnings FATAL => 'all';
+
+use FindBin ();
+use lib "$FindBin::Bin/lib";
+use Apache::Test qw(-withtestmore);
+use Apache::TestRequest ();
+use File::Temp qw(tempdir);
+use JSON::PP ();
+use HSCTest;
+
+plan tests => 28;
+
+ua_plain(keep_alive => 0);
+my $db = var_dir() . '/users.db';
+my $tool = "$FindBin::Bin/../test/lib/hsc_soft_authn.py";
+my $work = tempdir(CLEANUP => 1);
+my $HOST = 'pk-attack.test';
+my $ORIGIN = "https://$HOST";
+
+# A user from day one without a password (an invitation never used).
+admin_ok(undef, 'add', $db, 'pk-lea', '--invite', '--kdf', 'sha256-chain:1000');
+
+sub soft
+{
+    my (@args) = @_;
+    open my $fh, '-|', '/usr/bin/python3', $tool, @args or die "$tool: $!\n";
+    my $out = do { local $/; <$fh> };
+    close $fh or die "hsc_soft_authn.py $args[0]: exit " . ($? >> 8) . "\n";
+    return $out =~ /^\{/ ? JSON::PP::decode_json($out) : $out;
+}
+
+sub pk_post
+{
+    my ($path, $fields) = @_;
+    return post_form($path, form_encode(map { $_ => $fields->{$_} } sort keys %$fields),
+                     Host => $HOST, Origin => $ORIGIN);
+}
+
+sub json_of { return eval { JSON::PP::decode_json($_[0]->content) } // {} }
+sub answer { my ($r) = @_; return $r->code . ' ' . (json_of($r)->{error} // 'ok') }
+
+# A new link of purpose for pk-lea: its token.
+sub new_link
+{
+    my ($purpose) = @_;
+    my $out = admin_ok(undef, 'link', $db, 'pk-lea', '--for', $purpose);
+    my ($t) = $out =~ m{^/account\?link=([A-Za-z0-9_-]{43})$}m;
+    die "no link in: $out\n" unless $t;
+    return $t;
+}
+
+my $n = 0;
+sub options
+{
+    my ($link) = @_;
+    my $r = pk_post('/pk-account', { hsc_passkey => 'options', purpose => 'create',
+                                     link => $link });
+    my $file = "$work/o" . ++$n . '.json';
+    HSCTest::spew($file, $r->content);
+    return ($r, $file);
+}
+
+my $st = "$work/lea.json";
+sub register
+{
+    my ($opt, @more) = @_;
+    return soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
+                '--alg', '-7', '--resident', @more);
+}
+
+# --- the link adds the first passkey ---------------------------------------------
+my $link = new_link('enrol');
+my $res = Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST);
+is($res->code, 200, 'GET the enrolment link: 200');
+like($res->content, qr/data-mode="create".*Add a passkey/s, 'its page offers a passkey');
+like($res->content, qr/value="link-enrol"/, 'and the authenticator app');
+my ($r, $opt) = options($link);
+is($r->code, 200, 'options with the link: 200');
+is(json_of($r)->{userName}, 'pk-lea', 'for the link\'s user');
+my $f = register($opt, '--prf', '--name', 'phone');
+my $id = $f->{id};
+$r = pk_post('/pk-account', { %$f, link => $link });
+is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : '-'), '200 ok -',
+   'create with the link (PRF given): a passkey is added, not sealed');
+like(admin_ok(undef, 'webauthn', 'list', $db, 'pk-lea'), qr/phone/, 'hsc-admin lists it');
+is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 0,
+   'the link is gone (used)');
+
+# --- used once ------------------------------------------------------------------
+$r = pk_post('/pk-account', { %$f, link => $link });
+is(answer($r), '403 link', 'the same create again: refused');
+($r) = options($link);
+is(answer($r), '403 link', 'options with the used link: refused');
+is(Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST)->code, 400,
+   'its page: the dead link');
+
+# --- the passkey cannot log in without a password ------------------------------------
+$r = pk_post('/pk-login', { hsc_passkey => 'options', purpose => 'login' });
+HSCTest::spew("$work/login.json", $r->content);
+my $a = soft('assert', '--state', $st, '--options', "\@$work/login.json", '--origin', $ORIGIN,
+             '--purpose', 'login', '--cred', $id, '--prf');
+$r = pk_post('/pk-login', $a);
+is(answer($r), '403 refused', 'passwordless with the new passkey: refused (not sealed)');
+ok(!defined cookie_from($r), 'and no cookie');
+
+# --- a user who has a passkey: the link adds none ---------------------------------------
+$link = new_link('enrol');
+$res = Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST);
+is($res->code, 200, 'an enrolment link of a user with a passkey: its page');
+unlike($res->content, qr/data-mode="create"/, 'offers no passkey');
+like($res->content, qr/value="link-enrol"/, 'only the authenticator app');
+($r, $opt) = options($link);
+is(answer($r), '409 has_passkey', 'options with it: 409 has_passkey');
+is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 1,
+   'the link stays');
+
+# --- lost every passkey: the administrator removes, a new link adds ------------------
+is((HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', $id))[0], 0,
+   'hsc-admin webauthn remove');
+($r, $opt) = options($link);
+is($r->code, 200, 'now the same link gives options');
+$f = register($opt, '--name', 'key');
+$r = pk_post('/pk-account', { %$f, link => $link });
+is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain'), '200 ok plain',
+   'and adds a passkey (without PRF: unsealed)');
+
+# --- dead links --------------------------------------------------------------------
+$link = new_link('enrol');
+system('sqlite3', $db, "UPDATE hsc_links SET expires = 1 WHERE username = 'pk-lea'") == 0
+    or die "sqlite3 failed\n";
+($r) = options($link);
+is(answer($r), '403 link', 'an expired link: refused');
+# (the user has a passkey again: remove it so that only the link decides)
+my ($lst) = admin_ok(undef, 'webauthn', 'list', $db, 'pk-lea') =~ /^(\S+)/m;
+HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', $lst // '');
+($r) = options('A' x 43);
+is(answer($r), '403 link', 'a forged link: refused');
+($r) = options('not-a-link');
+is(answer($r), '403 link', 'a malformed link: refused');
+$link = new_link('reset');
+($r) = options($link);
+is(answer($r), '403 link', 'a reset link: refused (another purpose)');
+# A create step with a good link but a challenge for another user.
+$link = new_link('enrol');
+($r, $opt) = options($link);
+my $o = JSON::PP::decode_json(HSCTest::slurp($opt));
+$o->{userName} = 'pk-dan';
+HSCTest::spew($opt, JSON::PP::encode_json($o));
+$f = register($opt, '--name', 'x');
+$r = pk_post('/pk-account', { %$f, link => $link, challenge => 'AAAA' });
+is(answer($r), '403 refused', 'a create with a challenge not ours: refused');
+is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 1,
+   'and the link stays');
+# Where HSCPasskeys is Off, the endpoint is not there.
+$r = post_form('/account', form_encode(hsc_passkey => 'options', purpose => 'create',
+                                       link => $link));
+is($r->code, 404, 'HSCPasskeys Off (/account): 404');
