@@ -709,7 +709,27 @@ def _options(s):
     return json.loads(s)
 
 
+# Options whose value is base64url, which may begin with '-': argparse
+# would read "--cred -abc" as a missing value, so they are joined as
+# "--cred=-abc" before parsing (a credential id is random: 1 in 64 do).
+B64_VALUE_OPTIONS = ("--cred", "--user-handle", "--id", "--bad-prf",
+                     "--field-challenge", "--client-challenge", "--salt")
+
+
+def _join_b64_values(argv):
+    out, i = [], 0
+    while i < len(argv):
+        if argv[i] in B64_VALUE_OPTIONS and i + 1 < len(argv):
+            out.append(argv[i] + "=" + argv[i + 1])
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv):
+    argv = _join_b64_values(list(argv))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
 
