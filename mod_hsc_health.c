@@ -47,8 +47,11 @@ typedef struct {
     const char *failure; /* NULL, or the reason (a literal) */
 } probe_t;
 
-/* This child's probes, by the virtual host's configuration. */
-static apr_thread_mutex_t *probe_lock;
+/* This child's probes, by the virtual host's configuration. probe_run
+ * lets one thread at a time ask the store: the others wait for its answer
+ * and reuse it, so a burst of parallel probes is one statement, not one
+ * per thread. */
+static apr_thread_mutex_t *probe_lock, *probe_run;
 static apr_hash_t *probes;
 static apr_pool_t *probe_pool;
 
@@ -58,7 +61,9 @@ static void health_child_init(apr_pool_t *pchild, server_rec *s)
     probe_pool = pchild;
     probes = apr_hash_make(pchild);
     if (apr_thread_mutex_create(&probe_lock, APR_THREAD_MUTEX_DEFAULT, pchild)
-        != APR_SUCCESS) {
+            != APR_SUCCESS
+        || apr_thread_mutex_create(&probe_run, APR_THREAD_MUTEX_DEFAULT, pchild)
+               != APR_SUCCESS) {
         probe_lock = NULL; /* every probe then runs the query */
     }
 }
@@ -190,8 +195,17 @@ static int health_handler(request_rec *r)
         return unhealthy(r, details, "no user database (HSCUserDB)");
     }
     if (!probe_recent(sc, apr_time_now(), &p)) {
-        probe_store(r, sc, &p);
-        probe_keep(sc, &p);
+        if (probe_lock != NULL) {
+            apr_thread_mutex_lock(probe_run);
+        }
+        /* Again: the thread that held probe_run may have just asked. */
+        if (!probe_recent(sc, apr_time_now(), &p)) {
+            probe_store(r, sc, &p);
+            probe_keep(sc, &p);
+        }
+        if (probe_lock != NULL) {
+            apr_thread_mutex_unlock(probe_run);
+        }
     }
     if (p.failure != NULL) {
         return unhealthy(r, details, p.failure);
