@@ -91,7 +91,9 @@ sub refused
     is($got, "$status $err", $what);
 }
 
-my ($secret) = HSCTest::slurp(var_dir() . '/keys') =~ /^k1 (\S+)/m;
+# The signing key: the key file's first key line (earlier files rotate
+# keys: it need not be k1), as HSCTest::mint2 reads it.
+my ($secret) = HSCTest::slurp(var_dir() . '/keys') =~ /^[A-Za-z0-9_-]+\s+(\S+)/m;
 $secret = decode_base64url($secret);
 
 # A challenge as the module makes them (hsc_core/hsc_wa_challenge.h):
