@@ -81,7 +81,7 @@ static hsc_status_t mint(const hsc_key_t *key, const char *name, int64_t now,
 static int add_sealed(sqlite3_stmt *ins3, const hsc_key_t *key, long i,
                       const hsc_kdf_t *kdf, int64_t now, FILE *out)
 {
-    char name[16], pw[24], cookie[HSC_COOKIE_MAX + 1];
+    char name[24], pw[24], cookie[HSC_COOKIE_MAX + 1];
     unsigned char salt[HSC_SALT_LEN], xn[HSC_XN_LEN], v[HSC_AUTH_LEN];
     unsigned char z[HSC_SEAL_LEN], seals[3 * 32];
     size_t clen;
