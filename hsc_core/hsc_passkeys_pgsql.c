@@ -103,49 +103,66 @@ static int blob_col(const PGresult *res, int row, int col, unsigned char *out,
     return 1;
 }
 
+/* Text forms of a passkey's numbers, alive as long as the parameters. */
+typedef struct {
+    char alg[16], count[24], created[24];
+} pk_text_t;
+
+/* The 13 parameters both add functions end with ($3 to $15): the handle,
+ * then the passkey's columns, in v, l and fm from their first slot. */
+static void credential_params(const hsc_passkey_t *pk,
+                              const unsigned char *handle, int64_t now,
+                              pk_text_t *t, const char **v, int *l, int *fm)
+{
+    int i;
+
+    snprintf(t->alg, sizeof(t->alg), "%d", pk->alg);
+    snprintf(t->count, sizeof(t->count), "%" PRId64, pk->sign_count);
+    snprintf(t->created, sizeof(t->created), "%" PRId64, now);
+    for (i = 0; i < 13; i++) {
+        l[i] = 0;
+        fm[i] = 0;
+    }
+    v[0] = (const char *)handle;
+    l[0] = HSC_PASSKEY_HANDLE_LEN;
+    fm[0] = 1;
+    v[1] = (const char *)pk->id;
+    l[1] = (int)pk->id_len;
+    fm[1] = 1;
+    v[2] = t->alg;
+    v[3] = (const char *)pk->spki;
+    l[3] = (int)pk->spki_len;
+    fm[3] = 1;
+    v[4] = t->count;
+    v[5] = pk->be ? "t" : "f";
+    v[6] = pk->bs ? "t" : "f";
+    v[7] = pk->uv ? "t" : "f";
+    v[8] = pk->transports;
+    v[9] = pk->prf ? "t" : "f";
+    v[10] = pk->sealed ? (const char *)pk->seal_hash : NULL;
+    l[10] = HSC_PASSKEY_SEAL_LEN;
+    fm[10] = 1;
+    v[11] = pk->name;
+    v[12] = t->created;
+}
+
 hsc_status_t hsc_pq_passkey_add(hsc_factors_t *f, const hsc_passkey_t *pk,
                                 const unsigned char *xn,
                                 const unsigned char *handle, int64_t now)
 {
-    char alg[16], count[24], created[24];
+    pk_text_t t;
     const char *v[15];
-    int l[15] = {0,
-                 HSC_XN_LEN,
-                 HSC_PASSKEY_HANDLE_LEN,
-                 (int)pk->id_len,
-                 0,
-                 (int)pk->spki_len,
-                 0,
-                 0,
-                 0,
-                 0,
-                 0,
-                 0,
-                 HSC_PASSKEY_SEAL_LEN,
-                 0,
-                 0};
-    int fm[15] = {0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    int l[15], fm[15];
     PGresult *res;
     hsc_status_t st;
 
-    snprintf(alg, sizeof(alg), "%d", pk->alg);
-    snprintf(count, sizeof(count), "%" PRId64, pk->sign_count);
-    snprintf(created, sizeof(created), "%" PRId64, now);
     v[0] = pk->user;
+    l[0] = 0;
+    fm[0] = 0;
     v[1] = (const char *)xn;
-    v[2] = (const char *)handle;
-    v[3] = (const char *)pk->id;
-    v[4] = alg;
-    v[5] = (const char *)pk->spki;
-    v[6] = count;
-    v[7] = pk->be ? "t" : "f";
-    v[8] = pk->bs ? "t" : "f";
-    v[9] = pk->uv ? "t" : "f";
-    v[10] = pk->transports;
-    v[11] = pk->prf ? "t" : "f";
-    v[12] = pk->sealed ? (const char *)pk->seal_hash : NULL;
-    v[13] = pk->name;
-    v[14] = created;
+    l[1] = HSC_XN_LEN;
+    fm[1] = 1;
+    credential_params(pk, handle, now, &t, v + 2, l + 2, fm + 2);
     st = exec(f, "passkey add",
               "SELECT coalesce(hsc_passkey_add($1, $2, $3, $4, $5::integer, "
               "$6, $7::bigint, $8::boolean, $9::boolean, $10::boolean, $11, "
@@ -188,45 +205,19 @@ hsc_status_t hsc_pq_passkey_add_link(hsc_factors_t *f, const hsc_passkey_t *pk,
                                      const unsigned char *hash,
                                      const unsigned char *handle, int64_t now)
 {
-    char alg[16], count[24], created[24];
+    pk_text_t t;
     const char *v[15], *ans;
-    int l[15] = {HSC_LINK_HASH_LEN,
-                 0,
-                 HSC_PASSKEY_HANDLE_LEN,
-                 (int)pk->id_len,
-                 0,
-                 (int)pk->spki_len,
-                 0,
-                 0,
-                 0,
-                 0,
-                 0,
-                 0,
-                 HSC_PASSKEY_SEAL_LEN,
-                 0,
-                 0};
-    int fm[15] = {1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    int l[15], fm[15];
     PGresult *res;
     hsc_status_t st;
 
-    snprintf(alg, sizeof(alg), "%d", pk->alg);
-    snprintf(count, sizeof(count), "%" PRId64, pk->sign_count);
-    snprintf(created, sizeof(created), "%" PRId64, now);
     v[0] = (const char *)hash;
+    l[0] = HSC_LINK_HASH_LEN;
+    fm[0] = 1;
     v[1] = pk->user;
-    v[2] = (const char *)handle;
-    v[3] = (const char *)pk->id;
-    v[4] = alg;
-    v[5] = (const char *)pk->spki;
-    v[6] = count;
-    v[7] = pk->be ? "t" : "f";
-    v[8] = pk->bs ? "t" : "f";
-    v[9] = pk->uv ? "t" : "f";
-    v[10] = pk->transports;
-    v[11] = pk->prf ? "t" : "f";
-    v[12] = pk->sealed ? (const char *)pk->seal_hash : NULL;
-    v[13] = pk->name;
-    v[14] = created;
+    l[1] = 0;
+    fm[1] = 0;
+    credential_params(pk, handle, now, &t, v + 2, l + 2, fm + 2);
     st = exec(f, "passkey add by a link",
               "SELECT hsc_passkey_add_link($1, $2, $3, $4, $5::integer, $6, "
               "$7::bigint, $8::boolean, $9::boolean, $10::boolean, $11, "
