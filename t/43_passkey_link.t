@@ -127,7 +127,8 @@ is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 1,
    'the link stays');
 
 # --- lost every passkey: the administrator removes, a new link adds ------------------
-is((HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', $id))[0], 0,
+# (after "--": one id in 64 begins with "-")
+is((HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', '--', $id))[0], 0,
    'hsc-admin webauthn remove');
 ($r, $opt) = options($link);
 is($r->code, 200, 'now the same link gives options');
@@ -144,7 +145,7 @@ system('sqlite3', $db, "UPDATE hsc_links SET expires = 1 WHERE username = 'pk-le
 is(answer($r), '403 link', 'an expired link: refused');
 # (the user has a passkey again: remove it so that only the link decides)
 my ($lst) = admin_ok(undef, 'webauthn', 'list', $db, 'pk-lea') =~ /^(\S+)/m;
-HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', $lst // '');
+admin_ok(undef, 'webauthn', 'remove', $db, 'pk-lea', '--', $lst // '');
 ($r) = options('A' x 43);
 is(answer($r), '403 link', 'a forged link: refused');
 ($r) = options('not-a-link');

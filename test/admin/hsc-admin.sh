@@ -1022,6 +1022,16 @@ check "its seal hash left pam's row" test "$(pq "SELECT passkey_seals IS NULL \
 check "and pam's sessions end (gen raised)" test "$(pq "SELECT gen \
     FROM hsc_users WHERE username = 'pam'")" -gt "$gen0"
 expect 3 "removing it again" "$ADMIN" webauthn remove "$P" pam AQL-
+# One credential id in 64 begins with "-": x'f8aa' is -Ko.
+pq "INSERT INTO hsc_passkeys (cred_id, username, alg, spki, name, created) \
+    VALUES (x'f8aa', 'pam', -7, x'30', 'dash', 1700000400)"
+expect 0 "webauthn list" "$ADMIN" webauthn list "$P" pam
+check "prints the id that begins with -" out_has '^-Ko	dash	'
+expect 2 "webauthn remove -Ko: read as an option" "$ADMIN" webauthn remove "$P" pam -Ko
+check "says it goes after --" err_has 'goes after "--"'
+expect 0 "webauthn remove -- -Ko" "$ADMIN" webauthn remove "$P" pam -- -Ko
+check "removes it" test "$(pq "SELECT count(*) FROM hsc_passkeys \
+    WHERE cred_id = x'f8aa'")" = 0
 cp "$P" "$T/v5.db"
 sqlite3 "$T/v5.db" "DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys; \
     DROP TABLE hsc_passkey_users; ALTER TABLE hsc_users DROP COLUMN passkey_seals; \

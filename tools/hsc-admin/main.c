@@ -183,7 +183,11 @@ static int parse_args(int argc, char **argv, unsigned allowed, args_t *a)
             continue;
         }
         if (s[1] != '-') {
-            return usage_error("unknown option %s", s);
+            /* One credential id in 64 begins with "-" (base64url). */
+            return usage_error("unknown option %s (an argument that begins "
+                               "with \"-\", such as a credential id, goes "
+                               "after \"--\")",
+                               s);
         }
         eq = strchr(s + 2, '=');
         nlen = eq ? (size_t)(eq - (s + 2)) : strlen(s + 2);
