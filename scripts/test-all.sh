@@ -66,7 +66,7 @@ note_failures()
         log="${trs%.trs}.log"
         {
             echo "--- ${log#$1/}"
-            grep -E '^(not ok|# +Failed test|#   |# +(got|expected):|Failed|apache-test:|Result:|\[[A-Z][a-z]{2} )' \
+            grep -E '^(not ok|# +Failed test|#   |# +(got|expected):|Failed|apache-test:|Result:|\[[A-Z][a-z]{2} |# Looks like|Dubious|[A-Za-z]*Error:|.*: exit [0-9]+)' \
                 "$log" 2>/dev/null | head -n 80
         } >>"$details"
     done
