@@ -26,8 +26,8 @@ static const char *added(apr_pool_t *p, int64_t t)
     return apr_pstrdup(p, buf);
 }
 
-/* "Last used": a date, or "-" (never, or not known: PostgreSQL keeps no
- * time the page can read). */
+/* "Last used": a date, or "-" (never, or not known: a read-only handle,
+ * a store fault). */
 static const char *used(apr_pool_t *p, int64_t t)
 {
     return t > 0 ? added(p, t) : "-";

@@ -62,7 +62,8 @@ typedef struct {
     int64_t created;                     /* Unix seconds */
     /* The last accepted assertion's challenge time (Unix seconds), from
      * the one-time rule's state: filled by hsc_passkeys_list on SQLite
-     * when the handle is not read-only; 0: never, or not known. */
+     * when the handle is not read-only, and on PostgreSQL from schema
+     * version 10; 0: never, or not known. */
     int64_t last_used;
 } hsc_passkey_t;
 

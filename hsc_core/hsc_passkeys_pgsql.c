@@ -14,6 +14,8 @@
  * off with a seal) for the httpd role, hsc_passkey_seal_off (off without
  * one) for the admin role only. Version 9 (009-passkey-link.sql):
  * hsc_passkey_add_link, the first passkey proved by an enrolment link.
+ * Version 10 (010-passkey-used.sql): hsc_passkeys_used, the list's "last
+ * used".
  */
 #include <inttypes.h>
 #include <stdint.h>
@@ -265,12 +267,43 @@ hsc_status_t hsc_pq_passkey_add_link(hsc_factors_t *f, const hsc_passkey_t *pk,
     return st;
 }
 
+/* When user's passkeys were last used (schema version 10,
+ * hsc_passkeys_used): best effort, as SQLite's state file is read. NULL
+ * on a fault: the list then says "-". */
+static PGresult *last_used_of(hsc_factors_t *f, const char *user)
+{
+    const char *v[1] = {user};
+    PGresult *res = NULL;
+
+    if (exec(f, "passkey last use", "SELECT cred_id, last_used FROM "
+             "hsc_passkeys_used($1)", 1, v, NULL, NULL, 0, &res) != HSC_OK
+        || PQnfields(res) != 2) {
+        PQclear(res);
+        return NULL;
+    }
+    return res;
+}
+
+/* pk's time in the rows of last_used_of; 0 when absent. */
+static int64_t last_used_in(const PGresult *used, const hsc_passkey_t *pk)
+{
+    int i;
+
+    for (i = 0; used != NULL && i < PQntuples(used); ++i) {
+        if ((size_t)PQgetlength(used, i, 0) == pk->id_len
+            && memcmp(PQgetvalue(used, i, 0), pk->id, pk->id_len) == 0) {
+            return be_int(used, i, 1);
+        }
+    }
+    return 0;
+}
+
 hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton)
 {
     const char *v[1] = {user};
     hsc_passkey_t pk;
-    PGresult *res;
+    PGresult *res, *used;
     hsc_status_t st;
     int i;
 
@@ -281,6 +314,7 @@ hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
     if (st != HSC_OK) {
         return st;
     }
+    used = last_used_of(f, user);
     for (i = 0; i < PQntuples(res); ++i) {
         memset(&pk, 0, sizeof(pk));
         if (PQnfields(res) != 11
@@ -300,10 +334,12 @@ hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
         pk.prf = bool_col(res, i, 7);
         pk.sealed = bool_col(res, i, 8);
         pk.created = be_int(res, i, 10);
+        pk.last_used = last_used_in(used, &pk);
         if (fn(baton, &pk)) {
             break;
         }
     }
+    PQclear(used);
     PQclear(res);
     return st;
 }

@@ -537,9 +537,20 @@ body=$($SOFT assert --state "$PKS" --options "@$W/opts.json" --origin "http://lo
     --purpose second-factor --prf --format form)
 st=$(pk "$B" /pk-login "$P" "$body")
 amr=$(cut -d. -f8 "$W/cookie")
+FULL=$(cat "$W/cookie")
 check "the passkey as her second factor on node B: 200, amr pwd|hwk|uv|seal (45, got $st $amr)" \
     [ "$st" = 200 -a "$amr" = 45 ]
 check "that second-factor assertion on node A: refused" [ "$(pk "$A" /pk-login "$P" "$body")" = 403 ]
+# The account page on node A says when (schema version 10's
+# hsc_passkeys_used, as the httpd role): today, by the database's record.
+today=$(date -u +%Y-%m-%d)
+curl -s -H "Cookie: $FULL" "$A/pk-account" > "$W/account.html"
+if grep -q "<td>laptop</td><td>[0-9-]*</td><td>$today</td><td>sealed</td>" "$W/account.html"; then
+    ok "node A's account page: laptop, last used today ($today)"
+else
+    notok "node A's account page: laptop, last used today ($today)"
+    grep -o '<tr class="hsc-key-row">.*' "$W/account.html" | sed 's/^/# /'
+fi
 
 # --- the health check on PostgreSQL (docs/metrics.md) ----------------------
 health() { curl -s -w ' %{http_code}' "$1/hsc-health"; }

@@ -20,7 +20,8 @@
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the
 # column grant back. Databases of versions 1 to 5, made from their files
-# with the grants of their time, are upgraded to 9 by hsc-admin init, and
+# with the grants of their time, are upgraded to the last version
+# (LATEST, the number of schema files) by hsc-admin init, and
 # the httpd role may then call what the account page needs. Passkeys
 # (version 7): registered through hsc_passkey_add only with the owner's
 # x_n, an id once, accepted through hsc_passkey_accept only forwards,
@@ -29,12 +30,14 @@
 # (version 8): on only with every passkey sealed, off only with a seal's z
 # (the admin role's hsc_passkey_seal_off is not the httpd role's). The
 # first passkey by an enrolment link (version 9): only with the link's
-# secret, of its user, while the user has none, once.
+# secret, of its user, while the user has none, once. When passkeys were
+# last used (version 10): the time and id only, through hsc_passkeys_used.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
 ADMIN=${HSC_ADMIN:-$top_builddir/hsc-admin}
 V1=$top_srcdir/hsc_core/sql/pgsql/001-users.sql
+LATEST=$(ls "$top_srcdir"/hsc_core/sql/pgsql/[0-9]*.sql | wc -l)
 . "$top_srcdir/test/pgsql/pg-tmp.sh"
 
 n=0
@@ -413,6 +416,12 @@ check "... a sign count going backwards is refused" \
     one "SELECT hsc_passkey_accept($PID, 2000, 0) IS NULL" t
 check "... the stored state is the accepted one" \
     adm "SELECT last_challenge || ' ' || sign_count FROM hsc_passkeys" "1000 1"
+check "hsc_passkeys_used says when (seconds): id and time only" \
+    one "SELECT (cred_id = $PID) || ' ' || last_used FROM hsc_passkeys_used('alice')" "true 1"
+check "hsc_passkeys_used('bob') is empty" \
+    one "SELECT count(*) FROM hsc_passkeys_used('bob')" 0
+refuse "a role without the grants cannot read when it was used" \
+    val hsc_other "SELECT * FROM hsc_passkeys_used('alice')"
 check "hsc_passkey_rename under bob's name changes nothing (NULL)" \
     one "SELECT hsc_passkey_rename('bob', $PID, 'mine') IS NULL" t
 check "hsc_passkey_remove under bob's name changes nothing (NULL)" \
@@ -651,10 +660,10 @@ refuse "after the upgrade the httpd role cannot lower revoked_before" \
     val hsc_httpd "UPDATE hsc_users SET revoked_before = 0" hsc_v1
 check "after the upgrade the httpd role revokes through hsc_revoke" \
     val hsc_httpd "SELECT hsc_revoke('alice', 8)" hsc_v1
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = 9 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v1)" = "$LATEST" ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'alice'" hsc_v1)" = 1 ]; then
-    ok "the upgrade reaches version 9: the httpd role reads gen, raised by hsc_revoke"
-else notok "the upgrade reaches version 9: the httpd role reads gen, raised by hsc_revoke"; fi
+    ok "the upgrade reaches version $LATEST: the httpd role reads gen, raised by hsc_revoke"
+else notok "the upgrade reaches version $LATEST: the httpd role reads gen, raised by hsc_revoke"; fi
 
 # --- upgrading version 2 (before gen) -------------------------------------------
 # A database of schema version 2, as mod_hsc 0.2 left it: files 1 and 2,
@@ -709,10 +718,10 @@ GRANT EXECUTE ON FUNCTION hsc_revoke(text, bigint) TO hsc_httpd;" hsc_v3 >/dev/n
     || bail "a version-3 database"
 SPEC_V3="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v3 user=hsc_admin"
 check "hsc-admin init upgrades a version-3 schema" "$ADMIN" init "$SPEC_V3"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = 9 ] \
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v3)" = "$LATEST" ] \
     && [ "$(val hsc_httpd "SELECT gen FROM hsc_users WHERE username = 'erin'" hsc_v3)" = 5 ]; then
-    ok "version 9, and erin kept her gen"
-else notok "version 9, and erin kept her gen"; fi
+    ok "version $LATEST, and erin kept her gen"
+else notok "version $LATEST, and erin kept her gen"; fi
 check "the httpd role reads erin's (empty) factors there" \
     val hsc_httpd "SELECT recovery_left FROM hsc_factors_of('erin')" hsc_v3
 refuse "and reads no factor table" val hsc_httpd "SELECT * FROM hsc_totp" hsc_v3
@@ -742,9 +751,9 @@ refuse "on version 4 there is no hsc_token_get" \
     val hsc_httpd "SELECT * FROM hsc_token_get('$TID')" hsc_v4
 SPEC_V4="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v4 user=hsc_admin"
 check "hsc-admin init upgrades a version-4 schema" "$ADMIN" init "$SPEC_V4"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = 9 ]; then
-    ok "it reaches version 9"
-else notok "it reaches version 9"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v4)" = "$LATEST" ]; then
+    ok "it reaches version $LATEST"
+else notok "it reaches version $LATEST"; fi
 val hsc_admin "INSERT INTO hsc_tokens (id, username, name, secret_hash, created)
     VALUES ('$TID', 'frank', 'ci', sha256('\x01'), 7)" hsc_v4 >/dev/null
 check "after the upgrade the httpd role reads a token through hsc_token_get" \
@@ -798,9 +807,9 @@ refuse "this build's hsc-admin as the httpd role refuses version 5 (needs an upg
 grep -q 'schema version 5 needs an upgrade' "$W/out" && ok "... naming the upgrade" \
     || { notok "... naming the upgrade"; sed 's/^/# /' "$W/out"; }
 check "hsc-admin init upgrades a version-5 schema" "$ADMIN" init "$SPEC_V5"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = 9 ]; then
-    ok "it reaches version 9"
-else notok "it reaches version 9"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v5)" = "$LATEST" ]; then
+    ok "it reaches version $LATEST"
+else notok "it reaches version $LATEST"; fi
 check "grace and her token are kept" one5 "SELECT username FROM hsc_token_get('$TID')" grace
 check "after the upgrade the httpd role makes grace's token with her x_n" \
     one5 "SELECT hsc_token_add('grace', $XN9, '$OID', $OHASH, 'phone', '', 0, 0)" t
@@ -842,15 +851,17 @@ refuse "on version 6 there is no hsc_passkey_add" \
     val hsc_httpd "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'x', 0)" hsc_v6
 SPEC_V6="pgsql:host=$PG_DIR/sock port=$PG_PORT dbname=hsc_v6 user=hsc_admin"
 check "hsc-admin init upgrades a version-6 schema" "$ADMIN" init "$SPEC_V6"
-if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = 9 ]; then
-    ok "it reaches version 9"
-else notok "it reaches version 9"; fi
+if [ "$(val hsc_admin "SELECT max(version) FROM hsc_schema" hsc_v6)" = "$LATEST" ]; then
+    ok "it reaches version $LATEST"
+else notok "it reaches version $LATEST"; fi
 check "after the upgrade the httpd role registers heidi's passkey with her x_n" \
     one6 "SELECT hsc_passkey_add('heidi', $XN9, $PHANDLE, $PID, -7, '\\x30'::bytea, 0, false, false, false, '', false, $PSEAL, 'key', 1)" t
 check "not with another x_n" \
     one6 "SELECT hsc_passkey_add('heidi', $XN8, $PHANDLE, '\\x02'::bytea, -7, '\\x30'::bytea, 0, false, false, false, '', false, NULL, 'key2', 1) IS NULL" t
 check "accepts an assertion through hsc_passkey_accept" \
     one6 "SELECT hsc_passkey_accept($PID, 10, 0)" t
+check "and says when it was used through hsc_passkeys_used (version 10)" \
+    one6 "SELECT (cred_id = $PID) || ' ' || last_used FROM hsc_passkeys_used('heidi')" "true 0"
 check "reads heidi's seal column with her row" \
     one6 "SELECT passkey_seals = $PSEAL FROM hsc_users WHERE username = 'heidi'" t
 refuse "but reads no passkey table" val hsc_httpd "SELECT * FROM hsc_passkeys" hsc_v6
