@@ -422,6 +422,8 @@ check "hsc_passkeys_used('bob') is empty" \
     one "SELECT count(*) FROM hsc_passkeys_used('bob')" 0
 refuse "a role without the grants cannot read when it was used" \
     val hsc_other "SELECT * FROM hsc_passkeys_used('alice')"
+refuse "the httpd role cannot call hsc_grant_like_revoke (init's helper)" \
+    val hsc_httpd "SELECT hsc_grant_like_revoke('hsc_passkeys_used(text)')"
 check "hsc_passkey_rename under bob's name changes nothing (NULL)" \
     one "SELECT hsc_passkey_rename('bob', $PID, 'mine') IS NULL" t
 check "hsc_passkey_remove under bob's name changes nothing (NULL)" \

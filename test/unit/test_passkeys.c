@@ -540,7 +540,8 @@ static void an_older_database_is_upgraded(void)
                   "hsc_passkey_seal_off(text), "
                   "hsc_passkey_add_link(bytea, text, bytea, bytea, integer, "
                   "bytea, bigint, boolean, boolean, boolean, text, boolean, "
-                  "bytea, text, bigint), hsc_passkeys_used(text); "
+                  "bytea, text, bigint), hsc_passkeys_used(text), "
+                  "hsc_grant_like_revoke(text); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 7");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;

@@ -499,7 +499,8 @@ static void an_older_database_is_refused_until_init(void)
                   "DROP FUNCTION hsc_passkey_add_link(bytea, text, bytea, "
                   "bytea, integer, bytea, bigint, boolean, boolean, boolean, "
                   "text, boolean, bytea, text, bigint); "
-                  "DROP FUNCTION hsc_passkeys_used(text); " /* version 10's */
+                  "DROP FUNCTION hsc_passkeys_used(text), " /* version 10's */
+                  "hsc_grant_like_revoke(text); "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 5");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;
