@@ -275,8 +275,11 @@ static PGresult *last_used_of(hsc_factors_t *f, const char *user)
     const char *v[1] = {user};
     PGresult *res = NULL;
 
-    if (exec(f, "passkey last use", "SELECT cred_id, last_used FROM "
-             "hsc_passkeys_used($1)", 1, v, NULL, NULL, 0, &res) != HSC_OK
+    if (exec(f, "passkey last use",
+             "SELECT cred_id, last_used FROM "
+             "hsc_passkeys_used($1)",
+             1, v, NULL, NULL, 0, &res)
+            != HSC_OK
         || PQnfields(res) != 2) {
         PQclear(res);
         return NULL;
