@@ -1,0 +1,436 @@
+/*
+ * mod_hsc_passkey_create.c: hsc-account's new passkey (options and the
+ * create step), proved by a recent login's session or by a one-time
+ * enrolment link (the first passkey only; docs/passkeys.md, "Lost every
+ * passkey").
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "apr_strings.h"
+
+#include "httpd.h"
+#include "http_config.h"
+#include "http_core.h"
+#include "http_log.h"
+#include "http_protocol.h"
+
+#include <openssl/sha.h>
+
+#include "mod_hsc_factor.h"
+#include "mod_hsc_log.h"
+#include "mod_hsc_ops.h"
+#include "mod_hsc_passkey_rp.h"
+#include "mod_hsc_session.h"
+#include "mod_hsc_throttle.h"
+#include "mod_hsc_userdb.h"
+#include "hsc_json.h"
+#include "hsc_passkeys.h"
+#include "hsc_wa_ceremony.h"
+#include "hsc_webauthn.h"
+
+/* --- the account page: a new passkey ---------------------------------------
+ */
+
+/* The signed-in user of the account page: HSC_OK with *c (wipe it). */
+static hsc_status_t account_login(rp_t *rp, hsc_cookie_t *c, hsc_user_t *u,
+                                  int *recent)
+{
+    hsc_store_t *store;
+    hsc_status_t st;
+
+    *recent = 0;
+    if ((store = hsc_userdb_acquire(rp->r, rp->sc)) == NULL) {
+        return HSC_ESTORE;
+    }
+    st = hsc_session_verify(rp->r, rp->sc, rp->d, store, c, u);
+    if (st == HSC_OK) {
+        *recent = (int64_t)apr_time_sec(rp->r->request_time)
+                      - (c->mfa_at > c->iat ? c->mfa_at : c->iat)
+                  <= rp->d->recent_auth;
+    }
+    return st;
+}
+
+/* A user handle to offer at registration: the user's own when they have
+ * one (read through a credential: PostgreSQL's httpd role may read
+ * credentials, not handles), else one derived from the challenge, which
+ * the create step derives again and the store keeps (hsc_passkeys_add). */
+static void handle_for(const char *challenge, unsigned char out[32])
+{
+    char buf[32 + HSC_WA_CHALLENGE_TEXT_MAX];
+    int n = apr_snprintf(buf, sizeof(buf), "hsc-passkey-handle-v1\n%s",
+                         challenge);
+
+    SHA256((const unsigned char *)buf, (size_t)n, out);
+}
+
+typedef struct {
+    hsc_factors_t *f;
+    unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
+    int found;
+} handle_t;
+
+static int first_handle(void *baton, const hsc_passkey_t *pk)
+{
+    handle_t *k = baton;
+    hsc_passkey_t *full = malloc(sizeof(*full));
+
+    if (full != NULL
+        && hsc_passkeys_get(k->f, pk->id, pk->id_len, full) == HSC_OK) {
+        memcpy(k->handle, full->handle, sizeof(k->handle));
+        k->found = 1;
+    }
+    free(full);
+    return k->found;
+}
+
+/* 1 and out: the user's handle; 0: none yet; -1: fault (logged). */
+static int user_handle(rp_t *rp, hsc_factors_t *f, const char *user,
+                       unsigned char out[HSC_PASSKEY_HANDLE_LEN])
+{
+    handle_t k;
+
+    memset(&k, 0, sizeof(k));
+    k.f = f;
+    if (hsc_passkeys_list(f, user, first_handle, &k) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, rp->r,
+                      HSCLOGNO(296) "passkey: the credentials of user \"%s\" "
+                                    "cannot be read: %s",
+                      ap_escape_logitem(rp->r->pool, user),
+                      hsc_factors_errmsg(f));
+        return -1;
+    }
+    if (k.found) {
+        memcpy(out, k.handle, HSC_PASSKEY_HANDLE_LEN);
+    }
+    return k.found;
+}
+
+static void options_create(rp_t *rp, const char *user, answer_t *a)
+{
+    request_rec *r = rp->r;
+    unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
+    hsc_json_writer_t w;
+    hsc_factors_t *f;
+    const char *ch, *ids, *s;
+    char *buf = apr_palloc(r->pool, 16384);
+    size_t len;
+    int have;
+
+    if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL
+        || (ids = hsc_pk_credential_ids(r, f, user)) == NULL
+        || (have = user_handle(rp, f, user, handle)) < 0
+        || (ch = hsc_pk_new_challenge(rp, HSC_WA_REGISTER, user)) == NULL) {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    if (!have) {
+        handle_for(ch, handle);
+    }
+    hsc_json_begin(&w, buf, 16384);
+    hsc_json_add_string(&w, "challenge", ch, strlen(ch));
+    hsc_json_add_string(&w, "rpId", rp->rp_id, strlen(rp->rp_id));
+    s = rp->d->site_name ? rp->d->site_name : rp->rp_id;
+    hsc_json_add_string(&w, "rpName", s, strlen(s));
+    s = hsc_pk_b64_text(r->pool, handle, sizeof(handle));
+    hsc_json_add_string(&w, "userId", s, strlen(s));
+    hsc_json_add_string(&w, "userName", user, strlen(user));
+    hsc_json_add_int(&w, "timeout", rp->sc->wa_lifetime * 1000);
+    hsc_json_add_string(&w, "userVerification", "preferred", 9);
+    hsc_json_add_string(&w, "residentKey", "preferred", 9);
+    hsc_json_add_string(&w, "excludeCredentials", ids, strlen(ids));
+    s = hsc_pk_prf_salt(r->pool);
+    hsc_json_add_string(&w, "prfSalt", s, strlen(s));
+    if (hsc_json_end(&w, &len) != HSC_OK) {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    a->json = buf;
+}
+
+/* A transports list as the store keeps it ([a-z,-]), else "". */
+static const char *transports_of(const char *t)
+{
+    if (t == NULL || strlen(t) > HSC_PASSKEY_TRANSPORTS_MAX
+        || strspn(t, "abcdefghijklmnopqrstuvwxyz,-") != strlen(t)) {
+        return "";
+    }
+    return t;
+}
+
+/* The new credential of user, proved by x_n (a session's) or, when xn is
+ * NULL, by the enrolment link of hash (hsc_passkeys_add_by_link). */
+static void create(rp_t *rp, const char *user, const unsigned char *xn,
+                   const unsigned char *hash, answer_t *a)
+{
+    request_rec *r = rp->r;
+    const char *who = ap_escape_logitem(r->pool, user);
+    hsc_passkey_t *pk = apr_pcalloc(r->pool, sizeof(*pk));
+    hsc_wa_registration_t reg;
+    hsc_wa_expect_t e;
+    hsc_factors_t *f;
+    bin_t id, cdj, att, spki, prf = {NULL, 0};
+    int64_t issued;
+    const char *canon, *why = NULL;
+    char *end = NULL;
+    char err[200];
+    long alg;
+    hsc_status_t st;
+
+    alg = rp->f.alg ? strtol(rp->f.alg, &end, 10) : 0;
+    if (hsc_pk_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &id) != 0
+        || hsc_pk_b64_field(r, rp->f.cdj, 4096, &cdj) != 0
+        || hsc_pk_b64_field(r, rp->f.att, 4096, &att) != 0
+        || hsc_pk_b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX, &spki) != 0
+        || end == NULL || *end != '\0' || end == rp->f.alg
+        || (rp->f.prf
+            && (hsc_pk_secret_field(r, rp->f.prf, 32, &prf) != 0
+                || prf.len != 32))
+        || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(297) "new passkey of user \"%s\" refused: a "
+                                    "field is missing or malformed (or the "
+                                    "name is not 1-64 printable characters)",
+                      who);
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return;
+    }
+    st = hsc_pk_check_challenge(rp, HSC_WA_REGISTER, user, &issued, &canon);
+    if (st == HSC_OK) {
+        e.rp_id = rp->rp_id;
+        e.origins = rp->origins;
+        e.n_origins = rp->n_origins;
+        e.challenge = canon;
+        e.require_uv = 0;
+        st = hsc_wa_registration_verify(&e, cdj.v, cdj.len, att.v, att.len,
+                                        spki.v, spki.len, (int)alg, id.v,
+                                        id.len, &reg, err, sizeof(err));
+        why = err;
+    }
+    else {
+        why = st == HSC_EEXPIRED ? "the challenge is too old (expired)"
+                                 : "the challenge is not ours, or for another "
+                                   "purpose or user";
+    }
+    if (st != HSC_OK) {
+        apr_int64_t retry = 0;
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(298) "new passkey of user \"%s\" refused: %s",
+                      who, why);
+        hsc_ops_account(r, user, "passkey-add", "refused");
+        hsc_pk_refuse(a, HTTP_FORBIDDEN,
+                      st == HSC_EEXPIRED ? "expired" : "refused");
+        hsc_store_t *store = hsc_userdb_acquire(r, rp->sc);
+        if (store != NULL
+            && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
+                   == HSC_ATTEMPT_THROTTLED) {
+            hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
+            a->retry_after = retry;
+        }
+        return;
+    }
+    memcpy(pk->id, id.v, id.len);
+    pk->id_len = id.len;
+    apr_cpystrn(pk->user, user, sizeof(pk->user));
+    pk->alg = (int)alg;
+    memcpy(pk->spki, spki.v, spki.len);
+    pk->spki_len = spki.len;
+    pk->sign_count = reg.sign_count;
+    pk->be = (reg.flags & HSC_WA_FLAG_BE) != 0;
+    pk->bs = (reg.flags & HSC_WA_FLAG_BS) != 0;
+    pk->uv = (reg.flags & HSC_WA_FLAG_UV) != 0;
+    pk->prf = prf.v != NULL;
+    /* By an enrolment link, never sealed: a sealed passkey logs in without
+     * the password, and a link must stay what it was, a second factor
+     * added (the password still needed). The user seals one on the
+     * account page after signing in. */
+    pk->sealed = prf.v != NULL && xn != NULL;
+    if (pk->sealed) {
+        SHA256(prf.v, prf.len, pk->seal_hash);
+    }
+    if (prf.v != NULL) {
+        hsc_wipe(prf.v, prf.len);
+    }
+    /* The handle offered at options (the store keeps the user's own). */
+    handle_for(canon, pk->handle);
+    apr_cpystrn(pk->transports, transports_of(rp->f.transports),
+                sizeof(pk->transports));
+    /* No name given: "Passkey" (the account page renames it). */
+    apr_cpystrn(pk->name, rp->f.name ? rp->f.name : "Passkey",
+                sizeof(pk->name));
+    if ((f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    st = xn != NULL
+             ? hsc_passkeys_add(f, pk, xn,
+                                (int64_t)apr_time_sec(r->request_time))
+             : hsc_passkeys_add_by_link(f, pk, hash,
+                                        (int64_t)apr_time_sec(r->request_time));
+    if (st != HSC_OK) {
+        int level = hsc_status_class(st) == HSC_CLASS_FAULT ? APLOG_ERR
+                                                            : APLOG_NOTICE;
+        ap_log_rerror(APLOG_MARK, level, 0, r,
+                      HSCLOGNO(299) "new passkey of user \"%s\" not stored: "
+                                    "%s: %s",
+                      who, hsc_strerror(st), hsc_factors_errmsg(f));
+        hsc_ops_account(r, user, "passkey-add",
+                        st == HSC_EEXISTS ? "exists" : hsc_strerror(st));
+        if (st == HSC_EEXISTS) {
+            hsc_pk_refuse(a, HTTP_CONFLICT, "exists");
+        }
+        else if (st == HSC_EAUTH) {
+            hsc_pk_refuse(a, HTTP_FORBIDDEN, xn != NULL ? "reauth" : "link");
+        }
+        else if (st == HSC_EINVAL) {
+            hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        }
+        else {
+            hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        }
+        return;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(300) "user \"%s\" added a passkey \"%s\" (%s)%s",
+                  who, ap_escape_logitem(r->pool, pk->name),
+                  pk->sealed ? "sealed" : "not sealed: no PRF",
+                  xn != NULL ? "" : " by a one-time enrolment link");
+    hsc_ops_account(r, user, xn != NULL ? "passkey-add" : "link-passkey", NULL);
+    a->json = pk->sealed ? "{\"ok\":true,\"sealed\":true}"
+                         : "{\"ok\":true,\"sealed\":false}";
+}
+
+/* --- an enrolment link: the first passkey without a session -------------
+ */
+
+static int any_passkey(void *baton, const hsc_passkey_t *pk)
+{
+    (void)pk;
+    *(int *)baton = 1;
+    return 1;
+}
+
+/* The account page's steps proved by a one-time enrolment link (field
+ * link) instead of a session (docs/passkeys.md, "Lost every passkey"):
+ * only while the link's user has no passkey; the create step uses the link
+ * in the transaction that adds (hsc_passkeys_add_by_link). */
+static void link_step(rp_t *rp, int options, answer_t *a)
+{
+    request_rec *r = rp->r;
+    unsigned char hash[HSC_LINK_HASH_LEN];
+    char user[HSC_USER_MAX + 1];
+    hsc_link_purpose_t purpose;
+    hsc_factors_t *f;
+    hsc_status_t st;
+    int has = 0;
+
+    if (hsc_link_hash(rp->f.link, strlen(rp->f.link), hash) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(319) "passkey by a one-time link refused: the "
+                                    "link is malformed");
+        hsc_pk_refuse(a, HTTP_FORBIDDEN, "link");
+        return;
+    }
+    if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL) {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    st = hsc_factors_link_peek(f, hash, (int64_t)apr_time_sec(r->request_time),
+                               &purpose, user);
+    if (st == HSC_OK && purpose != HSC_LINK_ENROL) {
+        st = HSC_EAUTH;
+    }
+    if (st != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, st == HSC_EAUTH ? APLOG_INFO : APLOG_ERR, 0,
+                      r, HSCLOGNO(320) "passkey by a one-time link refused: %s",
+                      st == HSC_EAUTH ? "no such valid enrolment link "
+                                        "(unknown, used, replaced, expired "
+                                        "or of another purpose)"
+                                      : hsc_factors_errmsg(f));
+        hsc_pk_refuse(a,
+                      st == HSC_EAUTH ? HTTP_FORBIDDEN
+                                      : HTTP_SERVICE_UNAVAILABLE,
+                      st == HSC_EAUTH ? "link" : "unavailable");
+        return;
+    }
+    if (hsc_passkeys_list(f, user, any_passkey, &has) != HSC_OK) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(321) "passkey by a one-time link: the "
+                                    "credentials of user \"%s\" cannot be "
+                                    "read: %s",
+                      ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    if (has) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(322) "passkey by a one-time link refused: user "
+                                    "\"%s\" has a passkey already (a link "
+                                    "adds only the first)",
+                      ap_escape_logitem(r->pool, user));
+        hsc_pk_refuse(a, HTTP_CONFLICT, "has_passkey");
+        return;
+    }
+    if (options) {
+        options_create(rp, apr_pstrdup(r->pool, user), a);
+    }
+    else {
+        create(rp, apr_pstrdup(r->pool, user), NULL, hash, a);
+    }
+}
+
+void hsc_pk_account_step(rp_t *rp, answer_t *a)
+{
+    request_rec *r = rp->r;
+    int options = !strcmp(rp->f.passkey, "options");
+    hsc_cookie_t c;
+    hsc_user_t u;
+    hsc_status_t st;
+    int recent;
+
+    if (!options && strcmp(rp->f.passkey, "create")) {
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return;
+    }
+    if (options && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "create"))) {
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return;
+    }
+    if (rp->f.link != NULL) {
+        link_step(rp, options, a);
+        return;
+    }
+    st = account_login(rp, &c, &u, &recent);
+    if (st != HSC_OK) {
+        hsc_pk_refuse(a,
+                      hsc_status_class(st) == HSC_CLASS_FAULT
+                          ? HTTP_SERVICE_UNAVAILABLE
+                          : HTTP_UNAUTHORIZED,
+                      hsc_status_class(st) == HSC_CLASS_FAULT
+                          ? "unavailable"
+                          : "not_signed_in");
+        return;
+    }
+    /* The credential is added proved by x_n: a login without the password
+     * (a passwordless one) enters it again, as does an old one. */
+    if (!recent || !(c.amr & HSC_AMR_PWD)) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(301) "new passkey of user \"%s\" refused: %s",
+                      ap_escape_logitem(r->pool, u.name),
+                      recent ? "this login has no password (passwordless): "
+                               "the password is needed again"
+                             : "the login is older than HSCAccountRecentAuth");
+        hsc_wipe(&c, sizeof(c));
+        hsc_pk_refuse(a, HTTP_FORBIDDEN, "reauth");
+        return;
+    }
+    if (options) {
+        options_create(rp, apr_pstrmemdup(r->pool, c.user, c.user_len), a);
+    }
+    else {
+        create(rp, apr_pstrmemdup(r->pool, c.user, c.user_len), c.auth, NULL,
+               a);
+    }
+    hsc_wipe(&c, sizeof(c));
+}
