@@ -17,65 +17,24 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use Digest::SHA qw(sha256);
 use File::Temp qw(tempdir);
-use JSON::PP ();
 use MIME::Base64 qw(encode_base64url decode_base64url);
 use HSCTest;
+use HSCPasskey;
 
 plan tests => 38;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
-my $tool = "$FindBin::Bin/../test/lib/hsc_soft_authn.py";
 my $work = tempdir(CLEANUP => 1);
 my $HOST = 'pk-attack.test';
-my $ORIGIN = "https://$HOST";
+my $ORIGIN = pk_host($HOST);
 my $PW = 'pk-dan-pw-1';
 admin_ok("$PW\n", 'add', $db, 'pk-dan', '--kdf', 'sha256-chain:1000',
          '--password-stdin', '--force');
-my %AMR = (pwd => 1, hwk => 4, uv => 8, seal => 32, pending => 64);
-
-sub soft
-{
-    my (@args) = @_;
-    open my $fh, '-|', '/usr/bin/python3', $tool, @args or die "$tool: $!\n";
-    my $out = do { local $/; <$fh> };
-    close $fh or die "hsc_soft_authn.py $args[0]: exit " . ($? >> 8) . "\n";
-    return $out =~ /^\{/ ? JSON::PP::decode_json($out) : $out;
-}
-
-sub pk_post
-{
-    my ($path, $fields, %o) = @_;
-    my @h = (Host => $HOST, Origin => $ORIGIN);
-    push @h, (Cookie => "hsc=$o{cookie}") if defined $o{cookie};
-    return post_form($path, form_encode(map { $_ => $fields->{$_} }
-                                        sort keys %$fields), @h);
-}
-
-sub json_of { return eval { JSON::PP::decode_json($_[0]->content) } // {} }
-
-my $n = 0;
-sub options
-{
-    my ($path, $purpose, %o) = @_;
-    my $res = pk_post($path, { hsc_passkey => 'options', purpose => $purpose }, %o);
-    my $file = "$work/o" . ++$n . '.json';
-    HSCTest::spew($file, $res->content);
-    return ($res, json_of($res), $file);
-}
-
-sub page
-{
-    my ($path, %o) = @_;
-    my @h = (Host => $HOST);
-    push @h, (Cookie => "hsc=$o{cookie}") if defined $o{cookie};
-    return Apache::TestRequest::GET($path, @h);
-}
 
 sub pw_login
 {
-    my $r = login('pk-dan', $PW, path => '/pk-login',
-                  headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $r = pk_login('pk-dan', $PW);
     return ($r, cookie_from($r) // '');
 }
 
@@ -107,8 +66,7 @@ my $sealed = $f->{id};
 $r = pk_post('/pk-account', $f, cookie => $dan);
 is($r->code . ' ' . (json_of($r)->{sealed} ? 'sealed' : '-'), '200 sealed', 'a sealed passkey is added');
 ($r, $j, $opt) = options('/pk-account', 'create', cookie => $dan);
-delete $j->{excludeCredentials}; # another authenticator, the same tool state
-HSCTest::spew($opt, JSON::PP::encode_json($j));
+other_authenticator($opt, $j); # the same tool state
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
           '--alg', '-8', '--name', 'key');
 my $plain = $f->{id};
@@ -123,8 +81,7 @@ my ($rp, $pend) = pw_login();
 my @c = split /\./, $pend;
 ok(($c[7] // 0) & $AMR{pending}, 'with a passkey, the password owes a second factor (pending)');
 {
-    my $r2 = login('pk-dan', $PW, path => '/pk-login-nopk',
-                   headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $r2 = pk_login('pk-dan', $PW, '/pk-login-nopk');
     my @p = split /\./, (cookie_from($r2) // '');
     ok(($p[7] // 0) & $AMR{pending},
        'at a login location without HSCPasskeys the password still owes the factor');
@@ -185,20 +142,14 @@ $a = soft('assert', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
 $full = cookie_from(pk_post('/pk-login', $a, cookie => $pend)) // '';
 is(page('/pk-hwk/page.html', cookie => $full)->code, 200,
    'the second factor opens a phishing-resistant location');
-$r = post_form('/pk-account', form_encode(action => 'passkey-rename', passkey_id => $plain,
-                                          passkey_name => 'yubikey'),
-               Host => $HOST, Origin => $ORIGIN, Cookie => "hsc=$full");
+$r = action($full, 'passkey-rename', fields => { passkey_id => $plain, passkey_name => 'yubikey' });
 is($r->code, 303, 'rename: 303');
 like(page('/pk-account', cookie => $full)->content, qr{<td>yubikey</td>}, 'renamed');
-$r = post_form('/pk-account', form_encode(action => 'passkey-rename', passkey_id => $plain,
-                                          passkey_name => ' bad'),
-               Host => $HOST, Origin => $ORIGIN, Cookie => "hsc=$full");
+$r = action($full, 'passkey-rename', fields => { passkey_id => $plain, passkey_name => ' bad' });
 is($r->code, 400, 'a name with a space first: 400');
-$r = post_form('/pk-account', form_encode(action => 'passkey-remove', passkey_id => $sealed),
-               Host => $HOST, Origin => $ORIGIN, Cookie => "hsc=$nopw");
+$r = action($nopw, 'passkey-remove', fields => { passkey_id => $sealed });
 isnt($r->code, 303, 'a passwordless session cannot remove a passkey');
-$r = post_form('/pk-account', form_encode(action => 'passkey-remove', passkey_id => $plain),
-               Host => $HOST, Origin => $ORIGIN, Cookie => "hsc=$full");
+$r = action($full, 'passkey-remove', fields => { passkey_id => $plain });
 is($r->code, 303, 'remove: 303');
 my $after = cookie_from($r) // '';
 ok($after ne '' && (split /\./, $after)[5] > (split /\./, $full)[5], 'this session is re-issued with the new gen');

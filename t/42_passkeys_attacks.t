@@ -14,22 +14,21 @@ use warnings FATAL => 'all';
 use FindBin ();
 use lib "$FindBin::Bin/lib";
 use Apache::Test qw(-withtestmore);
-use Apache::TestRequest ();
 use Digest::SHA qw(hmac_sha256 sha256);
 use File::Temp qw(tempdir);
 use JSON::PP ();
 use MIME::Base64 qw(encode_base64url decode_base64url);
 use Time::HiRes ();
 use HSCTest;
+use HSCPasskey;
 
 plan tests => 101;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
-my $tool = "$FindBin::Bin/../test/lib/hsc_soft_authn.py";
 my $work = tempdir(CLEANUP => 1);
 my $HOST = 'pk-attack.test';
-my $ORIGIN = "https://$HOST";
+my $ORIGIN = pk_host($HOST);
 my %pw;
 for my $u (qw(pk-ann pk-ben pk-cat)) {
     $pw{$u} = "$u-pw-1";
@@ -37,51 +36,7 @@ for my $u (qw(pk-ann pk-ben pk-cat)) {
              '--password-stdin', '--force');
 }
 
-# --- helpers -----------------------------------------------------------------
-
-# The software authenticator: its stdout (JSON fields) as a hash, or dies.
-sub soft
-{
-    my (@args) = @_;
-    open my $fh, '-|', '/usr/bin/python3', $tool, @args
-        or die "$tool: $!\n";
-    my $out = do { local $/; <$fh> };
-    close $fh or die "hsc_soft_authn.py @args[0..1]: exit " . ($? >> 8) . "\n";
-    return $out =~ /^\{/ ? JSON::PP::decode_json($out) : $out;
-}
-
-# POST the fields to $path on $host (the contract's form encoding).
-sub pk_post
-{
-    my ($path, $fields, %o) = @_;
-    my $host = $o{host} // $HOST;
-    # (localhost is plain http on the test's port: no Origin sent there.)
-    my @h = (Host => $host, $host eq 'localhost' ? () : (Origin => "https://$host"));
-    push @h, (Cookie => "hsc=$o{cookie}") if defined $o{cookie};
-    return post_form($path, form_encode(map { $_ => $fields->{$_} }
-                                        sort keys %$fields), @h);
-}
-
-sub json_of
-{
-    my ($res) = @_;
-    my $j = eval { JSON::PP::decode_json($res->content) };
-    return $j // {};
-}
-
-# The options of a ceremony, written to a file for the tool.
-my $optn = 0;
-sub options
-{
-    my ($path, $purpose, %o) = @_;
-    my $res = pk_post($path, { hsc_passkey => 'options', purpose => $purpose }, %o);
-    my $j = json_of($res);
-    my $file = "$work/options-" . ++$optn . '.json';
-    open my $fh, '>', $file or die "$file: $!\n";
-    print $fh JSON::PP::encode_json($j);
-    close $fh;
-    return ($res, $j, $file);
-}
+# --- helpers (the shared ones: t/lib/HSCPasskey.pm) --------------------------
 
 # One refusal: status, the contract's error word.
 sub refused
@@ -121,13 +76,11 @@ sub forge
     my $mk = hmac_sha256('hsc-cookie-mac-v1', $secret);
     return $body . '.' . encode_base64url(hmac_sha256("$body\n\n", $mk));
 }
-my %AMR = (pwd => 1, otp => 2, hwk => 4, uv => 8, rc => 16, seal => 32,
-           pending => 64);
 
 sub sealed_get
 {
     my ($path, $cookie) = @_;
-    return Apache::TestRequest::GET($path, Host => $HOST, Cookie => "hsc=$cookie")->code;
+    return page($path, cookie => $cookie)->code;
 }
 
 # --- passkeys off: no endpoint ---------------------------------------------------
@@ -136,8 +89,7 @@ refused($res, 404, 'not_found', 'HSCPasskeys Off (/login): options are 404 not_f
 
 # --- registration ------------------------------------------------------------------
 my $st = "$work/ann.json";
-$res = login('pk-ann', $pw{'pk-ann'}, path => '/pk-login',
-             headers => [Host => $HOST, Origin => $ORIGIN]);
+$res = pk_login('pk-ann', $pw{'pk-ann'});
 my $ann = cookie_from($res) // '';
 is($res->code, 303, 'pk-ann logs in with her password (no factor yet)');
 my ($xn) = decode_base64url((split /\./, $ann)[9] // '');
@@ -195,16 +147,7 @@ refused(pk_post('/pk-account', $f, cookie => $ann), 400, 'bad_request',
 ($res, $j, $opt) = options('/pk-account', 'create', cookie => $ann);
 like($j->{excludeCredentials} // '', qr/\Q$sealed_id\E/,
      'excludeCredentials names the first key');
-# (Another authenticator, sharing the tool's state file: the options'
-# excludeCredentials would make the same one refuse, InvalidStateError.)
-sub other_authenticator
-{
-    my ($file, $o) = @_;
-    delete $o->{excludeCredentials};
-    open my $fh, '>', $file or die "$file: $!\n";
-    print $fh JSON::PP::encode_json($o);
-    close $fh;
-}
+# (Another authenticator, sharing the tool's state file.)
 other_authenticator($opt, $j);
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin',
           $ORIGIN, '--alg', '-8', '--name', 'eddsa');
@@ -360,8 +303,7 @@ refused($res, 401, 'no_pending_login', 'second-factor options without a pending 
 sub pending
 {
     my ($path) = @_;
-    my $r = login('pk-ann', $pw{'pk-ann'}, path => $path,
-                  headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $r = pk_login('pk-ann', $pw{'pk-ann'}, $path);
     my $p = cookie_from($r) // '';
     return ($r, $p);
 }
@@ -418,8 +360,7 @@ my $xn2 = substr($auth, 0, 32);
 is(sealed_get('/pk-sealed/page.html', $full), 200, 'sealed: 200');
 # Another user's pending cookie cannot use her key.
 {
-    my $r = login('pk-ben', $pw{'pk-ben'}, path => '/pk-login',
-                  headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $r = pk_login('pk-ben', $pw{'pk-ben'});
     my $ben = cookie_from($r) // '';
     my ($r2, $oo, $file) = options('/pk-login', 'second-factor', cookie => $ben);
     # pk-ben has no passkey: no pending cookie, a full login.
@@ -431,15 +372,13 @@ is(sealed_get('/pk-sealed/page.html', $full), 200, 'sealed: 200');
 # with pk-ann's key, nor with a challenge minted for pk-ann's step.
 {
     my $cst = "$work/cat.json";
-    my $r = login('pk-cat', $pw{'pk-cat'}, path => '/pk-login',
-                  headers => [Host => $HOST, Origin => $ORIGIN]);
+    my $r = pk_login('pk-cat', $pw{'pk-cat'});
     my $cat = cookie_from($r) // '';
     my ($r2, $oo, $file) = options('/pk-account', 'create', cookie => $cat);
     my $cf = soft('register', '--state', $cst, '--options', "\@$file", '--origin',
                   $ORIGIN, '--alg', '-7', '--resident', '--prf', '--name', 'cat');
     is(pk_post('/pk-account', $cf, cookie => $cat)->code, 200, 'pk-cat registers a key');
-    $r = login('pk-cat', $pw{'pk-cat'}, path => '/pk-login',
-               headers => [Host => $HOST, Origin => $ORIGIN]);
+    $r = pk_login('pk-cat', $pw{'pk-cat'});
     my $cpend = cookie_from($r) // '';
     ($r2, $oo, $file) = options('/pk-login', 'second-factor', cookie => $cpend);
     is($oo->{allowCredentials}, $cf->{id}, "her options allow her key only");

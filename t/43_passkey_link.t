@@ -15,40 +15,22 @@ use warnings FATAL => 'all';
 use FindBin ();
 use lib "$FindBin::Bin/lib";
 use Apache::Test qw(-withtestmore);
-use Apache::TestRequest ();
 use File::Temp qw(tempdir);
 use JSON::PP ();
 use HSCTest;
+use HSCPasskey;
 
 plan tests => 28;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
-my $tool = "$FindBin::Bin/../test/lib/hsc_soft_authn.py";
 my $work = tempdir(CLEANUP => 1);
 my $HOST = 'pk-attack.test';
-my $ORIGIN = "https://$HOST";
+my $ORIGIN = pk_host($HOST);
 
 # A user from day one without a password (an invitation never used).
 admin_ok(undef, 'add', $db, 'pk-lea', '--invite', '--kdf', 'sha256-chain:1000');
 
-sub soft
-{
-    my (@args) = @_;
-    open my $fh, '-|', '/usr/bin/python3', $tool, @args or die "$tool: $!\n";
-    my $out = do { local $/; <$fh> };
-    close $fh or die "hsc_soft_authn.py $args[0]: exit " . ($? >> 8) . "\n";
-    return $out =~ /^\{/ ? JSON::PP::decode_json($out) : $out;
-}
-
-sub pk_post
-{
-    my ($path, $fields) = @_;
-    return post_form($path, form_encode(map { $_ => $fields->{$_} } sort keys %$fields),
-                     Host => $HOST, Origin => $ORIGIN);
-}
-
-sub json_of { return eval { JSON::PP::decode_json($_[0]->content) } // {} }
 sub answer { my ($r) = @_; return $r->code . ' ' . (json_of($r)->{error} // 'ok') }
 
 # A new link of purpose for pk-lea: its token.
@@ -61,14 +43,11 @@ sub new_link
     return $t;
 }
 
-my $n = 0;
-sub options
+# The create options with the link $link: the answer, the options' file.
+sub link_options
 {
     my ($link) = @_;
-    my $r = pk_post('/pk-account', { hsc_passkey => 'options', purpose => 'create',
-                                     link => $link });
-    my $file = "$work/o" . ++$n . '.json';
-    HSCTest::spew($file, $r->content);
+    my ($r, undef, $file) = options('/pk-account', 'create', link => $link);
     return ($r, $file);
 }
 
@@ -82,11 +61,11 @@ sub register
 
 # --- the link adds the first passkey ---------------------------------------------
 my $link = new_link('enrol');
-my $res = Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST);
+my $res = page("/pk-account?link=$link");
 is($res->code, 200, 'GET the enrolment link: 200');
 like($res->content, qr/data-mode="create".*Add a passkey/s, 'its page offers a passkey');
 like($res->content, qr/value="link-enrol"/, 'and the authenticator app');
-my ($r, $opt) = options($link);
+my ($r, $opt) = link_options($link);
 is($r->code, 200, 'options with the link: 200');
 is(json_of($r)->{userName}, 'pk-lea', 'for the link\'s user');
 my $f = register($opt, '--prf', '--name', 'phone');
@@ -101,15 +80,14 @@ is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 0,
 # --- used once ------------------------------------------------------------------
 $r = pk_post('/pk-account', { %$f, link => $link });
 is(answer($r), '403 link', 'the same create again: refused');
-($r) = options($link);
+($r) = link_options($link);
 is(answer($r), '403 link', 'options with the used link: refused');
-is(Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST)->code, 400,
+is(page("/pk-account?link=$link")->code, 400,
    'its page: the dead link');
 
 # --- the passkey cannot log in without a password ------------------------------------
-$r = pk_post('/pk-login', { hsc_passkey => 'options', purpose => 'login' });
-HSCTest::spew("$work/login.json", $r->content);
-my $a = soft('assert', '--state', $st, '--options', "\@$work/login.json", '--origin', $ORIGIN,
+my (undef, undef, $lopt) = options('/pk-login', 'login');
+my $a = soft('assert', '--state', $st, '--options', "\@$lopt", '--origin', $ORIGIN,
              '--purpose', 'login', '--cred', $id, '--prf');
 $r = pk_post('/pk-login', $a);
 is(answer($r), '403 refused', 'passwordless with the new passkey: refused (not sealed)');
@@ -117,11 +95,11 @@ ok(!defined cookie_from($r), 'and no cookie');
 
 # --- a user who has a passkey: the link adds none ---------------------------------------
 $link = new_link('enrol');
-$res = Apache::TestRequest::GET("/pk-account?link=$link", Host => $HOST);
+$res = page("/pk-account?link=$link");
 is($res->code, 200, 'an enrolment link of a user with a passkey: its page');
 unlike($res->content, qr/data-mode="create"/, 'offers no passkey');
 like($res->content, qr/value="link-enrol"/, 'only the authenticator app');
-($r, $opt) = options($link);
+($r, $opt) = link_options($link);
 is(answer($r), '409 has_passkey', 'options with it: 409 has_passkey');
 is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 1,
    'the link stays');
@@ -130,7 +108,7 @@ is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 1,
 # (after "--": one id in 64 begins with "-")
 is((HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', '--', $id))[0], 0,
    'hsc-admin webauthn remove');
-($r, $opt) = options($link);
+($r, $opt) = link_options($link);
 is($r->code, 200, 'now the same link gives options');
 $f = register($opt, '--name', 'key');
 $r = pk_post('/pk-account', { %$f, link => $link });
@@ -141,21 +119,21 @@ is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain'), '200 ok plai
 $link = new_link('enrol');
 system('sqlite3', $db, "UPDATE hsc_links SET expires = 1 WHERE username = 'pk-lea'") == 0
     or die "sqlite3 failed\n";
-($r) = options($link);
+($r) = link_options($link);
 is(answer($r), '403 link', 'an expired link: refused');
 # (the user has a passkey again: remove it so that only the link decides)
 my ($lst) = admin_ok(undef, 'webauthn', 'list', $db, 'pk-lea') =~ /^(\S+)/m;
 admin_ok(undef, 'webauthn', 'remove', $db, 'pk-lea', '--', $lst // '');
-($r) = options('A' x 43);
+($r) = link_options('A' x 43);
 is(answer($r), '403 link', 'a forged link: refused');
-($r) = options('not-a-link');
+($r) = link_options('not-a-link');
 is(answer($r), '403 link', 'a malformed link: refused');
 $link = new_link('reset');
-($r) = options($link);
+($r) = link_options($link);
 is(answer($r), '403 link', 'a reset link: refused (another purpose)');
 # A create step with a good link but a challenge for another user.
 $link = new_link('enrol');
-($r, $opt) = options($link);
+($r, $opt) = link_options($link);
 my $o = JSON::PP::decode_json(HSCTest::slurp($opt));
 $o->{userName} = 'pk-dan';
 HSCTest::spew($opt, JSON::PP::encode_json($o));

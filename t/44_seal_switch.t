@@ -13,70 +13,23 @@ use warnings FATAL => 'all';
 use FindBin ();
 use lib "$FindBin::Bin/lib";
 use Apache::Test qw(-withtestmore);
-use Apache::TestRequest ();
 use File::Temp qw(tempdir);
-use JSON::PP ();
 use MIME::Base64 qw(decode_base64url);
 use POSIX qw(strftime);
 use HSCTest;
+use HSCPasskey;
 
 plan tests => 30;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
-my $tool = "$FindBin::Bin/../test/lib/hsc_soft_authn.py";
 my $work = tempdir(CLEANUP => 1);
 my $HOST = 'pk-attack.test';
-my $ORIGIN = "https://$HOST";
+my $ORIGIN = pk_host($HOST);
 my $PW = 'pk-sam-pw-1';
 my $U = 'pk-sam';
 admin_ok("$PW\n", 'add', $db, $U, '--kdf', 'sha256-chain:1000',
          '--password-stdin', '--force');
-my %AMR = (pwd => 1, hwk => 4, uv => 8, seal => 32);
-
-sub soft
-{
-    my (@args) = @_;
-    open my $fh, '-|', '/usr/bin/python3', $tool, @args or die "$tool: $!\n";
-    my $out = do { local $/; <$fh> };
-    close $fh or die "hsc_soft_authn.py $args[0]: exit " . ($? >> 8) . "\n";
-    return $out =~ /^\{/ ? JSON::PP::decode_json($out) : $out;
-}
-
-sub pk_post
-{
-    my ($path, $fields, %o) = @_;
-    my @h = (Host => $HOST, Origin => $ORIGIN);
-    push @h, (Cookie => "hsc=$o{cookie}") if defined $o{cookie};
-    return post_form($path, form_encode(map { $_ => $fields->{$_} }
-                                        sort keys %$fields), @h);
-}
-
-my $n = 0;
-sub options
-{
-    my ($path, $purpose, %o) = @_;
-    my $res = pk_post($path, { hsc_passkey => 'options', purpose => $purpose }, %o);
-    my $file = "$work/o" . ++$n . '.json';
-    HSCTest::spew($file, $res->content);
-    return (eval { JSON::PP::decode_json($res->content) } // {}, $file);
-}
-
-sub page
-{
-    my ($path, %o) = @_;
-    my @h = (Host => $HOST);
-    push @h, (Cookie => "hsc=$o{cookie}") if defined $o{cookie};
-    return Apache::TestRequest::GET($path, @h);
-}
-
-sub action
-{
-    my ($cookie, $action, %o) = @_;
-    return post_form($o{path} // '/pk-account',
-                     form_encode(action => $action, %{ $o{fields} // {} }),
-                     Host => $HOST, Origin => $ORIGIN, Cookie => "hsc=$cookie");
-}
 
 sub seal_required
 {
@@ -89,31 +42,28 @@ my $st = "$work/sam.json";
 sub second_factor
 {
     my ($cred, $prf) = @_;
-    my $pend = cookie_from(login($U, $PW, path => '/pk-login',
-                                 headers => [Host => $HOST, Origin => $ORIGIN])) // '';
-    my (undef, $opt) = options('/pk-login', 'second-factor', cookie => $pend);
+    my $pend = cookie_from(pk_login($U, $PW)) // '';
+    my (undef, undef, $opt) = options('/pk-login', 'second-factor', cookie => $pend);
     my $a = soft('assert', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
                  '--purpose', 'second-factor', "--cred=$cred", $prf ? ('--prf') : ());
     return cookie_from(pk_post('/pk-login', $a, cookie => $pend)) // '';
 }
 
 # --- no passkey: no switch ----------------------------------------------------------
-my $pw = cookie_from(login($U, $PW, path => '/pk-login',
-                           headers => [Host => $HOST, Origin => $ORIGIN])) // '';
+my $pw = cookie_from(pk_login($U, $PW)) // '';
 is((cookie_fields($pw))[7], $AMR{pwd}, 'a password login (no passkey yet): amr pwd');
 unlike(page('/pk-account', cookie => $pw)->content, qr/Every sign-in needs a passkey/,
        'no passkey: the page shows no switch');
 
 # --- a sealed and an unsealed passkey -------------------------------------------------
-my (undef, $opt) = options('/pk-account', 'create', cookie => $pw);
+my (undef, undef, $opt) = options('/pk-account', 'create', cookie => $pw);
 my $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
              '--alg', '-7', '--prf', '--name', 'phone');
 my $sealed = $f->{id};
 is(pk_post('/pk-account', $f, cookie => $pw)->code, 200, 'a sealed passkey added');
 my $j;
-($j, $opt) = options('/pk-account', 'create', cookie => $pw);
-delete $j->{excludeCredentials}; # another authenticator, the same tool state
-HSCTest::spew($opt, JSON::PP::encode_json($j));
+(undef, $j, $opt) = options('/pk-account', 'create', cookie => $pw);
+other_authenticator($opt, $j); # the same tool state
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
           '--alg', '-7', '--name', 'old-key');
 my $plain = $f->{id};

@@ -31,39 +31,6 @@
 static apr_pool_t *pool;
 static int registered, asserted, refused_cross, refused_alg;
 
-static unsigned char *field_bytes(vblock_t *b, const char *key, size_t *n)
-{
-    const char *hex = vb_field(b, key);
-    unsigned char *out;
-    long got;
-
-    *n = 0;
-    if (hex == NULL) {
-        return NULL;
-    }
-    out = apr_palloc(pool, strlen(hex) / 2 + 1);
-    got = vb_unhex(hex, out, strlen(hex) / 2 + 1);
-    if (got < 0) {
-        return NULL;
-    }
-    *n = (size_t)got;
-    return out;
-}
-
-static const char *field_b64u(vblock_t *b, const char *key)
-{
-    size_t n = 0;
-    unsigned char *raw = field_bytes(b, key, &n);
-    char *out;
-
-    if (raw == NULL) {
-        return "";
-    }
-    out = apr_palloc(pool, n * 4 / 3 + 4);
-    out[hsc_b64url_encode(raw, n, out)] = '\0';
-    return out;
-}
-
 static const char *const origins[] = {"https://other.example.org",
                                       "https://example.org"};
 
@@ -73,14 +40,14 @@ static void check_block(vblock_t *b)
 {
     const char *name = vb_field(b, "name");
     size_t rcd_len, att_len, ad_len, acd_len, sig_len, spki_len = 0;
-    unsigned char *rcd = field_bytes(b, "reg_client_data", &rcd_len);
-    unsigned char *att = field_bytes(b, "attestation", &att_len);
-    unsigned char *ad = field_bytes(b, "auth_data", &ad_len);
-    unsigned char *acd = field_bytes(b, "auth_client_data", &acd_len);
-    unsigned char *sig = field_bytes(b, "signature", &sig_len);
+    unsigned char *rcd = vb_bytes(b, "reg_client_data", pool, &rcd_len);
+    unsigned char *att = vb_bytes(b, "attestation", pool, &att_len);
+    unsigned char *ad = vb_bytes(b, "auth_data", pool, &ad_len);
+    unsigned char *acd = vb_bytes(b, "auth_client_data", pool, &acd_len);
+    unsigned char *sig = vb_bytes(b, "signature", pool, &sig_len);
     hsc_wa_expect_t e = {"example.org", origins, 2,
-                         field_b64u(b, "reg_challenge"), 0};
-    const char *ach = field_b64u(b, "auth_challenge");
+                         vb_b64u(b, "reg_challenge", pool), 0};
+    const char *ach = vb_b64u(b, "auth_challenge", pool);
     const unsigned char *adp;
     size_t adlen;
     hsc_wa_auth_data_t rad;
@@ -157,7 +124,7 @@ static void check_block(vblock_t *b)
                                         spki_len, alg, id, rad.cred_id_len,
                                         &reg, err, sizeof(err)),
              HSC_EAUTH, NAMED("another challenge: refused"));
-    e.challenge = field_b64u(b, "reg_challenge");
+    e.challenge = vb_b64u(b, "reg_challenge", pool);
     e.require_uv = !(rad.flags & HSC_WA_FLAG_UV);
     if (e.require_uv) {
         CHECK_EQ(hsc_wa_registration_verify(&e, rcd, rcd_len, att, att_len,

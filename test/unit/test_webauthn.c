@@ -45,40 +45,6 @@
 static apr_pool_t *pool;
 static int verified, refused_cross, refused_alg;
 
-/* The field as bytes (pool memory), *n its length; NULL when absent. */
-static unsigned char *field_bytes(vblock_t *b, const char *key, size_t *n)
-{
-    const char *hex = vb_field(b, key);
-    unsigned char *out;
-    long got;
-
-    if (hex == NULL) {
-        return NULL;
-    }
-    out = apr_palloc(pool, strlen(hex) / 2 + 1);
-    got = vb_unhex(hex, out, strlen(hex) / 2 + 1);
-    if (got < 0) {
-        return NULL;
-    }
-    *n = (size_t)got;
-    return out;
-}
-
-/* base64url of the field's bytes (a challenge as clientDataJSON has it). */
-static const char *field_b64u(vblock_t *b, const char *key)
-{
-    size_t n = 0;
-    unsigned char *raw = field_bytes(b, key, &n);
-    char *out;
-
-    if (raw == NULL) {
-        return "";
-    }
-    out = apr_palloc(pool, n * 4 / 3 + 4);
-    out[hsc_b64url_encode(raw, n, out)] = '\0';
-    return out;
-}
-
 /* The key's SPKI DER, read back through hsc_wa_key_from_spki: the same. */
 static void spki_round_trip(const char *name, EVP_PKEY *pk, int alg)
 {
@@ -110,13 +76,13 @@ static void check_block(vblock_t *b)
     const char *name = vb_field(b, "name");
     size_t rcd_len = 0, att_len = 0, ad_len = 0, acd_len = 0, sig_len = 0;
     size_t reg_ad_len = 0;
-    unsigned char *rcd = field_bytes(b, "reg_client_data", &rcd_len);
-    unsigned char *att = field_bytes(b, "attestation", &att_len);
-    unsigned char *ad = field_bytes(b, "auth_data", &ad_len);
-    unsigned char *acd = field_bytes(b, "auth_client_data", &acd_len);
-    unsigned char *sig = field_bytes(b, "signature", &sig_len);
-    const char *rch = field_b64u(b, "reg_challenge");
-    const char *ach = field_b64u(b, "auth_challenge");
+    unsigned char *rcd = vb_bytes(b, "reg_client_data", pool, &rcd_len);
+    unsigned char *att = vb_bytes(b, "attestation", pool, &att_len);
+    unsigned char *ad = vb_bytes(b, "auth_data", pool, &ad_len);
+    unsigned char *acd = vb_bytes(b, "auth_client_data", pool, &acd_len);
+    unsigned char *sig = vb_bytes(b, "signature", pool, &sig_len);
+    const char *rch = vb_b64u(b, "reg_challenge", pool);
+    const char *ach = vb_b64u(b, "auth_challenge", pool);
     const unsigned char *reg_ad = NULL;
     unsigned char rp_hash[32];
     hsc_wa_auth_data_t reg, as;
@@ -477,7 +443,7 @@ static void check_challenge(vblock_t *b)
     hsc_wa_purpose_t purpose = purpose_of(vb_field(b, "purpose"));
     const char *user = vb_text(b, "user"), *now = vb_field(b, "now_ms");
     size_t n = 0;
-    unsigned char *c = field_bytes(b, "challenge", &n);
+    unsigned char *c = vb_bytes(b, "challenge", pool, &n);
     int64_t issued = -1;
     hsc_status_t st;
 

@@ -16,6 +16,7 @@
 #include <apr_pools.h>
 #include <apr_strings.h>
 
+#include "hsc_b64.h"
 #include "hsc_test.h"
 
 #define VB_MAX_FIELDS 24
@@ -38,6 +39,10 @@ typedef void vb_check_fn(vblock_t *b);
  * vb_field: the value of key, marking it read; NULL when absent.
  * vb_text: as vb_field, with "(empty)" read as "".
  * vb_unhex: hex into out (cap bytes); the length, or -1.
+ * vb_bytes: a hex field as bytes (pool memory), *n its length; NULL (and
+ *   *n 0) when absent or not hex.
+ * vb_b64u: base64url of a hex field's bytes (a challenge as
+ *   clientDataJSON has it); "" when absent.
  * vb_read_file: read path, calling check on every block whose kind is one
  *   of kinds (NULL-terminated), and checking it read every field; a block
  *   of another kind, or a line that is no "key = value", fails. Returns the
@@ -79,6 +84,41 @@ static long vb_unhex(const char *hex, unsigned char *out, size_t cap)
         out[i] = (unsigned char)byte;
     }
     return (long)(n / 2);
+}
+
+static inline unsigned char *vb_bytes(vblock_t *b, const char *key,
+                                      apr_pool_t *pool, size_t *n)
+{
+    const char *hex = vb_field(b, key);
+    unsigned char *out;
+    long got;
+
+    *n = 0;
+    if (hex == NULL) {
+        return NULL;
+    }
+    out = apr_palloc(pool, strlen(hex) / 2 + 1);
+    got = vb_unhex(hex, out, strlen(hex) / 2 + 1);
+    if (got < 0) {
+        return NULL;
+    }
+    *n = (size_t)got;
+    return out;
+}
+
+static inline const char *vb_b64u(vblock_t *b, const char *key,
+                                  apr_pool_t *pool)
+{
+    size_t n = 0;
+    unsigned char *raw = vb_bytes(b, key, pool, &n);
+    char *out;
+
+    if (raw == NULL) {
+        return "";
+    }
+    out = apr_palloc(pool, n * 4 / 3 + 4);
+    out[hsc_b64url_encode(raw, n, out)] = '\0';
+    return out;
 }
 
 static int known_kind(const char *kind, const char *const *kinds)
