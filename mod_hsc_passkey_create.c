@@ -294,11 +294,15 @@ static void create(rp_t *rp, const char *user, const unsigned char *xn,
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                   HSCLOGNO(300) "user \"%s\" added a passkey \"%s\" (%s)%s",
                   who, ap_escape_logitem(r->pool, pk->name),
-                  pk->sealed ? "sealed" : "not sealed: no PRF",
+                  pk->sealed ? "sealed"
+                  : pk->prf  ? "not sealed: a link adds a second factor"
+                             : "not sealed: no PRF",
                   xn != NULL ? "" : " by a one-time enrolment link");
     hsc_ops_account(r, user, xn != NULL ? "passkey-add" : "link-passkey", NULL);
-    a->json = pk->sealed ? "{\"ok\":true,\"sealed\":true}"
-                         : "{\"ok\":true,\"sealed\":false}";
+    /* prf: the page tells "no PRF" from "a link's: a second factor". */
+    a->json = apr_psprintf(r->pool, "{\"ok\":true,\"sealed\":%s,\"prf\":%s}",
+                           pk->sealed ? "true" : "false",
+                           pk->prf ? "true" : "false");
 }
 
 /* --- an enrolment link: the first passkey without a session -------------

@@ -37,6 +37,8 @@ static const char style[] =
     "width:100%;min-height:44px;padding:.5rem .75rem;border:1px solid #767676;"
     "border-radius:6px;background:#fff;color:inherit}"
     "input[aria-invalid=true]{border-color:#b00020}"
+    /* hidden wins over the display rules below (passkey.js hides). */
+    "[hidden]{display:none!important}"
     "button{display:block;width:100%;min-height:44px;margin-top:1.5rem;"
     "padding:.5rem 1rem;font:inherit;font-weight:600;color:#fff;"
     "background:#1f5fbf;border:0;border-radius:6px;cursor:pointer}"

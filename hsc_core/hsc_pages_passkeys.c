@@ -203,16 +203,20 @@ const char *hsc_page_link_passkey(apr_pool_t *p, const hsc_page_conf_t *c,
                 "placeholder=\"phone, laptop, security key\">\n"),
             "<noscript><p class=\"hsc-help\">Adding a passkey needs "
             "JavaScript.</p></noscript>\n",
-            login_url ? apr_pstrcat(p,
-                                    "<p id=\"hsc-pk-signin\" hidden><a "
-                                    "class=\"hsc-link\" href=\"",
-                                    hsc_page_escape(p, login_url),
-                                    "\">Sign in with it</a></p>\n", NULL)
+            login_url ? apr_pstrcat(
+                p,
+                "<p id=\"hsc-pk-signin\" hidden><a "
+                "class=\"hsc-link\" href=\"",
+                hsc_page_escape(p, login_url),
+                "\">Sign in: your password, then this passkey</a></p>\n", NULL)
                       : "",
+            /* Hidden by passkey.js once the link is used by a passkey. */
+            "<div id=\"hsc-link-app\">\n"
             "<h2>Or an authenticator app</h2>\n"
             "<form method=\"post\">\n"
             "<input type=\"hidden\" name=\"action\" value=\"link-enrol\">\n"
             "<input type=\"hidden\" name=\"link\" value=\"",
-            esc, "\">\n<button type=\"submit\">Begin</button>\n</form>\n",
+            esc,
+            "\">\n<button type=\"submit\">Begin</button>\n</form>\n</div>\n",
             NULL));
 }

@@ -170,9 +170,21 @@
         return post(f);
       });
     }).then(function (j) {
-      say(j.sealed ? 'Passkey added.' : 'Passkey added (without a seal: this authenticator has no PRF).');
+      say(j.sealed ? 'Passkey added.'
+          : !j.prf ? 'Passkey added (without a seal: this authenticator has no PRF).'
+          : 'Passkey added. Sign in with your password, then this passkey.');
       if (link) {
+        // The link is used: nothing on this page works with it again.
         var signin = document.getElementById('hsc-pk-signin');
+        ['hsc-link-app', 'hsc-pk-name'].forEach(function (id) {
+          var e = document.getElementById(id);
+          if (e) {
+            e.hidden = true;
+          }
+        });
+        if (name && name.labels && name.labels[0]) {
+          name.labels[0].hidden = true;
+        }
         button.hidden = true;
         if (signin) {
           signin.hidden = false;

@@ -20,7 +20,7 @@ use JSON::PP ();
 use HSCTest;
 use HSCPasskey;
 
-plan tests => 28;
+plan tests => 29;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -70,9 +70,15 @@ is($r->code, 200, 'options with the link: 200');
 is(json_of($r)->{userName}, 'pk-lea', 'for the link\'s user');
 my $f = register($opt, '--prf', '--name', 'phone');
 my $id = $f->{id};
+my $off = HSCTest::log_size();
 $r = pk_post('/pk-account', { %$f, link => $link });
-is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : '-'), '200 ok -',
-   'create with the link (PRF given): a passkey is added, not sealed');
+is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : '-')
+   . ' ' . (json_of($r)->{prf} ? 'prf' : 'no-prf'), '200 ok - prf',
+   'create with the link (PRF given): a passkey is added, not sealed, '
+   . 'with PRF (the page says why)');
+like(HSCTest::log_since($off),
+     qr/HSC300: user "pk-lea" added a passkey "phone" \(not sealed: a link adds a second factor\) by a one-time enrolment link/,
+     'HSC300 says why it is not sealed');
 like(admin_ok(undef, 'webauthn', 'list', $db, 'pk-lea'), qr/phone/, 'hsc-admin lists it');
 is(scalar(() = admin_ok(undef, 'link', $db, '--list') =~ /^pk-lea enrol /mg), 0,
    'the link is gone (used)');
@@ -112,7 +118,8 @@ is((HSCTest::admin('webauthn', 'remove', $db, 'pk-lea', '--', $id))[0], 0,
 is($r->code, 200, 'now the same link gives options');
 $f = register($opt, '--name', 'key');
 $r = pk_post('/pk-account', { %$f, link => $link });
-is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain'), '200 ok plain',
+is(answer($r) . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain')
+   . ' ' . (json_of($r)->{prf} ? 'prf' : 'no-prf'), '200 ok plain no-prf',
    'and adds a passkey (without PRF: unsealed)');
 
 # --- dead links --------------------------------------------------------------------
