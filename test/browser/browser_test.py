@@ -10,6 +10,7 @@ Run by test/browser/browser-test.sh (make check) with Debian's
 import base64
 import hmac
 import os
+import re
 import shutil
 import socket
 import struct
@@ -90,7 +91,8 @@ class Server:
         self.pw = {"alice": "alice-Pw-1", "bob": "bob-Pw-1",
                    "carol": "carol-Pw-1", "dora": "dora-Pw-1",
                    "erin": "erin-Pw-1", "fred": "fred-Pw-1",
-                   "gina": "gina-Pw-1", "hank": "hank-Pw-1"}
+                   "gina": "gina-Pw-1", "hank": "hank-Pw-1",
+                   "ivy": "ivy-Pw-1"}
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -1025,6 +1027,51 @@ def passkey_walk(srv, b):
        "as a second factor: amr pwd|hwk|uv", (said, amr_of(b)))
     verify((pk_posts(b, "assert") or [{}])[-1], reg_h, -257,
            "the Python RP verifies the RS256 assertion")
+
+    # ivy: a one-time enrolment link adds her first passkey, no session
+    # (docs/passkeys.md, "Lost every passkey"). A link's passkey is never
+    # sealed, even with PRF: the page says what to do next, and she signs
+    # in with her password, then it.
+    out = subprocess.run([os.path.join(TOP_BUILD, "hsc-admin"), "link",
+                          srv.db, "ivy", "--for", "enrol"], check=True,
+                         capture_output=True, text=True).stdout
+    token = re.search(r"link=([A-Za-z0-9_-]{43})", out).group(1)
+    d.delete_all_cookies()
+    add_authenticator(b)  # resident, UV, PRF
+    d.get(base + "/pk-account?link=" + token)
+    pk_flags(b)
+    d.get(base + "/pk-account?link=" + token)
+    pk_shot(b, "pk-link")
+    d.find_element(By.ID, "hsc-pk-name").send_keys("phone")
+    said = pk_click(b)
+    reg_i = (pk_posts(b, "create") or [{}])[-1]
+    ok(said == "Passkey added. Sign in with your password, then this passkey."
+       and reg_i.get("link") == token and b.cookie() is None,
+       "an enrolment link's page: Add a passkey, with the link, no session; "
+       "the page says what comes next", (said, reg_i.get("link")))
+    signin = d.find_element(By.ID, "hsc-pk-signin")
+    ok(signin.is_displayed() and signin.find_element(By.TAG_NAME, "a")
+       .get_attribute("href") == base + "/login",
+       "and shows the way to sign in (HSCLoginURL)")
+    ok(not d.find_element(By.ID, "hsc-pk-go").is_displayed()
+       and not d.find_element(By.ID, "hsc-pk-name").is_displayed()
+       and not d.find_element(By.ID, "hsc-link-app").is_displayed(),
+       "the used link's forms are gone (Add a passkey, the authenticator "
+       "app)")
+    pk_shot(b, "pk-link-added")
+    d.get(base + "/pk-account?link=" + token)
+    ok("Add a passkey" not in b.text(), "the link works once",
+       b.text()[:200])
+    d.get(base + "/pk-login")
+    said = pk_click(b)
+    ok(said == "The passkey was refused." and b.cookie() is None,
+       "passwordless with the link's passkey: refused (not sealed)", said)
+    b.login("ivy", srv.pw["ivy"])
+    said = pk_click(b)
+    ok(said == "" and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"],
+       "her password, then the passkey: amr pwd|hwk|uv", (said, amr_of(b)))
+    verify((pk_posts(b, "assert") or [{}])[-1], reg_i, -7,
+           "the Python RP verifies the assertion of the link's passkey")
 
     # Last (a failed ceremony leaves this Chromium refusing later ones):
     # fred's key on an authenticator whose user is not verified.
