@@ -267,60 +267,30 @@ hsc_status_t hsc_pq_passkey_add_link(hsc_factors_t *f, const hsc_passkey_t *pk,
     return st;
 }
 
-/* When user's passkeys were last used (schema version 10,
- * hsc_passkeys_used): best effort, as SQLite's state file is read. NULL
- * on a fault: the list then says "-". */
-static PGresult *last_used_of(hsc_factors_t *f, const char *user)
-{
-    const char *v[1] = {user};
-    PGresult *res = NULL;
-
-    if (exec(f, "passkey last use",
-             "SELECT cred_id, last_used FROM "
-             "hsc_passkeys_used($1)",
-             1, v, NULL, NULL, 0, &res)
-            != HSC_OK
-        || PQnfields(res) != 2) {
-        PQclear(res);
-        return NULL;
-    }
-    return res;
-}
-
-/* pk's time in the rows of last_used_of; 0 when absent. */
-static int64_t last_used_in(const PGresult *used, const hsc_passkey_t *pk)
-{
-    int i;
-
-    for (i = 0; used != NULL && i < PQntuples(used); ++i) {
-        if ((size_t)PQgetlength(used, i, 0) == pk->id_len
-            && memcmp(PQgetvalue(used, i, 0), pk->id, pk->id_len) == 0) {
-            return be_int(used, i, 1);
-        }
-    }
-    return 0;
-}
-
 hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
                                  hsc_passkeys_each_fn *fn, void *baton)
 {
     const char *v[1] = {user};
     hsc_passkey_t pk;
-    PGresult *res, *used;
+    PGresult *res;
     hsc_status_t st;
     int i;
 
     st = exec(f, "passkey list",
-              "SELECT cred_id, alg, sign_count, be, bs, uv, transports, prf, "
-              "sealed, name, created FROM hsc_passkeys_of($1)",
+              /* "Last used" (version 10) in the same round trip: NULL
+               * for a passkey never used. */
+              "SELECT o.cred_id, o.alg, o.sign_count, o.be, o.bs, o.uv, "
+              "o.transports, o.prf, o.sealed, o.name, o.created, u.last_used "
+              "FROM hsc_passkeys_of($1) o "
+              "LEFT JOIN hsc_passkeys_used($1) u USING (cred_id) "
+              "ORDER BY o.created, o.cred_id",
               1, v, NULL, NULL, 0, &res);
     if (st != HSC_OK) {
         return st;
     }
-    used = last_used_of(f, user);
     for (i = 0; i < PQntuples(res); ++i) {
         memset(&pk, 0, sizeof(pk));
-        if (PQnfields(res) != 11
+        if (PQnfields(res) != 12
             || !blob_col(res, i, 0, pk.id, sizeof(pk.id), &pk.id_len)
             || !text_col(res, i, 6, pk.transports, sizeof(pk.transports))
             || !text_col(res, i, 9, pk.name, sizeof(pk.name))) {
@@ -337,12 +307,11 @@ hsc_status_t hsc_pq_passkey_list(hsc_factors_t *f, const char *user,
         pk.prf = bool_col(res, i, 7);
         pk.sealed = bool_col(res, i, 8);
         pk.created = be_int(res, i, 10);
-        pk.last_used = last_used_in(used, &pk);
+        pk.last_used = PQgetisnull(res, i, 11) ? 0 : be_int(res, i, 11);
         if (fn(baton, &pk)) {
             break;
         }
     }
-    PQclear(used);
     PQclear(res);
     return st;
 }
