@@ -9,11 +9,13 @@
  * per request: an entry keyed by the user name holds HMAC-SHA256 of the
  * name and password under a key made in child_init (never the password
  * nor x_n), and the state of the user's row it was checked against (the
- * verifier SHA-256(x_n), the revocation time and generation). A hit needs
+ * verifier SHA-256(x_n), the revocation time and generation, and the
+ * row's updated time, which every change of its second factors raises:
+ * the schema's triggers). A hit needs
  * the row as every request reads it (the record cache), enabled, in the
  * same state, and a constant-time equal HMAC: a new password, a
- * revocation or a disabled user take effect on the next request in every
- * child. Entries live PW_TTL seconds at most, in a table of PW_SLOTS
+ * revocation, a disabled user or a second factor set up take effect on
+ * the next request in every child. Entries live PW_TTL seconds at most, in a table of PW_SLOTS
  * (4-way sets).
  *
  * The password over Basic would bypass a second factor: it is refused for
@@ -57,6 +59,7 @@ typedef struct {
     unsigned char mac[32];       /* HMAC-SHA256(key, user NUL password) */
     unsigned char verifier[HSC_AUTH_LEN]; /* the row's SHA-256(x_n) */
     int64_t revoked_before, gen;          /* the row's revocation state */
+    int64_t updated; /* the row's: a factor set up or removed changes it */
     int64_t checked_at;                   /* the KDF check, Unix seconds */
 } pw_entry_t;
 
@@ -154,9 +157,11 @@ static int pw_hit(const hsc_user_t *u, const unsigned char mac[32], int64_t now,
     if (pw_slots != NULL && (e = pw_find(pw_set(u->name), u->name)) != NULL) {
         if (u->disabled || now - e->checked_at >= ttl || now < e->checked_at
             || e->gen != u->gen || e->revoked_before != u->revoked_before
+            || e->updated != u->updated
             || !hsc_ct_equal(e->verifier, u->authenticator,
                              sizeof(e->verifier))) {
-            /* Stale: a new password, a revocation, disabled, or old. */
+            /* Stale: a new password, a revocation, disabled, a factor
+             * set up or removed (updated), or old. */
             OPENSSL_cleanse(e, sizeof(*e));
         }
         else if (hsc_ct_equal(e->mac, mac, sizeof(e->mac))) {
@@ -201,6 +206,7 @@ static void pw_keep(const hsc_user_t *u, const unsigned char mac[32],
     memcpy(e->verifier, u->authenticator, sizeof(e->verifier));
     e->revoked_before = u->revoked_before;
     e->gen = u->gen;
+    e->updated = u->updated;
     e->checked_at = now;
     apr_thread_mutex_unlock(pw_lock);
 }

@@ -109,7 +109,7 @@ my ($rc, $out) = admin('init', $v1);
 storeid_fix_owner();
 is($rc, 0, 'hsc-admin init upgrades the file') or diag $out;
 like($out, qr/store id [0-9a-f]{32}$/m, 'and prints its new store id');
-is(user_version($v1), 6, 'now version 6');
+is(user_version($v1), 7, 'now version 7');
 is(login_at('storeid-v1.test', 'sid-user', 'wrong'), 401,
    'the next failure is checked: counted under the store id now');
 # The upgrade logs nobody out; new logins are format 2; a revocation ends

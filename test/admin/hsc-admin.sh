@@ -129,7 +129,7 @@ expect 0 "init" "$ADMIN" init "$DB"
 check "database mode 0600" test "$(stat -c %a "$DB")" = 600
 check "application_id is HSC1" \
     test "$(sqlite3 "$DB" 'PRAGMA application_id')" = 1213416241
-check "user_version is 6" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6
+check "user_version is 7" test "$(sqlite3 "$DB" 'PRAGMA user_version')" = 7
 check "the TOTP state file beside it, mode 0600" \
     test "$(stat -c %a "$DB-state")" = 600
 store_id=$(sqlite3 "$DB" 'SELECT store_id FROM hsc_meta WHERE id = 1')
@@ -157,7 +157,7 @@ check "and its user" out_has "^old"
 check "without upgrading it" \
     test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 1
 expect 0 "init upgrades a version 1 file" "$ADMIN" init "$T/v1.db"
-check "to version 6" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 6
+check "to version 7" test "$(sqlite3 "$T/v1.db" 'PRAGMA user_version')" = 7
 v1_id=$(sqlite3 "$T/v1.db" 'SELECT store_id FROM hsc_meta')
 check "with a new store id, printed" out_has "up to date, store id $v1_id\$"
 check "unlike the other database's" test "$v1_id" != "$store_id"
@@ -1039,7 +1039,7 @@ sqlite3 "$T/v5.db" "DROP TRIGGER hsc_users_passkeys_go; DROP TABLE hsc_passkeys;
 expect 4 "webauthn list on a schema 5 file" "$ADMIN" webauthn list "$T/v5.db" pam
 check "says to run init" err_has "hsc-admin init"
 expect 0 "init upgrades it" "$ADMIN" init "$T/v5.db"
-check "to version 6" test "$(sqlite3 "$T/v5.db" 'PRAGMA user_version')" = 6
+check "to version 7" test "$(sqlite3 "$T/v5.db" 'PRAGMA user_version')" = 7
 expect 0 "then webauthn list works" "$ADMIN" webauthn list "$T/v5.db" pam
 expect 0 "del pam" "$ADMIN" del "$P" pam
 check "deletes her passkeys and handle" test "$(pq "SELECT (SELECT count(*) \

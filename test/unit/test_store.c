@@ -153,7 +153,7 @@ static void create_writes_application_id_version_and_wal(void)
     hsc_store_close(s);
     CHECK_EQ(raw_int(path, "PRAGMA application_id"), APP_ID,
              "application_id is HSC1");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "user_version is 6");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "user_version is 7");
     CHECK_STR(raw_text(path, "PRAGMA journal_mode", text, sizeof(text)), "wal",
               "journal mode is WAL");
     raw_text(path, "SELECT sql FROM sqlite_master WHERE name = 'hsc_users'",
@@ -167,7 +167,7 @@ static void create_writes_application_id_version_and_wal(void)
     st = hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err, sizeof(err));
     CHECK_EQ(st, HSC_OK, "CREATE on an existing hsc database opens it");
     hsc_store_close(s);
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "still version 6");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "still version 7");
     rm_db(path);
 }
 
@@ -561,11 +561,11 @@ static void open_refuses_missing_foreign_garbage_and_newer_files(void)
 
     s = fresh_store(path, sizeof(path), "newer");
     hsc_store_close(s);
-    raw_exec(path, "PRAGMA user_version = 7");
+    raw_exec(path, "PRAGMA user_version = 8");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_ESTORE,
              "a newer schema version is refused");
     CHECK(contains(err, "newer"), "message says newer");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "version untouched");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 8, "version untouched");
     rm_db(path);
 
     CHECK_EQ(hsc_store_sqlite_open(tmpdir, 0, &s, err, sizeof(err)), HSC_EIO,
@@ -633,7 +633,7 @@ static void open_migrates_an_older_version_when_writable(void)
     CHECK_EQ(raw_int(path, "PRAGMA user_version"), 0, "still version 0");
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
              "a writable open migrates");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "now version 6");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "now version 7");
     make_user(&u, "dave", "", 9);
     CHECK_EQ(hsc_store_add(s, &u), HSC_OK, "and the table works");
     hsc_store_close(s);
@@ -790,7 +790,7 @@ static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
                                    sizeof(err)),
              HSC_OK, "init upgrades version 1");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "now version 6");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "now version 7");
     CHECK_EQ(hsc_store_id(s, id, sizeof(id)), HSC_OK, "with a store id");
     CHECK(is_store_id(id), "of 32 hex digits");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice kept");
@@ -813,7 +813,7 @@ static void version_1_is_upgraded_by_init_and_read_as_is_before(void)
     s = NULL;
     CHECK_EQ(hsc_store_sqlite_open(path, 0, &s, err, sizeof(err)), HSC_OK,
              "a read-write open");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "upgrades it");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "upgrades it");
     CHECK_EQ(hsc_store_id(s, id2, sizeof(id2)), HSC_OK, "and makes an id");
     CHECK(strcmp(id2, id) != 0, "a new one (the old was dropped)");
     hsc_store_close(s);
@@ -877,7 +877,7 @@ static void gen_grows_with_each_revocation_and_survives_upgrade(void)
     CHECK_EQ(hsc_store_sqlite_open(path, HSC_STORE_CREATE, &s, err,
                                    sizeof(err)),
              HSC_OK, "hsc-admin init upgrades it");
-    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 6, "to version 6");
+    CHECK_EQ(raw_int(path, "PRAGMA user_version"), 7, "to version 7");
     CHECK_EQ(hsc_store_get(s, "alice", 5, &u), HSC_OK, "alice kept");
     CHECK_EQ(u.gen, 0, "at gen 0");
     hsc_store_close(s);
