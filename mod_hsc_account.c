@@ -155,6 +155,11 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
                 o);
         return;
     }
+    /* The current password is always asked; a user with a second factor
+     * also needs it used within HSCAccountRecentAuth. */
+    if (hsc_account_factor_gate(r, a, "password", o) < 0) {
+        return;
+    }
     has_factor = hsc_account_factors(r, a, &fi) == 0 && hsc_factors_any(&fi);
     hsc_account_policy(a->sc, a->d, has_factor, &b, &min_chars);
     if (repeat
@@ -329,13 +334,42 @@ static int is_action(const hsc_login_form_t *f, const char *name)
     return f->action.present && strcmp(f->action.value, name) == 0;
 }
 
+int hsc_account_factor_gate(request_rec *r, const hsc_account_t *a,
+                            const char *action, hsc_account_outcome_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    if (a->link != NULL) {
+        return 0; /* an administrator's enrolment link: its own rule */
+    }
+    switch (
+        hsc_factor_gate(r, a->sc, &a->c, a->user, action, a->d->recent_auth)) {
+    case HSC_FACTOR_GATE_NO_FACTOR: return 0;
+    case HSC_FACTOR_GATE_FRESH: return 1;
+    case HSC_FACTOR_GATE_NEEDED:
+        refused(r, a, action, HTTP_UNAUTHORIZED, "factor_needed",
+                "This change needs your second factor: confirm it first "
+                "(\"Confirm with your second factor\" on this page), then "
+                "try again.",
+                o);
+        return -1;
+    default:
+        hsc_ops_account(r, a->user, action, "store_fault");
+        o->status = HTTP_SERVICE_UNAVAILABLE;
+        o->reason = "store_fault";
+        return -1;
+    }
+}
+
 int hsc_account_confirmed(request_rec *r, const hsc_account_t *a,
                           const hsc_login_form_t *f, const char *action,
                           hsc_account_outcome_t *o)
 {
     hsc_login_t l;
 
-    memset(o, 0, sizeof(*o));
+    switch (hsc_account_factor_gate(r, a, action, o)) {
+    case 1: return 1;  /* a second factor, used recently */
+    case -1: return 0; /* the user has one, not used lately: *o */
+    }
     if (a->recent) {
         return 1;
     }

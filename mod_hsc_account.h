@@ -112,7 +112,15 @@ int hsc_account_current(request_rec *r, const hsc_account_t *a,
                         const char *action, const hsc_form_field_t *pw,
                         hsc_login_t *l, hsc_account_outcome_t *o);
 
-/* A factor change's confirmation: 1 after a recent login
+/* Where a's user has a second factor, a change to what proves them needs
+ * this session to carry one used within HSCAccountRecentAuth: 1 when it
+ * does, 0 when the user has none (or a's is an enrolment link), -1 with
+ * *o (401 factor_needed, 503) when refused (logged, audited). */
+int hsc_account_factor_gate(request_rec *r, const hsc_account_t *a,
+                            const char *action, hsc_account_outcome_t *o);
+
+/* A factor change's confirmation: where the user has a second factor,
+ * hsc_account_factor_gate's; else 1 after a recent login
  * (HSCAccountRecentAuth) or with f's right password (counted like a
  * login); else 0 and *o (401 not_recent, or hsc_account_current's). */
 int hsc_account_confirmed(request_rec *r, const hsc_account_t *a,

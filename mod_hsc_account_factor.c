@@ -253,6 +253,15 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                   HSCLOGNO(217) "user \"%s\" turned on an authenticator app",
                   ap_escape_logitem(r->pool, a->user));
     hsc_ops_account(r, a->user, "totp-on", NULL);
+    if (a->link == NULL && a->c.format == 2) {
+        /* The code just proved the new factor: this session now carries
+         * it, so the next change (recovery codes, a passkey) needs no
+         * second sign-in. A failure only means that it will. */
+        hsc_account_t b = *a;
+        b.c.amr |= HSC_AMR_OTP;
+        b.c.mfa_at = now < a->c.iat ? a->c.iat : now;
+        (void)hsc_account_reissue(r, &b, &a->u, a->c.auth);
+    }
     /* Without recovery codes a lost phone locks the user out: a first set
      * comes with the app. */
     if (fi.recovery_left == 0) {

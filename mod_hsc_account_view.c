@@ -186,6 +186,11 @@ int hsc_account_show(request_rec *r, const hsc_account_t *a, int status,
     v.error = error;
     tokens_of(r, a, &v);
     passkeys_of(r, a, &v);
+    if (a->link == NULL && a->d->login_url != NULL
+        && ((known && hsc_factors_any(&fi)) || v.n_passkeys > 0)
+        && !hsc_factor_fresh(r, &a->c, a->d->recent_auth)) {
+        v.stepup_url = hsc_login_url_back(r, a->d, "&factor=1");
+    }
     return hsc_form_send(r, status, hsc_page_account(r->pool, &pc, &v));
 }
 

@@ -538,6 +538,13 @@ static int account_refusal(request_rec *r, const hsc_account_outcome_t *o)
                          "You signed in a while ago: send your password as "
                          "\"password\" to confirm, or log in again.");
     }
+    if (!strcmp(code, "factor_needed")) {
+        /* The user has a second factor, not used lately: a step-up. */
+        return api_error(r, HTTP_FORBIDDEN, code,
+                         "This change needs your second factor: post a code "
+                         "to \"code\" (or use a passkey on the login page), "
+                         "then try again.");
+    }
     switch (status) {
     case HTTP_TOO_MANY_REQUESTS:
         return api_wait(r, status, o->retry_after, "throttled",

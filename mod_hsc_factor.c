@@ -2,7 +2,7 @@
  * mod_hsc_factor.c: the second-factor step of a login (HSCSecondFactor;
  * docs/second-factors.md, hsc-v2.md "Issuing").
  *
- * After a right password, a user who owes a second factor gets a pending
+ * After a right password, a user who has a second factor gets a pending
  * cookie (amr pwd|pending, valid a few minutes, refused everywhere but
  * here) and a 303 back to the login page, which then shows the code form.
  * A right code (TOTP, or a recovery code in the same field) re-issues the
@@ -105,9 +105,8 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_factors_t *f;
     hsc_status_t st;
 
-    if (d->second_factor == HSC_SECOND_FACTOR_OFF) {
-        return HSC_FACTOR_NOT_DUE;
-    }
+    /* Read at every door and for every location: a factor belongs to the
+     * user, and HSCSecondFactor only says what a user without one gets. */
     if ((f = hsc_factor_open(r, sc, 0)) == NULL) {
         return HSC_FACTOR_FAULT;
     }
@@ -177,6 +176,37 @@ int hsc_factor_has(request_rec *r, const hsc_srv_conf_t *sc, const char *user)
     /* A passkey counts (a store older than passkeys has none: debug). */
     return (f = hsc_factor_open(r, sc, 1)) != NULL
            && hsc_factor_passkeys(r, f, user, APLOG_DEBUG) == 1;
+}
+
+int hsc_factor_fresh(request_rec *r, const hsc_cookie_t *c, apr_int64_t recent)
+{
+    apr_int64_t now = apr_time_sec(r->request_time);
+
+    return (c->amr & HSC_AMR_FACTOR) && !(c->amr & HSC_AMR_PENDING)
+           && c->mfa_at > 0 && now - c->mfa_at <= recent; /* verified:
+                                                           * mfa_at <= now
+                                                           * + skew */
+}
+
+hsc_factor_gate_t hsc_factor_gate(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_cookie_t *c, const char *user,
+                                  const char *action, apr_int64_t recent)
+{
+    /* The cookie first: a fresh factor needs no read of the factors. */
+    if (hsc_factor_fresh(r, c, recent)) {
+        return HSC_FACTOR_GATE_FRESH;
+    }
+    switch (hsc_factor_has(r, sc, user)) {
+    case 0: return HSC_FACTOR_GATE_NO_FACTOR;
+    case 1: break;
+    default: return HSC_FACTOR_GATE_FAULT; /* logged (HSC193, HSC205) */
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(380) "%s of user \"%s\" refused: the user has a "
+                                "second factor and this session has not used "
+                                "it within HSCAccountRecentAuth",
+                  action, ap_escape_logitem(r->pool, user));
+    return HSC_FACTOR_GATE_NEEDED;
 }
 
 /* What a code check needs (hsc_code_check_fn's baton). */

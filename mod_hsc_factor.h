@@ -7,6 +7,7 @@
 
 #include "httpd.h"
 
+#include "hsc_cookie.h"
 #include "hsc_factors.h"
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
@@ -19,7 +20,9 @@ typedef enum {
     HSC_FACTOR_FAULT    /* the factors cannot be read (logged): 503 */
 } hsc_factor_due_t;
 
-/* After user u's right password at a location of d. */
+/* After user u's right password at a location of d: DUE whenever u has
+ * a second factor, whatever d says (a factor belongs to the user, at
+ * every door); MISSING where d requires one and u has none. */
 hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
                                 const hsc_dir_conf_t *d, const hsc_user_t *u);
 
@@ -51,6 +54,24 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
                                      hsc_store_t *store, const char *user,
                                      const char *code, size_t code_len,
                                      unsigned *amr, apr_int64_t *retry_after);
+
+/* May a session change what proves its user (a factor, the password, an
+ * app password)? A user who has a second factor needs a cookie carrying
+ * one used within recent seconds: the password alone never lowers what
+ * the user set up. */
+typedef enum {
+    HSC_FACTOR_GATE_NO_FACTOR, /* the user has none: the caller's own rule */
+    HSC_FACTOR_GATE_FRESH,     /* c carries a factor used recently enough */
+    HSC_FACTOR_GATE_NEEDED,    /* the user has one; c lacks it (logged) */
+    HSC_FACTOR_GATE_FAULT      /* the factors cannot be read (logged) */
+} hsc_factor_gate_t;
+
+/* 1 when c carries a second factor used at most recent seconds ago. */
+int hsc_factor_fresh(request_rec *r, const hsc_cookie_t *c, apr_int64_t recent);
+
+hsc_factor_gate_t hsc_factor_gate(request_rec *r, const hsc_srv_conf_t *sc,
+                                  const hsc_cookie_t *c, const char *user,
+                                  const char *action, apr_int64_t recent);
 
 /* Registers Require hsc-factor and the answer to a denial it causes. */
 /* 1 when user has a passkey, 0 when none, -1 when they cannot be read

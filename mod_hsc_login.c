@@ -126,8 +126,8 @@ static hsc_status_t code_login(request_rec *r, const hsc_srv_conf_t *sc,
 }
 
 /*
- * GET: the code form for a pending cookie (where HSCSecondFactor is on)
- * or, with ?factor=1 (a location sent the browser here for a second
+ * GET: the code form for a pending cookie (a user with a factor, at any
+ * login page) or, with ?factor=1 (a location sent the browser here for a second
  * factor), for a full login whose user has one; else the login form.
  */
 static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
@@ -150,8 +150,7 @@ static int login_get(request_rec *r, const hsc_srv_conf_t *sc,
             step_up = f.factor.present;
         }
     }
-    if ((d->second_factor == HSC_SECOND_FACTOR_OFF && !step_up)
-        || code_login(r, sc, d, &store, &c, &user) != HSC_OK) {
+    if (code_login(r, sc, d, &store, &c, &user) != HSC_OK) {
         return login_page(r, d, ret, HTTP_OK, NULL, NULL);
     }
     rv = (c.amr & HSC_AMR_PENDING) != 0;

@@ -429,6 +429,21 @@ void hsc_pk_account_step(rp_t *rp, answer_t *a)
         hsc_pk_refuse(a, HTTP_FORBIDDEN, "reauth");
         return;
     }
+    /* A user who has a second factor adds a passkey only with it, used
+     * lately: a password-only session sets up the first factor, nothing
+     * more (else a stolen password would add a sealed passkey). */
+    switch (hsc_factor_gate(r, rp->sc, &c, u.name, "new passkey",
+                            rp->d->recent_auth)) {
+    case HSC_FACTOR_GATE_NEEDED:
+        hsc_wipe(&c, sizeof(c));
+        hsc_pk_refuse(a, HTTP_FORBIDDEN, "factor_needed");
+        return;
+    case HSC_FACTOR_GATE_FAULT:
+        hsc_wipe(&c, sizeof(c));
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    default: break;
+    }
     if (options) {
         options_create(rp, apr_pstrmemdup(r->pool, c.user, c.user_len), a);
     }

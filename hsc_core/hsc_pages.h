@@ -143,6 +143,9 @@ typedef struct {
     size_t n_passkeys;
     int seal_required;  /* the user's seal switch is on */
     int sealed_session; /* this session's cookie has the seal */
+    /* The user has a second factor this session has not used within
+     * HSCAccountRecentAuth: the login page's step-up (NULL: none due). */
+    const char *stepup_url;
 } hsc_account_view_t;
 
 /* The account page's passkeys (hsc_pages_passkeys.c): the list with a

@@ -92,6 +92,22 @@ static const char *factor_forms(apr_pool_t *p, const hsc_account_view_t *v)
         NULL);
 }
 
+/* A user with a second factor changes how they sign in only with it,
+ * used lately: where this session has not, the way to use it now. */
+static const char *stepup_note(apr_pool_t *p, const hsc_account_view_t *v)
+{
+    if (v->stepup_url == NULL) {
+        return "";
+    }
+    return apr_pstrcat(p,
+                       "<p class=\"hsc-note\" id=\"hsc-stepup\">Changing your "
+                       "password, second factors, passkeys or app passwords "
+                       "needs your second factor, used in this session "
+                       "lately. <a class=\"hsc-link\" href=\"",
+                       hsc_page_escape(p, v->stepup_url),
+                       "\">Confirm with your second factor</a></p>\n", NULL);
+}
+
 const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
                              const hsc_account_view_t *v)
 {
@@ -128,7 +144,7 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
     return hsc_page_doc(
         p, c, "Your account",
         apr_pstrcat(
-            p, note, err, "<dl class=\"hsc-facts\">\n",
+            p, note, err, stepup_note(p, v), "<dl class=\"hsc-facts\">\n",
             fact(p, "Signed in as",
                  apr_pstrcat(p, "<strong>", hsc_page_escape(p, v->user),
                              "</strong>", NULL)),

@@ -61,6 +61,7 @@
     reauth: 'For a new passkey, log out and log in again with your password first.',
     exists: 'This passkey is registered already.',
     link: 'This link cannot be used: it was used already, replaced by a newer one, or it has expired. Ask for a new one.',
+    factor_needed: 'This account has a second factor: confirm it first (\u201cConfirm with your second factor\u201d on this page), then add the passkey.',
     has_passkey: 'This account has a passkey already: sign in with it, and add more on your account page.',
     no_pending_login: 'Your sign-in expired. Log in again.',
     bad_request: 'The passkey answer was not understood.',
