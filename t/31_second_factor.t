@@ -13,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 68;
+plan tests => 70;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -198,8 +198,8 @@ is(post_form('/2fa-login', form_encode(code => totp($keyt, time + 30)),
              Cookie => "hsc=$pending", @ah)->code,
    503, 'HSCThrottleUser 0: no code is checked (503)');
 
-# A user database older than the factor tables (schema-v2.test): where a
-# second factor may be asked, no login gets past the password unchecked.
+# A user database older than the factor tables (schema-v2.test): since any
+# user may have a second factor, no login gets past the password unchecked.
 my @v2 = (Host => 'schema-v2.test');
 my $v2login = sub {
     my ($path) = @_;
@@ -209,10 +209,22 @@ my $v2login = sub {
 is($v2login->('/2fa-required-login')->code, 503,
    'schema 2, HSCSecondFactor required: 503, not a login');
 is($v2login->('/2fa-login')->code, 503, 'optional: 503 too');
+# A second factor belongs to the user, not to the location: where
+# HSCSecondFactor is off the module must still know whether the user has
+# one, and this file cannot say, so that login fails closed as well.
+my $v2off = log_size();
 $res = $v2login->('/login');
-is($res->code, 303, 'where it is off: a login');
-my $f1 = cookie_from($res) // '';
-is((cookie_fields($f1))[0], 1, 'with a format 1 cookie (no gen there)');
+is($res->code, 503, 'where it is off: 503 too (the user may have a factor)');
+like(log_since($v2off), qr/HSC193: .*schema version 2 has no second factors: "hsc-admin init \S+" upgrades it/,
+     'the log names the upgrade');
+# A format 1 cookie that a login issued before the factor rule (minted
+# here from the password, checked against the stored authenticator).
+my $f1 = mint1(db => storeid_db('schema-v2'), user => 'sid-user',
+               password => 'sid-pw', iat => time - 60, exp => time + 3600)
+    // '';
+is((cookie_fields($f1))[0], 1, 'a format 1 cookie such a login made (no gen there)');
+is(get_with('/private/page.html', 'hsc', $f1, @v2)->code, 200,
+   'which the file still takes (a cookie check reads no factor)');
 like(get_with('/login?factor=1', 'hsc', $f1, @v2)->content,
      qr/name="password"/, 'a format 1 login is asked for the password');
 like(post_form('/login', form_encode(code => '123456'), Cookie => "hsc=$f1",

@@ -24,7 +24,7 @@ our @EXPORT = qw(
     get_with sleep_until %PW html_field base32_decode totp
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
     log_size log_since free_port answer_detail storeid_db storeid_fix_owner
-    mint2
+    mint2 mint1
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -346,6 +346,39 @@ sub mint2
         encode_base64url($c{auth});
     my $m = join "\n", $body, $c{scope} // '', $c{address} // '';
     return $body . '.' . encode_base64url(hmac_sha256($m, $k));
+}
+
+# A format 1 cookie value (docs/spec/hsc-v1.md) as a module before the
+# factor tables issued it to a password login, for a file where no login
+# issues one now (a file without the factor tables fails closed, 503): x_n
+# is computed here from the password and the salt in the SQLite file $db
+# (sha256-chain only) and checked against the stored authenticator, so the
+# value is exactly the one that login made. Returns undef if it does not
+# match. %c: db, user, password, iat, exp, keys.
+sub mint1
+{
+    my (%c) = @_;
+    (my $u = $c{user}) =~ s/'/''/g;
+    open my $q, '-|', 'sqlite3', $c{db},
+        "SELECT hex(salt), kdf, hex(authenticator) FROM hsc_users "
+        . "WHERE username = '$u'" or return undef;
+    my $row = <$q> // '';
+    close $q;
+    chomp $row;
+    my ($salt, $kdf, $v) = split /\|/, $row;
+    return undef unless $kdf && $kdf =~ /^sha256-chain:(\d+)$/;
+    my $n = $1;
+    $salt = pack 'H*', $salt;
+    my $x = $c{password};
+    $x = Digest::SHA::sha256($x . $salt) for 1 .. $n;
+    return undef unless uc unpack('H*', Digest::SHA::sha256($x)) eq $v;
+    my ($line) = grep { /^[A-Za-z0-9_-]+\s+\S/ }
+        split /\n/, slurp($c{keys} // var_dir() . '/keys');
+    my ($kid, $secret) = split /\s+/, $line;
+    my $k = hmac_sha256('hsc-cookie-mac-v1', decode_base64url($secret));
+    my $body = join '.', 1, $kid, encode_base64url($c{user}), $c{iat},
+        $c{exp}, encode_base64url($x);
+    return $body . '.' . encode_base64url(hmac_sha256("$body\n\n", $k));
 }
 
 sub sleep_until
