@@ -474,6 +474,12 @@ static int account_handler(request_rec *r)
         return rv;
     }
     st = hsc_account_session(r, &a);
+    if (st == HSC_EPENDING
+        && (rv = hsc_account_setup(r, &a, get, &f)) != DECLINED) {
+        hsc_wipe(&a.c, sizeof(a.c));
+        hsc_wipe(body, len);
+        return rv;
+    }
     if (st != HSC_OK) {
         hsc_wipe(body, len);
         return hsc_status_class(st) == HSC_CLASS_FAULT

@@ -37,6 +37,11 @@ typedef struct {
      * by the first right code). NULL otherwise. */
     const char *link;
     const unsigned char *link_hash;
+    /* A login's pending cookie of a user without a factor, taken only to
+     * set up the first (mod_hsc_account_setup.c), and where the login
+     * goes back to afterwards (NULL: the page). */
+    int setup;
+    const char *ret;
 } hsc_account_t;
 
 /* --- mod_hsc_account_view.c: below every other part -------------------- */
@@ -175,6 +180,12 @@ int hsc_account_passkey_remove(request_rec *r, const hsc_account_t *a,
  * a recent login (or the password again). */
 int hsc_account_seal_switch(request_rec *r, const hsc_account_t *a,
                             const hsc_login_form_t *f, int on);
+
+/* mod_hsc_account_setup.c: a's request with a login's pending cookie of
+ * a user without a factor (HSCSecondFactor required, HSCAccountURL): the
+ * setup page and its two actions; DECLINED when it is no such cookie. */
+int hsc_account_setup(request_rec *r, hsc_account_t *a, int get,
+                      const hsc_login_form_t *f);
 
 int hsc_account_link(request_rec *r, const hsc_srv_conf_t *sc,
                      const hsc_dir_conf_t *d, int get,

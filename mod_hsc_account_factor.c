@@ -166,7 +166,8 @@ static int new_codes(request_rec *r, const hsc_account_t *a, hsc_factors_t *f,
         shown[i] = codes[i];
     }
     html = hsc_page_recovery_codes(r->pool, &pc, notice, shown,
-                                   HSC_RECOVERY_DEFAULT_COUNT, r->uri);
+                                   HSC_RECOVERY_DEFAULT_COUNT,
+                                   a->ret ? a->ret : r->uri);
     hsc_wipe(codes, sizeof(codes));
     return hsc_form_send(r, HTTP_OK, html);
 }
@@ -256,9 +257,10 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
     if (a->link == NULL && a->c.format == 2) {
         /* The code just proved the new factor: this session now carries
          * it, so the next change (recovery codes, a passkey) needs no
-         * second sign-in. A failure only means that it will. */
+         * second sign-in, and a login that waited for a first factor
+         * (a->setup) is finished. A failure means signing in again. */
         hsc_account_t b = *a;
-        b.c.amr |= HSC_AMR_OTP;
+        b.c.amr = (b.c.amr & ~HSC_AMR_PENDING) | HSC_AMR_OTP;
         b.c.mfa_at = now < a->c.iat ? a->c.iat : now;
         (void)hsc_account_reissue(r, &b, &a->u, a->c.auth);
     }

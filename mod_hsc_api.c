@@ -349,6 +349,12 @@ static int login_answer(request_rec *r, const hsc_dir_conf_t *d,
             hsc_json_add_string(w, "next", d->login_url, strlen(d->login_url));
         }
         return send_json(r, HTTP_OK, w);
+    case HSC_LOGIN_RESULT_SETUP:
+        /* A first factor is set up on the account page (a browser's). */
+        hsc_json_add_bool(w, "authenticated", 0);
+        hsc_json_add_string(w, "second_factor", "setup", 5);
+        hsc_json_add_string(w, "next", d->account_url, strlen(d->account_url));
+        return send_json(r, HTTP_OK, w);
     case HSC_LOGIN_RESULT_FAILED:
         return api_error(r, HTTP_UNAUTHORIZED, "login_failed",
                          "Wrong username or password.");

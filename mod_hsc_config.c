@@ -131,6 +131,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->scope = HSC_DEFAULT_SCOPE;
     d->bind_address = HSC_DEFAULT_BIND_ADDRESS;
     d->login_url = NULL;
+    d->account_url = NULL;
     d->unauth = HSC_UNAUTHENTICATED_AUTO; /* HSC_DEFAULT_UNAUTHENTICATED_TEXT */
     d->success_url = HSC_DEFAULT_LOGIN_SUCCESS_URL;
     d->logout_url = HSC_DEFAULT_LOGOUT_URL;
@@ -172,6 +173,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, scope);
     HSC_MERGE(d, base, add, bind_address);
     HSC_MERGE(d, base, add, login_url);
+    HSC_MERGE(d, base, add, account_url);
     HSC_MERGE(d, base, add, unauth);
     HSC_MERGE(d, base, add, success_url);
     HSC_MERGE(d, base, add, logout_url);
@@ -972,6 +974,15 @@ static const char *set_login_url(cmd_parms *cmd, void *dv, const char *arg)
     return url_problem(cmd, arg);
 }
 
+static const char *set_account_url(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    d->account_url = arg;
+    d->account_url_set = 1;
+    return url_problem(cmd, arg);
+}
+
 static const char *set_unauth(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
@@ -1486,10 +1497,16 @@ const command_rec hsc_cmds[] = {
                  "(default " HSC_DEFAULT_BIND_ADDRESS_TEXT ")"),
     HSC_DIR_TAKE1("HSCLoginURL", set_login_url,
                   "Where browsers without a valid cookie are sent"),
-    HSC_DIR_TAKE1("HSCSecondFactor", set_second_factor,
-                  "off|optional|required: after the password, ask a user "
-                  "who has a second factor for it (optional), or every user "
-                  "(required) (default " HSC_DEFAULT_SECOND_FACTOR_TEXT ")"),
+    HSC_DIR_TAKE1(
+        "HSCSecondFactor", set_second_factor,
+        "off|optional|required: what a user without a second "
+        "factor gets (a user with one is always asked for it): "
+        "the password is enough (off, optional), or they must set "
+        "one up first (required) (default " HSC_DEFAULT_SECOND_FACTOR_TEXT ")"),
+    HSC_DIR_TAKE1("HSCAccountURL", set_account_url,
+                  "Where the account page is: with HSCSecondFactor "
+                  "required, a user without a second factor sets one up "
+                  "there to finish the login (default none: refused)"),
     HSC_DIR_TAKE1("HSCSecondFactorMaxAge", set_factor_max_age,
                   "DURATION|Off: Require hsc-factor also wants the second "
                   "factor done within DURATION (default Off)"),

@@ -114,19 +114,22 @@ typedef struct {
 
 /* Per directory (OR_AUTHCFG; also allowed per server, as defaults). */
 typedef struct {
-    const char *cookie_name;           /* HSCCookieName */
-    const char *cookie_domain;         /* HSCCookieDomain; NULL: no Domain */
-    const char *cookie_path;           /* HSCCookiePath */
-    int secure;                        /* HSCCookieSecure */
-    hsc_cookie_samesite_t samesite;    /* HSCCookieSameSite */
-    apr_int64_t idle;                  /* HSCIdleTimeout, seconds */
-    apr_int64_t max_age;               /* HSCMaxAge, seconds */
-    apr_int64_t remember;              /* HSCRememberMe, seconds; 0: off */
-    apr_int64_t skew;                  /* HSCClockSkew, seconds */
-    int refresh;                       /* HSCRefresh */
-    const char *scope;                 /* HSCScope */
-    int bind_address;                  /* HSCBindAddress */
-    const char *login_url;             /* HSCLoginURL; NULL: never redirect */
+    const char *cookie_name;        /* HSCCookieName */
+    const char *cookie_domain;      /* HSCCookieDomain; NULL: no Domain */
+    const char *cookie_path;        /* HSCCookiePath */
+    int secure;                     /* HSCCookieSecure */
+    hsc_cookie_samesite_t samesite; /* HSCCookieSameSite */
+    apr_int64_t idle;               /* HSCIdleTimeout, seconds */
+    apr_int64_t max_age;            /* HSCMaxAge, seconds */
+    apr_int64_t remember;           /* HSCRememberMe, seconds; 0: off */
+    apr_int64_t skew;               /* HSCClockSkew, seconds */
+    int refresh;                    /* HSCRefresh */
+    const char *scope;              /* HSCScope */
+    int bind_address;               /* HSCBindAddress */
+    const char *login_url;          /* HSCLoginURL; NULL: never redirect */
+    /* HSCAccountURL: where a user without a second factor sets one up
+     * to finish a login that requires one; NULL: such a login is refused */
+    const char *account_url;
     hsc_unauth_mode_t unauth;          /* HSCUnauthenticated */
     const char *success_url;           /* HSCLoginSuccessURL */
     const char *logout_url;            /* HSCLogoutURL; NULL: the logged-out
@@ -170,14 +173,14 @@ typedef struct {
     unsigned int cookie_name_set : 1, cookie_domain_set : 1,
         cookie_path_set : 1, secure_set : 1, samesite_set : 1, idle_set : 1,
         max_age_set : 1, skew_set : 1, refresh_set : 1, scope_set : 1,
-        bind_address_set : 1, login_url_set : 1, unauth_set : 1,
-        success_url_set : 1, logout_url_set : 1, site_name_set : 1,
-        stylesheet_set : 1, failure_url_set : 1, health_details_set : 1,
-        cookie_format1_set : 1, remember_set : 1, second_factor_set : 1,
-        factor_max_age_set : 1, max_auth_age_set : 1, password_min_set : 1,
-        blocklist_set : 1, recent_auth_set : 1, strip_cookie_set : 1,
-        authz_forward_set : 1, accept_tokens_set : 1, basic_password_set : 1,
-        passkeys_set : 1, wa_uv_set : 1;
+        bind_address_set : 1, login_url_set : 1, account_url_set : 1,
+        unauth_set : 1, success_url_set : 1, logout_url_set : 1,
+        site_name_set : 1, stylesheet_set : 1, failure_url_set : 1,
+        health_details_set : 1, cookie_format1_set : 1, remember_set : 1,
+        second_factor_set : 1, factor_max_age_set : 1, max_auth_age_set : 1,
+        password_min_set : 1, blocklist_set : 1, recent_auth_set : 1,
+        strip_cookie_set : 1, authz_forward_set : 1, accept_tokens_set : 1,
+        basic_password_set : 1, passkeys_set : 1, wa_uv_set : 1;
 } hsc_dir_conf_t;
 
 /* HSCAcceptTokens: where an app password may come from (0: Off). */

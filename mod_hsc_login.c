@@ -312,7 +312,7 @@ login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
     hsc_status_t st;
     int64_t iat, exp;
     size_t len;
-    int rem, pending = 0;
+    int rem, pending = 0, setup = 0;
     const char *lid;
 
     hsc_session_params(r, sc, d, &vp);
@@ -333,21 +333,27 @@ login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
      * cannot be read (HSC193, 503), never skipped. */
     switch (hsc_factor_due(r, sc, d, u)) {
     case HSC_FACTOR_NOT_DUE: break;
+    case HSC_FACTOR_MISSING:
+        if (d->account_url == NULL || u->gen < 0) {
+            hsc_wipe(xn, HSC_XN_LEN);
+            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                          HSCLOGNO(198) "login refused for user \"%s\": "
+                                        "HSCSecondFactor required and the "
+                                        "user has no second factor",
+                          user);
+            hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
+            return HSC_LOGIN_RESULT_NO_FACTOR;
+        }
+        /* HSCAccountURL: a pending cookie that the account page takes
+         * only to set up a first factor, which finishes the login. */
+        setup = 1;
+        /* fall through */
     case HSC_FACTOR_DUE:
         pending = 1;
         exp = iat
               + (vp.pending_timeout > 0 ? vp.pending_timeout
                                         : HSC_PENDING_TIMEOUT_DEFAULT);
         break;
-    case HSC_FACTOR_MISSING:
-        hsc_wipe(xn, HSC_XN_LEN);
-        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                      HSCLOGNO(198) "login refused for user \"%s\": "
-                                    "HSCSecondFactor required and the user "
-                                    "has no second factor",
-                      user);
-        hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
-        return HSC_LOGIN_RESULT_NO_FACTOR;
     case HSC_FACTOR_FAULT:
         hsc_wipe(xn, HSC_XN_LEN);
         hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
@@ -373,10 +379,11 @@ login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
     if (pending) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(199) "user \"%s\": password accepted, second "
-                                    "factor due, login id %s",
-                      user, lid ? lid : "");
+                                    "factor due%s, login id %s",
+                      user, setup ? " (to be set up at HSCAccountURL)" : "",
+                      lid ? lid : "");
         hsc_ops_login(r, f, HSC_LOGIN_FACTOR_DUE, NULL);
-        return HSC_LOGIN_RESULT_PENDING;
+        return setup ? HSC_LOGIN_RESULT_SETUP : HSC_LOGIN_RESULT_PENDING;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(034) "user \"%s\" logged in%s%s", user,
@@ -543,6 +550,16 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
         apr_table_set(r->headers_out, "Location", login_again_url(r, target));
         return HTTP_SEE_OTHER;
     case HSC_LOGIN_RESULT_FAILED: return login_failed(r, d, target, f);
+    case HSC_LOGIN_RESULT_SETUP:
+        /* The account page, to set up a first factor, and back. */
+        apr_table_set(r->headers_out, "Location",
+                      apr_pstrcat(r->pool, d->account_url,
+                                  strchr(d->account_url, '?') ? "&" : "?",
+                                  "setup=1", target ? "&return=" : "",
+                                  target ? ap_escape_urlencoded(r->pool, target)
+                                         : "",
+                                  NULL));
+        return HTTP_SEE_OTHER;
     case HSC_LOGIN_RESULT_NO_FACTOR: {
         hsc_page_conf_t c = hsc_form_page_conf(d);
         return hsc_form_send(r, HTTP_FORBIDDEN,

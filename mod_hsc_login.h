@@ -22,6 +22,8 @@ typedef enum {
     HSC_LOGIN_RESULT_FAILED,      /* wrong or unknown name or password, or
                                    * fields missing: one answer for all */
     HSC_LOGIN_RESULT_NO_FACTOR,   /* HSCSecondFactor required, none: 403 */
+    HSC_LOGIN_RESULT_SETUP,       /* the same with HSCAccountURL: a pending
+                                   * cookie is set, to set one up there */
     HSC_LOGIN_RESULT_THROTTLED,   /* 429, *retry_after */
     HSC_LOGIN_RESULT_BUSY,        /* HSCMaxLoginKDF: 503, *retry_after */
     HSC_LOGIN_RESULT_UNAVAILABLE, /* the store or the throttle: 503 */

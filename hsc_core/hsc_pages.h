@@ -180,6 +180,11 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
  * and a form for the first code (action=totp-confirm, with the one-time
  * link it came by, or NULL); back: "Cancel".
  */
+/* A login that waits for a first second factor: why, and the button
+ * that sets up an authenticator app (its form posts to this URL). */
+const char *hsc_page_factor_setup(apr_pool_t *p, const hsc_page_conf_t *c,
+                                  const char *user);
+
 const char *hsc_page_totp_setup(apr_pool_t *p, const hsc_page_conf_t *c,
                                 const char *qr_svg, const char *key,
                                 const char *link, const char *back,

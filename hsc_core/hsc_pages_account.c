@@ -315,3 +315,23 @@ const char *hsc_page_message(apr_pool_t *p, const hsc_page_conf_t *c,
                         : "",
                     NULL));
 }
+
+const char *hsc_page_factor_setup(apr_pool_t *p, const hsc_page_conf_t *c,
+                                  const char *user)
+{
+    return hsc_page_doc(
+        p, c, "Set up a second factor",
+        apr_pstrcat(p,
+                    "<p class=\"hsc-note\" role=\"status\">Signing in as "
+                    "<strong>",
+                    hsc_page_escape(p, user),
+                    "</strong>. This site requires a second factor, and your "
+                    "account has none yet: set up an authenticator app to "
+                    "finish signing in.</p>\n"
+                    "<form method=\"post\">\n"
+                    "<input type=\"hidden\" name=\"action\" "
+                    "value=\"totp-setup\">\n"
+                    "<button type=\"submit\">Set up an authenticator "
+                    "app</button>\n</form>\n",
+                    NULL));
+}

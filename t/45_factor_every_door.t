@@ -21,13 +21,13 @@ use MIME::Base64 qw(encode_base64);
 use HSCTest;
 use HSCPasskey;
 
-plan tests => 43;
+plan tests => 55;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
 my $keys = var_dir() . '/keys';
 my $work = tempdir(CLEANUP => 1);
-my %pw = map { $_ => "$_-door-1" } qw(ed-otp ed-pk ed-late ed-bas ed-pkt ed-pks);
+my %pw = map { $_ => "$_-door-1" } qw(ed-otp ed-pk ed-late ed-bas ed-pkt ed-pks ed-new ed-new2);
 for my $u (sort keys %pw) {
     admin_ok("$pw{$u}\n", 'add', $db, $u, '--kdf', 'sha256-chain:1000',
              '--password-stdin', '--force');
@@ -222,3 +222,46 @@ enrol('ed-pks');
 ($res, $j) = options('/pk-account', 'create', cookie => $pks);
 is($res->code . ' ' . ($j->{error} // ''), '403 factor_needed',
    'a new passkey: 403 factor_needed');
+
+# --- HSCSecondFactor required + HSCAccountURL: set one up to finish ----------------
+$r = login('ed-new', $pw{'ed-new'}, path => '/setup-login',
+           return => '/private/page.html');
+my $setup = cookie_from($r) // '';
+is($r->code . ' ' . ($r->header('Location') // ''),
+   '303 /account?setup=1&return=%2Fprivate%2Fpage.html',
+   'required, no factor: 303 to the account page to set one up');
+ok(pending($setup), 'with a pending cookie');
+isnt(GET('/private/page.html', Cookie => "hsc=$setup")->code, 200,
+     'which opens no protected page');
+my $surl = '/account?setup=1&return=%2Fprivate%2Fpage.html';
+$r = GET($surl, Cookie => "hsc=$setup");
+ok($r->code == 200 && $r->content =~ /value="totp-setup"/
+   && $r->content !~ /value="password"/,
+   'the account page offers only setting up an app');
+$r = post_form($surl, form_encode(action => 'token-new', token_name => 'x'),
+               Cookie => "hsc=$setup");
+is($r->code, 403, 'anything else there: 403');
+$r = post_form($surl, form_encode(action => 'totp-setup'), Cookie => "hsc=$setup");
+my ($nb32) = $r->content =~ m{<p class="hsc-secret"><code>([A-Z2-7 ]+)</code>};
+$nb32 =~ s/ //g if defined $nb32;
+ok($r->code == 200 && $nb32, 'the setup page, with its key');
+$r = post_form($surl, form_encode(action => 'totp-confirm',
+                                  code => totp(base32_decode($nb32 // ''), time)),
+               Cookie => "hsc=$setup");
+my $done = cookie_from($r) // '';
+ok($r->code == 200 && $done && !pending($done) && (amr_of($done) & 2),
+   'its first code finishes the login: a full cookie with otp');
+like($r->content, qr{href="/private/page\.html"},
+     'the recovery codes link back to the return target');
+is(GET('/private/page.html', Cookie => "hsc=$done")->code, 200,
+   'the login opens the protected page');
+$j = json(api_post('/setup-api/login', {username => 'ed-new2',
+                                        password => $pw{'ed-new2'}}));
+is(($j->{second_factor} // '') . ' ' . ($j->{next} // ''), 'setup /account',
+   'hsc-api: second_factor setup, next the account page');
+$r = login('ed-otp', $pw{'ed-otp'}, path => '/setup-login');
+ok(pending(cookie_from($r)) && ($r->header('Location') // '') =~ m{^/setup-login},
+   'a user with a factor there goes to the code step, not the setup');
+isnt(GET('/account?setup=1', Cookie => 'hsc=' . (cookie_from($r) // ''))->content
+     =~ /value="totp-setup"/ ? 1 : 0, 1,
+     'and the account page does not take that pending cookie for a setup');
