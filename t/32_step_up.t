@@ -13,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 33;
+plan tests => 34;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -21,20 +21,25 @@ ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
 my @html = (Accept => 'text/html,application/xhtml+xml');
 
+# Not in the last seconds of a TOTP step: the code below is of this one,
+# and no sleep comes between the password and HSCMaxAuthAge's check.
+sleep(31 - time % 30) if time % 30 > 22;
+# mia's session from before she set up a factor: /login has
+# HSCSecondFactor off, so the password alone made it, amr pwd.
+my $cookie = cookie_from(login('mia', $PW{mia})) // '';
+my @f = cookie_fields($cookie);
+is($f[7], 1, 'a password login (no factor yet)');
+
 my ($rc, $out) = admin('totp', 'enrol', $db, 'mia', '--keys',
                        var_dir() . '/keys');
 my ($b32) = $out =~ /secret=([A-Z2-7]+)&/;
 ok($b32, 'mia has TOTP');
 ($rc, $out) = admin('recovery-codes', $db, 'mia', '--count', '2');
 my @codes = $out =~ /^(\S{4}-\S{4}-\S{4})$/mg;
-
-# Not in the last seconds of a TOTP step: the code below is of this one,
-# and no sleep comes between the password and HSCMaxAuthAge's check.
-sleep(31 - time % 30) if time % 30 > 22;
-# /login has HSCSecondFactor off: a password login, amr pwd.
-my $cookie = cookie_from(login('mia', $PW{mia})) // '';
-my @f = cookie_fields($cookie);
-is($f[7], 1, 'a password login');
+# A second factor belongs to the user: from now on her password alone
+# gives only the pending cookie (amr pwd|pending), at /login too.
+is((cookie_fields(cookie_from(login('mia', $PW{mia})) // ''))[7], 65,
+   'her password now: only a pending cookie, though /login has no HSCSecondFactor');
 is(get_with('/private/page.html', 'hsc', $cookie)->code, 200,
    'valid-user lets it in');
 
