@@ -227,8 +227,8 @@ is($res->code . ' ' . ($j->{error} // ''), '403 factor_needed',
 $r = login('ed-new', $pw{'ed-new'}, path => '/setup-login',
            return => '/private/page.html');
 my $setup = cookie_from($r) // '';
-is($r->code . ' ' . ($r->header('Location') // ''),
-   '303 /account?setup=1&return=%2Fprivate%2Fpage.html',
+is($r->code . ' ' . lc($r->header('Location') // ''),
+   '303 /account?setup=1&return=%2fprivate%2fpage.html',
    'required, no factor: 303 to the account page to set one up');
 ok(pending($setup), 'with a pending cookie');
 isnt(GET('/private/page.html', Cookie => "hsc=$setup")->code, 200,
