@@ -29,6 +29,8 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
+import cross_site
+
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 TOP_SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
 # In the build tree (the source tree may be read-only, as in distcheck).
@@ -105,6 +107,7 @@ class Server:
         self.recovery = subprocess.run(
             [admin, "recovery-codes", self.db, "carol", "--count", "2"],
             check=True, capture_output=True, text=True).stdout.split()
+        cross_site.prepare(self, admin)
         user = ""
         if os.getuid() == 0:
             # Children run as nobody; SQLite writes beside the database.
@@ -374,9 +377,12 @@ def main():
     browser_died = False
     try:
         b = Browser()
-        # HSC_BROWSER_ONLY=passkeys: that part alone (while working on it).
+        # HSC_BROWSER_ONLY=passkeys or cross-site: that part alone (while
+        # working on it).
         if os.environ.get("HSC_BROWSER_ONLY") == "passkeys":
             passkey_walk(srv, b)
+        elif os.environ.get("HSC_BROWSER_ONLY") == "cross-site":
+            cross_site.walk(srv, b, ok, totp, status_with_cookie)
         else:
             run(srv, b)
     except Exception as e:  # a crash is a failed assertion, not a skip
@@ -582,6 +588,7 @@ def run(srv, b):
     ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
+    cross_site.walk(srv, b, ok, totp, status_with_cookie)
     passkey_walk(srv, b)
 
 
