@@ -52,24 +52,8 @@ sub new_db
     return "$d/users.db";
 }
 
-my $n = 0;
-# httpd -t on $conf after the common header; returns (exit status, output).
-sub configtest
-{
-    my ($conf) = @_;
-    my $file = "$dir/case" . $n++ . '.conf';
-    spew($file, <<"EOT" . $conf);
-ServerRoot "$dir"
-ServerName localhost
-Listen 127.0.0.1:1
-PidFile "$dir/pid"
-ErrorLog "$dir/error_log"
-${user}Include "$modules"
-LoadModule hsc_module "$module"
-EOT
-    my $out = `"$httpd" -t -f "$file" 2>&1`;
-    return ($? >> 8, $out);
-}
+# httpd -t on $conf after the common head (HSCTest::configtest).
+sub configtest { return HSCTest::configtest($dir, @_) }
 
 # --- the README's configuration blocks are the files ---------------------
 my $readme = slurp("$top/README.md");
@@ -103,13 +87,7 @@ is("@trailing", '', 'no directive line in conf/ has a trailing comment');
 # --- the files pass httpd -t ------------------------------------------------
 my $db = new_db('site');
 mkdir "$dir/htdocs";
-system('openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2',
-       '-subj', '/CN=localhost', '-keyout', "$dir/snakeoil.key",
-       '-out', "$dir/snakeoil.pem", '-loglevel', 'error') == 0
-    or system('openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes',
-              '-days', '2', '-subj', '/CN=localhost', '-keyout',
-              "$dir/snakeoil.key", '-out', "$dir/snakeoil.pem") == 0
-    or die "openssl req failed\n";
+test_cert($dir);
 (my $site = slurp("$top/conf/debian-site.conf")) =~ s{/etc/apache2/hsc\.keys}{$var/keys}g;
 $site =~ s{/var/lib/apache2/hsc/users\.db}{$db}g;
 $site =~ s{/var/www/html}{$dir/htdocs}g;

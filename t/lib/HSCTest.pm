@@ -24,7 +24,7 @@ our @EXPORT = qw(
     get_with sleep_until %PW html_field base32_decode totp
     fault_db fault_good_db child_ids poll_until error_log_text raw_http
     log_size log_since free_port answer_detail storeid_db storeid_fix_owner
-    mint2 mint1
+    mint2 mint1 test_cert
 );
 
 # Every test user, its password and groups. Each test file uses its own
@@ -551,6 +551,50 @@ sub totp
     my $o = ord(substr $h, -1) & 0x0f;
     my $n = unpack('N', substr $h, $o, 4) & 0x7fffffff;
     return sprintf '%06d', $n % 1_000_000;
+}
+
+# `httpd -t` of $conf in $dir (a directory of the test's own, mode 0755),
+# after the head every configuration check uses: ServerRoot, a Listen that
+# is never opened, the test run's modules (the MPM of this run), mod_hsc
+# from the build. Returns (exit status, output). t/29_deploy.t and
+# t/45_doc_blocks.t check the administrators' configurations with it.
+my $configtests = 0;
+sub configtest
+{
+    my ($dir, $conf) = @_;
+    my $httpd = Apache::Test::vars('httpd');
+    my $modules = Apache::Test::vars('httpd_conf');
+    my $module = $ENV{HSC_MODULE} || t_dir() . '/../.libs/mod_hsc.so';
+    my $user = '';
+    if ($> == 0) {
+        my $gid = (getpwnam('nobody'))[3];
+        $user = "User nobody\nGroup " . (getgrgid($gid) // 'nogroup') . "\n";
+    }
+    my $file = "$dir/case" . $configtests++ . '.conf';
+    spew($file, <<"EOT" . $conf);
+ServerRoot "$dir"
+ServerName localhost
+Listen 127.0.0.1:1
+PidFile "$dir/pid"
+ErrorLog "$dir/error_log"
+${user}Include "$modules"
+LoadModule hsc_module "$module"
+EOT
+    my $out = `"$httpd" -t -f "$file" 2>&1`;
+    return ($? >> 8, $out);
+}
+
+# A self-signed certificate for localhost in $dir/snakeoil.pem and its key
+# in $dir/snakeoil.key, standing for Debian's ssl-cert snakeoil pair.
+sub test_cert
+{
+    my ($dir) = @_;
+    my @req = ('openssl', 'req', '-x509', '-newkey', 'rsa:2048', '-nodes',
+               '-days', '2', '-subj', '/CN=localhost', '-keyout',
+               "$dir/snakeoil.key", '-out', "$dir/snakeoil.pem");
+    # Its progress dots go to /dev/null; the error, if any, to the die.
+    my $out = `@{[ join ' ', map { "'$_'" } @req ]} 2>&1`;
+    die "openssl req failed: $out\n" if $? != 0;
 }
 
 1;

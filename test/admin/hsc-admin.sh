@@ -678,6 +678,31 @@ check "and leaves it" test "$(sqlite3 "$DB" \
 expect 0 "totp remove" "$ADMIN" totp remove "$DB" alice
 expect 3 "totp remove again" "$ADMIN" totp remove "$DB" alice
 check "says there is none" err_has "no TOTP enrolled"
+# --- who runs which command (docs/hsc-admin.md) ------------------------------
+# The key file is root's (mode 0600): the server's user cannot enrol a TOTP.
+# Root can, on the server's database, which keeps every file the server's
+# (SQLite gives root's -wal/-shm to the file's owner; -state likewise).
+# Only root can give a file to another user, so only root can check this.
+if [ "$(id -u)" = 0 ]; then
+    mkdir "$T/own" && chown nobody "$T/own" && chmod 700 "$T/own"
+    runuser -u nobody -- "$ADMIN" init "$T/own/u.db" >/dev/null
+    run -i "pw
+" runuser -u nobody -- "$ADMIN" add "$T/own/u.db" bo --kdf "$FAST" \
+        --password-stdin --force
+    expect 4 "the server's user cannot totp enrol: the key file is root's" \
+        runuser -u nobody -- "$ADMIN" totp enrol "$T/own/u.db" bo --keys "$KEYS"
+    expect 0 "root can, on the server's database" \
+        "$ADMIN" totp enrol "$T/own/u.db" bo --keys "$KEYS"
+    check "which leaves every file of the database the server's" \
+        test -z "$(find "$T/own" ! -user nobody)"
+    expect 0 "and the server's user still writes it" \
+        runuser -u nobody -- "$ADMIN" totp remove "$T/own/u.db" bo
+else
+    for d in "totp enrol as the server's user" "totp enrol as root" \
+        "the files' owner" "the server's user writes"; do
+        n=$((n + 1)); echo "ok $n # SKIP $d: needs root (chown to nobody)"
+    done
+fi
 # --- app passwords (tokens) ---------------------------------------------------
 # Their own database, so that the users and rows they add disturb nothing
 # above. The token's hash is recomputed here from the printed text with
