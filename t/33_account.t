@@ -11,7 +11,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 102;
+plan tests => 110;
 
 # No keep-alive: a password change commits to the user file, and each
 # request should meet a fresh view of it like a new browser would.
@@ -113,9 +113,22 @@ is(login('oscar', $PW{oscar})->code, 401, 'the old password no longer logs in');
 is(login('oscar', $new)->code, 303, 'the new one does');
 
 # --- a user with a second factor: 8 characters, and the blocklist ------------
-my ($rc, $out) = HSCTest::admin('recovery-codes', $db, 'quinn', '--count', '2');
+my ($rc, $out) = HSCTest::admin('recovery-codes', $db, 'quinn', '--count', '3');
 is($rc, 0, 'quinn gets recovery codes') or diag $out;
-my $q = cookie_from(login('quinn', $PW{quinn}));
+my @qcodes = $out =~ /^(\S{4}-\S{4}-\S{4})$/mg;
+# A second factor belongs to the user: her password alone gives only a
+# pending cookie, at /login too (no HSCSecondFactor there); one of her
+# codes finishes the login, so the session carries a factor just used.
+sub code_login
+{
+    my ($user, $pw, $code) = @_;
+    my $pend = cookie_from(login($user, $pw)) // '';
+    return ($pend, cookie_from(post_form('/login', form_encode(code => $code),
+                                         Cookie => "hsc=$pend")));
+}
+my ($qp, $q) = code_login('quinn', $PW{quinn}, shift @qcodes);
+is((cookie_fields($qp))[7], 65, 'quinn\'s password alone at /login: a pending cookie');
+is((cookie_fields($q // ''))[7], 17, 'a recovery code finishes it: amr pwd|rc');
 $html = get_with('/account', 'hsc', $q)->content;
 like($html, qr{<dt>Recovery codes</dt><dd>2 left</dd>}, 'the page counts them');
 like($html, qr{minlength="8"}, 'beside a second factor: 8 characters');
@@ -135,7 +148,7 @@ $res = change('/account-min12', $q, password => $PW{quinn},
 is($res->code, 303, 'HSCPasswordBlocklist none: no list');
 
 # The built-in list, where the location names none.
-$res = change('/account-default-list', cookie_from(login('quinn', 'iloveyou1234')),
+$res = change('/account-default-list', (code_login('quinn', 'iloveyou1234', shift @qcodes))[1],
               password => 'iloveyou1234', new_password => 'Password',
               new_password2 => 'Password');
 is($res->code, 400, 'no HSCPasswordBlocklist: the built-in list refuses "Password"');
@@ -148,7 +161,11 @@ is(get_with('/account', 'hsc', $pending)->code, 401,
 
 # --- a read-only user database ------------------------------------------------
 my @ro = (Host => 'readonly.test');
-my $r1 = cookie_from(login('pat', $PW{pat}, headers => [@ro]));
+# (HSC143 at start-up: logins and cookies work on it; a user without a
+# factor is asked for none, so the factor state is no reason to refuse.)
+$res = login('pat', $PW{pat}, headers => [@ro]);
+is($res->code, 303, 'pat (no factor) logs in on a read-only user database');
+my $r1 = cookie_from($res) // '';
 $res = post_form('/account', form_encode(action => 'password',
                  password => $PW{pat}, new_password => $new,
                  new_password2 => $new),
@@ -207,6 +224,10 @@ my $first = totp($rk, time);
 $res = post_form('/account', form_encode(action => 'totp-confirm', code => $first),
                  Cookie => "hsc=$ra");
 is($res->code, 200, 'the right first code turns it on');
+# The code just typed is a factor used now: this browser's cookie is
+# re-issued with otp; the other browser keeps a password-only one.
+my $rx = cookie_from($res) // '';
+is((cookie_fields($rx))[7] & 2, 2, 'and this browser\'s cookie now carries otp');
 my @rc = $res->content =~ m{<li><code>([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})</code></li>}g;
 is(scalar @rc, 10, 'with a first set of ten recovery codes, shown once');
 like($res->content, qr{The authenticator app is on}, 'the page says so');
@@ -218,7 +239,12 @@ $res = post_form('/2fa-login', form_encode(code => $first), Cookie => "hsc=$pend
 is($res->code, 401, 'the first code cannot log in after it (its step is used)');
 $res = post_form('/2fa-login', form_encode(code => $rc[0]), Cookie => "hsc=$pend");
 is($res->code, 303, 'a recovery code of the page logs in');
-$res = post_form('/account', form_encode(action => 'recovery-new'), Cookie => "hsc=$ra");
+# Rita has a factor now: a session changes her factors only with a factor
+# used lately, her password-only session no longer may.
+$res = post_form('/account', form_encode(action => 'recovery-new'), Cookie => "hsc=$rb");
+is($res->code, 401, 'new recovery codes from the password-only session: 401');
+like($res->content, qr{This change needs your second factor}, 'the page says why');
+$res = post_form('/account', form_encode(action => 'recovery-new'), Cookie => "hsc=$rx");
 my @rc2 = $res->content =~ m{<li><code>(\S+)</code></li>}g;
 is(scalar @rc2, 10, 'new recovery codes: ten more');
 $pend = cookie_from(login('rita', $PW{rita}, path => '/2fa-login'));
@@ -226,7 +252,9 @@ is(post_form('/2fa-login', form_encode(code => $rc[1]), Cookie => "hsc=$pend")->
    401, 'an old code no longer works');
 is(post_form('/2fa-login', form_encode(code => $rc2[0]), Cookie => "hsc=$pend")->code,
    303, 'a new one does');
-$res = post_form('/account', form_encode(action => 'totp-remove'), Cookie => "hsc=$ra");
+$res = post_form('/account', form_encode(action => 'totp-remove'), Cookie => "hsc=$rb");
+is($res->code, 401, 'totp-remove from the password-only session: 401');
+$res = post_form('/account', form_encode(action => 'totp-remove'), Cookie => "hsc=$rx");
 is($res->code, 303, 'totp-remove: 303');
 is($res->header('Location'), '/account?done=totp-off', 'to the page');
 my $rn = cookie_from($res);
@@ -260,6 +288,8 @@ ok((grep { /"reason":"wrong_password"/ } @lines), 'audit: a wrong current passwo
 ok((grep { /"reason":"policy_listed"/ } @lines), 'audit: a listed password');
 ok((grep { /"action":"totp-on"/ && /"user":"rita"/ } @lines), 'audit: rita turned an app on');
 ok((grep { /"action":"totp-off"/ } @lines), 'audit: and off');
+ok((grep { /"reason":"factor_needed"/ && /"user":"rita"/ } @lines),
+   'audit: a factor change refused for want of her factor');
 ok((grep { /"action":"recovery-new"/ && /"reason":"not_recent"/ } @lines),
    'audit: a factor change refused for want of a recent login');
 unlike(audit_since(), qr{\Q$new\E|oscar-pw-1},
