@@ -17,7 +17,7 @@ use JSON::PP ();
 use POSIX ();
 use HSCTest;
 
-plan tests => 188;
+plan tests => 190;
 
 ua_plain();
 my $port = Apache::Test::vars('port');
@@ -291,6 +291,12 @@ my $db = var_dir() . '/users.db';
 
 # --- POST code: ines's TOTP code (oathtool), her recovery code ------------
 {
+    # ines's password-only session at /api (no HSCSecondFactor there), from
+    # before she has a factor: the step-up below starts from it.
+    $res = login_json('ines', $PW{ines});
+    my $plain_login = cookie_from($res);
+    ok(body_of($res)->{authenticated},
+       'ines signs in at /api before she has a factor: no code asked');
     my ($rc, $out) = admin('totp', 'enrol', $db, 'ines', '--keys',
                            var_dir() . '/keys');
     my ($b32) = $out =~ m{secret=([A-Z2-7]+)};
@@ -337,10 +343,13 @@ my $db = var_dir() . '/users.db';
                      Cookie => "hsc=$pending");
     is($res->code, 401, 'the same code again (replayed): 401');
 
-    # Step-up: a full login's code, where no second factor is asked.
+    # A second factor belongs to the user: with one, her password at /api
+    # asks for it too, though /api has no HSCSecondFactor.
     $res = login_json('ines', $PW{ines});
-    my $plain_login = cookie_from($res);
-    ok(body_of($res)->{authenticated}, 'ines signs in at /api: no code asked');
+    is_deeply([ body_of($res)->{authenticated} ? 1 : 0,
+                body_of($res)->{second_factor} // '' ], [ 0, 'required' ],
+              'ines signs in at /api now: second_factor required');
+    # Step-up: a full login's code, where no second factor is asked.
     $res = post_json('/api/code', $json->encode({ code => $rec[0] }),
                      Cookie => "hsc=$plain_login");
     is($res->code, 200, 'step-up with a recovery code: 200');
@@ -395,10 +404,12 @@ my $new_pw = 'omar-Grey-Lantern-Moss-71';
     $res = $pw->({ current => $PW{omar}, new => $new_pw },
                  Origin => 'http://evil.example');
     is($res->code, 403, 'from another site: 403');
+    # (omar has no factor: HSC143 says logins work on a read-only file.)
+    $res = login_json('omar', $PW{omar}, Host => 'readonly.test');
+    is($res->code, 200, 'omar signs in on a read-only user database');
     $res = post_json('/api/password',
                      $json->encode({ current => $PW{omar}, new => $new_pw }),
-                     Cookie => 'hsc=' . cookie_from(login_json(
-                         'omar', $PW{omar}, Host => 'readonly.test')),
+                     Cookie => 'hsc=' . (cookie_from($res) // ''),
                      Host => 'readonly.test');
     is($res->code, 503, 'a read-only user database: 503');
     is(body_of($res)->{error}, 'readonly', 'error readonly');
