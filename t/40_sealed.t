@@ -18,7 +18,7 @@ use Digest::SHA qw(sha256 sha256_hex);
 use MIME::Base64 qw(decode_base64url);
 use HSCTest;
 
-plan tests => 40;
+plan tests => 41;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -33,14 +33,19 @@ sub sql
     HSCTest::fix_owner();
 }
 
+# dora's password-only session, from before she has a factor (a second
+# factor belongs to the user: with one, her password gives only a
+# pending cookie, at /login too).
+my $pwd = cookie_from(login($user, $PW{$user})) // '';
+my @f = cookie_fields($pwd);
+is($f[7], 1, 'a password login before any factor: amr pwd');
+
 my ($rc, $out) = admin('totp', 'enrol', $db, $user, '--keys',
                        var_dir() . '/keys');
 my ($b32) = $out =~ /secret=([A-Z2-7]+)&/;
 ok($b32, 'dora has TOTP (for the second-factor step below)');
-
-my $pwd = cookie_from(login($user, $PW{$user})) // '';
-my @f = cookie_fields($pwd);
-is($f[7], 1, 'a password login: amr pwd');
+is((cookie_fields(cookie_from(login($user, $PW{$user})) // ''))[7], 65,
+   'now her password at /login gives only a pending cookie');
 my $xn = decode_base64url($f[9]);
 is(length $xn, 32, 'its auth is x_n');
 
