@@ -21,7 +21,7 @@ use MIME::Base64 qw(encode_base64url decode_base64url);
 use HSCTest;
 use HSCPasskey;
 
-plan tests => 38;
+plan tests => 40;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -65,6 +65,21 @@ my $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORI
 my $sealed = $f->{id};
 $r = pk_post('/pk-account', $f, cookie => $dan);
 is($r->code . ' ' . (json_of($r)->{sealed} ? 'sealed' : '-'), '200 sealed', 'a sealed passkey is added');
+# A second factor belongs to the user: with a passkey now, his
+# password-only session adds no other; one that used the passkey may.
+($r, $j) = options('/pk-account', 'create', cookie => $dan);
+is($r->code . ' ' . ($j->{error} // ''), '403 factor_needed',
+   'a second passkey from the password-only session: 403 factor_needed');
+{
+    my ($rq, $pq) = pw_login();
+    ($r, $j, $opt) = options('/pk-login', 'second-factor', cookie => $pq);
+    my $a0 = soft('assert', '--state', $st, '--options', "\@$opt", '--origin',
+                  $ORIGIN, '--purpose', 'second-factor', '--cred', $sealed,
+                  '--prf');
+    $dan = cookie_from(pk_post('/pk-login', $a0, cookie => $pq)) // '';
+    ok(((split /\./, $dan)[7] // 0) & $AMR{hwk},
+       'a new login with the passkey as its second factor: amr has hwk');
+}
 ($r, $j, $opt) = options('/pk-account', 'create', cookie => $dan);
 other_authenticator($opt, $j); # the same tool state
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
@@ -73,7 +88,7 @@ my $plain = $f->{id};
 $r = pk_post('/pk-account', $f, cookie => $dan);
 is($r->code . ' ' . (json_of($r)->{sealed} ? 'sealed' : 'plain'), '200 plain', 'an unsealed one (no PRF)');
 $html = page('/pk-account', cookie => $dan)->content;
-like($html, qr{<td>laptop</td><td>\d{4}-\d\d-\d\d</td><td>-</td><td>sealed</td>}, 'listed: laptop, its date, never used, sealed');
+like($html, qr{<td>laptop</td><td>\d{4}-\d\d-\d\d</td><td>\d{4}-\d\d-\d\d[^<]*</td><td>sealed</td>}, 'listed: laptop, its date, used (the step above), sealed');
 like($html, qr{<td>key</td><td>\d{4}-\d\d-\d\d</td><td>-</td><td>not sealed</td>}, 'listed: key, never used, not sealed');
 
 # --- the second factor ---------------------------------------------------------
