@@ -22,7 +22,7 @@ use Time::HiRes ();
 use HSCTest;
 use HSCPasskey;
 
-plan tests => 101;
+plan tests => 103;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -113,6 +113,24 @@ $j = json_of($res);
 is($res->code . ' ' . ($j->{sealed} ? 'sealed' : 'plain'), '200 sealed',
    'an ES256 resident key with PRF is registered, sealed');
 my $sealed_id = $f->{id};
+# A second factor belongs to the user: with a passkey now, her
+# password-only session changes no passkey (else a stolen password could
+# add one); the registrations below come from a login that used the
+# sealed key as its second factor.
+$res = pk_post('/pk-account', $f, cookie => $ann);
+refused($res, 403, 'factor_needed',
+        'the same create again from the password-only session: 403 factor_needed');
+{
+    my $pq = cookie_from(pk_login('pk-ann', $pw{'pk-ann'})) // '';
+    my ($r, $o, $file) = options('/pk-login', 'second-factor', cookie => $pq);
+    my $a = soft('assert', '--state', $st, '--options', "\@$file", '--origin',
+                 $ORIGIN, '--purpose', 'second-factor', '--cred', $sealed_id,
+                 '--prf');
+    $ann = cookie_from(pk_post('/pk-login', $a, cookie => $pq)) // '';
+    is(((split /\./, $ann)[7] // 0) & ($AMR{hwk} | $AMR{seal}),
+       $AMR{hwk} | $AMR{seal},
+       'a new login with the sealed key as its second factor: hwk|seal');
+}
 $res = pk_post('/pk-account', $f, cookie => $ann);
 is($res->code, 409, 'the same create again: 409 (exists)');
 
