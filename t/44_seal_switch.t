@@ -19,7 +19,7 @@ use POSIX qw(strftime);
 use HSCTest;
 use HSCPasskey;
 
-plan tests => 30;
+plan tests => 32;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -49,25 +49,35 @@ sub second_factor
     return cookie_from(pk_post('/pk-login', $a, cookie => $pend)) // '';
 }
 
+my $r0;
 # --- no passkey: no switch ----------------------------------------------------------
 my $pw = cookie_from(pk_login($U, $PW)) // '';
 is((cookie_fields($pw))[7], $AMR{pwd}, 'a password login (no passkey yet): amr pwd');
 unlike(page('/pk-account', cookie => $pw)->content, qr/Every sign-in needs a passkey/,
        'no passkey: the page shows no switch');
 
-# --- a sealed and an unsealed passkey -------------------------------------------------
+# --- an unsealed and a sealed passkey -------------------------------------------------
+# The first passkey may come from the password-only session; with it, a
+# second factor belongs to pk-sam, and the second needs a session that
+# used one (the unsealed key here, so that phone stays unused).
 my (undef, undef, $opt) = options('/pk-account', 'create', cookie => $pw);
 my $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
-             '--alg', '-7', '--prf', '--name', 'phone');
-my $sealed = $f->{id};
-is(pk_post('/pk-account', $f, cookie => $pw)->code, 200, 'a sealed passkey added');
+             '--alg', '-7', '--name', 'old-key');
+my $plain = $f->{id};
+is(pk_post('/pk-account', $f, cookie => $pw)->code, 200, 'an unsealed passkey added');
 my $j;
-(undef, $j, $opt) = options('/pk-account', 'create', cookie => $pw);
+($r0, $j) = options('/pk-account', 'create', cookie => $pw);
+is($r0->code . ' ' . ($j->{error} // ''), '403 factor_needed',
+   'another from the password-only session: 403 factor_needed');
+my $hw = second_factor($plain, 0);
+is((cookie_fields($hw))[7], $AMR{pwd} | $AMR{hwk} | $AMR{uv},
+   'the unsealed passkey as the second factor: amr pwd|hwk|uv');
+(undef, $j, $opt) = options('/pk-account', 'create', cookie => $hw);
 other_authenticator($opt, $j); # the same tool state
 $f = soft('register', '--state', $st, '--options', "\@$opt", '--origin', $ORIGIN,
-          '--alg', '-7', '--name', 'old-key');
-my $plain = $f->{id};
-is(pk_post('/pk-account', $f, cookie => $pw)->code, 200, 'an unsealed one added');
+          '--alg', '-7', '--prf', '--name', 'phone');
+my $sealed = $f->{id};
+is(pk_post('/pk-account', $f, cookie => $hw)->code, 200, 'a sealed one added');
 
 my $html = page('/pk-account', cookie => $pw)->content;
 like($html, qr{<strong>Every sign-in needs a passkey: off</strong>}, 'the switch is shown: off');
