@@ -106,8 +106,10 @@ hsc_factor_due_t hsc_factor_due(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_status_t st;
 
     /* Read at every door and for every location: a factor belongs to the
-     * user, and HSCSecondFactor only says what a user without one gets. */
-    if ((f = hsc_factor_open(r, sc, 0)) == NULL) {
+     * user, and HSCSecondFactor only says what a user without one gets.
+     * Read only: a read-only user database (HSC143) still logs users in;
+     * the code step opens the state file it writes. */
+    if ((f = hsc_factor_open(r, sc, 1)) == NULL) {
         return HSC_FACTOR_FAULT;
     }
     st = hsc_factors_get(f, u->name, &fi);
