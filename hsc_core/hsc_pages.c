@@ -169,11 +169,16 @@ int hsc_page_stylesheet_valid(const char *url)
     return 1;
 }
 
-/* "scheme://host[:port]" of an absolute http(s) URL, if its bytes may stand
- * in a CSP source list; else NULL (a local path is covered by 'self'). */
+/*
+ * "scheme://host[:port]" of an absolute http(s) URL when that is a CSP
+ * host-source: a host of letters, digits, '-' and '.', a port of 1 to 5
+ * digits. Else NULL: a local path is covered by 'self', and anything else
+ * (an IPv6 literal, which a CSP cannot name, or bytes that could end the
+ * directive) never reaches the header.
+ */
 static const char *url_origin(apr_pool_t *p, const char *url)
 {
-    const char *host, *q;
+    const char *host, *port = NULL, *q;
 
     if (url == NULL) {
         return NULL;
@@ -188,11 +193,18 @@ static const char *url_origin(apr_pool_t *p, const char *url)
         return NULL;
     }
     for (q = host; *q && *q != '/' && *q != '?' && *q != '#'; ++q) {
-        if (!apr_isalnum(*q) && !strchr(".-:[]", *q)) {
+        if (*q == ':' && port == NULL && q > host) {
+            port = q + 1;
+        }
+        else if (port != NULL ? !apr_isdigit(*q)
+                              : !apr_isalnum(*q) && *q != '.' && *q != '-') {
             return NULL;
         }
     }
-    return q > host ? apr_pstrndup(p, url, (apr_size_t)(q - url)) : NULL;
+    if (q == host || (port != NULL && (q == port || q - port > 5))) {
+        return NULL;
+    }
+    return apr_pstrndup(p, url, (apr_size_t)(q - url));
 }
 
 const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet,

@@ -106,6 +106,41 @@ static void csp_limits_forms_and_base(void)
     CHECK(!has(csp, "x;y"), "an origin with ';' never reaches the CSP");
 }
 
+/* A login's return target on an HSCReturnHosts host (the app behind a
+ * proxy): its exact origin, port included, is allowed to receive the
+ * login form's redirect; only a host-source a CSP can carry gets in. */
+static void csp_names_a_return_targets_origin(void)
+{
+    const char *t[] = {"http://127.0.0.1:51945/proxied/", NULL};
+    const char *csp = hsc_page_csp(pool, NULL, t);
+    static const char *const bad[] = {"http://[::1]:8080/x",
+                                      "https://app.example:/x",
+                                      "https://app.example:123456/x",
+                                      "https://:80/x",
+                                      "https://a.example:8443:1/x",
+                                      "https://a b/x",
+                                      "https://a,b/x",
+                                      "https://a'b/x",
+                                      "https://user@a.example/x",
+                                      "https:///x",
+                                      "ftp://a.example/x",
+                                      "//a.example/x"};
+    size_t i;
+
+    CHECK(has(csp, "; form-action 'self' http://127.0.0.1:51945;"),
+          "the return target's origin, scheme and port included");
+    t[0] = "https://app.example.com/home?x=1#y";
+    csp = hsc_page_csp(pool, NULL, t);
+    CHECK(has(csp, "; form-action 'self' https://app.example.com;"),
+          "no port: the origin without one (the scheme's default)");
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        t[0] = bad[i];
+        csp = hsc_page_csp(pool, NULL, t);
+        CHECK(has(csp, "; form-action 'self';"),
+              "not a CSP host-source: left out");
+    }
+}
+
 static void stylesheet_urls_are_checked(void)
 {
     CHECK(hsc_page_stylesheet_valid("/s.css"), "local path");
@@ -367,6 +402,7 @@ int main(void)
     RUN(style_hash_is_the_sha256_of_the_style);
     RUN(csp_allows_the_hash_and_nothing_inline);
     RUN(csp_limits_forms_and_base);
+    RUN(csp_names_a_return_targets_origin);
     RUN(stylesheet_urls_are_checked);
     RUN(waits_are_rounded_to_human_words);
     RUN(login_page_for_people_and_screen_readers);
