@@ -23,11 +23,14 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import proxies  # noqa: E402  (beside this file)
 
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 TOP_SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
@@ -77,7 +80,7 @@ class Server:
         modules = apxs("LIBEXECDIR")
         run = self.run
         for d in ("htdocs/private", "htdocs/static", "htdocs/pk-sealed",
-                  "logs", "db"):
+                  "htdocs/proxied", "logs", "db"):
             os.makedirs(os.path.join(run, d))
         # The single-page app that calls hsc-api (test/browser/api-page/).
         shutil.copytree(os.path.join(TOP_SRC, "test", "browser", "api-page"),
@@ -93,6 +96,10 @@ class Server:
                    "erin": "erin-Pw-1", "fred": "fred-Pw-1",
                    "gina": "gina-Pw-1", "hank": "hank-Pw-1",
                    "ivy": "ivy-Pw-1"}
+        # Through each proxy: a password-only user and a TOTP user.
+        for px in ("nginx", "caddy", "haproxy"):
+            self.pw[px + "-pw"] = px + "-Pw-1"
+            self.pw[px + "-otp"] = px + "-Otp-1"
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -102,6 +109,12 @@ class Server:
                               "--keys", run + "/hsc.keys"], check=True,
                              capture_output=True, text=True).stdout
         self.totp_secret = uri.split("secret=")[1].split("&")[0]
+        self.proxy_totp = {}
+        for px in ("nginx", "caddy", "haproxy"):
+            uri = subprocess.run([admin, "totp", "enrol", self.db, px + "-otp",
+                                  "--keys", run + "/hsc.keys"], check=True,
+                                 capture_output=True, text=True).stdout
+            self.proxy_totp[px] = uri.split("secret=")[1].split("&")[0]
         self.recovery = subprocess.run(
             [admin, "recovery-codes", self.db, "carol", "--count", "2"],
             check=True, capture_output=True, text=True).stdout.split()
@@ -123,6 +136,8 @@ class Server:
             f.write('<!doctype html><title>Passkeys</title><h1>Passkeys</h1>')
         with open(run + "/htdocs/pk-sealed/index.html", "w") as f:
             f.write('<!doctype html><title>Sealed</title><h1>Sealed page</h1>')
+        with open(run + "/htdocs/proxied/index.html", "w") as f:
+            f.write(proxies.APP)
         with open(run + "/htdocs/static/site.css", "w") as f:
             f.write("h1 { color: rgb(1, 2, 3); }\n")
         with open(run + "/httpd.conf", "w") as f:
@@ -198,6 +213,7 @@ HSCWebAuthnOrigin http://localhost:{self.port}
     HSCSecondFactor optional
     HSCWebAuthnUserVerification required
 </Location>
+{proxies.HTTPD.format(modules=modules, run=run, port=self.port)}
 <Location "/pk-account">
     SetHandler hsc-account
     HSCPasskeys On
@@ -377,6 +393,8 @@ def main():
         # HSC_BROWSER_ONLY=passkeys: that part alone (while working on it).
         if os.environ.get("HSC_BROWSER_ONLY") == "passkeys":
             passkey_walk(srv, b)
+        elif os.environ.get("HSC_BROWSER_ONLY") == "proxies":
+            proxy_walk(srv, b)
         else:
             run(srv, b)
     except Exception as e:  # a crash is a failed assertion, not a skip
@@ -582,6 +600,7 @@ def run(srv, b):
     ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
+    proxy_walk(srv, b)
     passkey_walk(srv, b)
 
 
@@ -629,6 +648,74 @@ def api_walk(srv, b):
     errors = b.csp_errors()
     ok(not errors, "the app under default-src 'self': the CSP blocked "
        "nothing", errors)
+
+
+def proxy_walk(srv, b):
+    """Through nginx, Caddy and HAProxy in front of hsc-authz
+    (test/browser/proxies.py, docs/authz-endpoint.md): the app's URL at
+    the proxy's origin, httpd's login page at its own, the password (and a
+    TOTP code), then back on the app's page. The login page's CSP must let
+    the form's 303 go to the app's origin (form-action), and Chromium must
+    say nothing about the CSP on the way."""
+    d, base = b.d, srv.base
+
+    def submit(el, timeout=5):
+        # A navigation the CSP blocks leaves the page as it was: no
+        # exception, the assertions after say what happened.
+        old = d.find_element(By.TAG_NAME, "html")
+        el.click()
+        try:
+            WebDriverWait(d, timeout).until(EC.staleness_of(old))
+            WebDriverWait(d, 10).until(lambda d: d.execute_script(
+                "return document.readyState") == "complete")
+        except TimeoutException:
+            pass
+
+    px = proxies.Proxies(srv.port)
+    try:
+        up, why = px.start()
+        for name in ("nginx", "caddy", "haproxy"):
+            ok(name in up, "%s starts in front of hsc-authz" % name,
+               why.get(name))
+        for name, port in up.items():
+            app = "http://127.0.0.1:%d/proxied/" % port
+            for kind in ("pw", "otp"):
+                user = name + "-" + kind
+                what = "%s, %s" % (name, "password" if kind == "pw"
+                                   else "password and TOTP code")
+                d.delete_all_cookies()
+                b.csp_errors()  # the log so far, read and dropped
+                d.get(app)
+                ok(d.current_url.startswith(base + "/authz-login?return="),
+                   "%s: the app sends a stranger to httpd's login page"
+                   % what, d.current_url)
+                d.find_element(By.ID, "hsc-username").send_keys(user)
+                d.find_element(By.ID, "hsc-password").send_keys(srv.pw[user])
+                submit(d.find_element(By.CSS_SELECTOR,
+                                      "button[type=submit]"))
+                if kind == "otp":
+                    codes = d.find_elements(By.ID, "hsc-code")
+                    ok(len(codes) == 1, "%s: the code step" % what,
+                       d.current_url)
+                    if codes:
+                        if time.time() % 30 > 27:
+                            time.sleep(31 - time.time() % 30)
+                        codes[0].send_keys(totp(srv.proxy_totp[name],
+                                                time.time()))
+                        submit(d.find_element(By.CSS_SELECTOR,
+                                              "button[type=submit]"))
+                text = b.text()
+                ok(d.current_url == app and "App page" in text,
+                   "%s: back on the app's page at the proxy's origin" % what,
+                   (d.current_url, text[:200]))
+                ok("User: " + user in text,
+                   "%s: the app got the user from the proxy" % what, text[:200])
+                errors = b.csp_errors()
+                ok(not errors, "%s: no CSP message in the console" % what,
+                   errors)
+            d.save_screenshot(os.path.join(SHOTS, "proxy-%s-app.png" % name))
+    finally:
+        px.stop()
 
 
 def account_walk(srv, b):
