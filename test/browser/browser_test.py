@@ -2,7 +2,9 @@
 through Selenium), against a real httpd with the module, started here on a
 free loopback port with a SQLite user table made by hsc-admin. Prints TAP.
 A screenshot of every page, at 1000 px and at 375 px, is kept in
-test/browser/screenshots/ (CI keeps that folder as an artifact).
+test/browser/screenshots/ (CI keeps that folder as an artifact), and the
+whole account page at 1000 px and 390 px. nginx, Caddy and HAProxy in
+front of hsc-authz (proxies.py) are started once for a login through each.
 
 Run by test/browser/browser-test.sh (make check) with Debian's
 /usr/bin/python3, chromium, chromium-driver and python3-selenium.
@@ -597,7 +599,7 @@ def run(srv, b):
        "logout without a session says not signed in")
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
-    ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
+    ok(len(shots) == 32, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
     proxy_walk(srv, b)
@@ -800,6 +802,88 @@ def account_walk(srv, b):
     d.get(base + "/login")
     b.login("dora", "a long and unlisted passphrase")
     ok(b.cookie() is not None, "the new password logs in")
+    account_look(srv, b)
+
+
+def full_shot(b, name, width):
+    """The whole page (not only the window) at this width."""
+    d = b.d
+    m = {"width": width, "height": 800, "deviceScaleFactor": 1,
+         "mobile": width < 500}
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", m)
+    time.sleep(0.2)
+    m["height"] = d.execute_script(
+        "return document.documentElement.scrollHeight")
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", m)
+    time.sleep(0.2)
+    d.save_screenshot(os.path.join(SHOTS, name + ".png"))
+
+
+def account_look(srv, b):
+    """The account page's look: its sections (cards) in order, the main
+    action of a form, the secondary ones and the destructive ones each
+    drawn apart, the same at a phone's 390 px without scrolling sideways;
+    the whole page shot at both widths."""
+    d, base = b.d, srv.base
+    d.get(base + "/account")
+    d.find_element(By.ID, "hsc-token-name").send_keys("calendar")
+    b.go(d.find_element(By.XPATH, "//button[text()='Create app password']"))
+    b.go(d.find_element(By.LINK_TEXT, "Back to your account"))
+    heads = [e.text for e in d.find_elements(
+        By.CSS_SELECTOR, "section.hsc-group > h2")]
+    ok(heads == ["Account", "Password", "Sign-in methods", "App passwords",
+                 "Sessions"], "the account page: its sections in order", heads)
+    look = """
+        function s(e) { var c = getComputedStyle(e);
+            return [c.backgroundColor, c.color, c.borderTopColor,
+                    c.borderTopWidth, e.getBoundingClientRect().width]; }
+        function by(t) { var r = null;
+            document.querySelectorAll('button').forEach(function (e) {
+                if (e.textContent === t) r = s(e); });
+            return r; }
+        return {primary: by('Change password'),
+                primary2: by('Create app password'),
+                secondary: by('Make new recovery codes'),
+                danger: by('Remove the authenticator app'),
+                signout: by('Sign out everywhere'), revoke: by('Revoke'),
+                column: document.querySelector('#hsc-current')
+                    .getBoundingClientRect().width};
+    """
+    m = d.execute_script(look)
+
+    def red(c):  # "rgb(r, g, b)": red well above green and blue
+        r, g, bl = [int(x) for x in re.findall(r"\d+", c)[:3]]
+        return r > 120 and r > 2 * g and r > 2 * bl
+    p, sec, dan = m["primary"], m["secondary"], m["danger"]
+    ok(p and sec and dan and p[:3] == m["primary2"][:3]
+       and dan[:3] == m["signout"][:3] == m["revoke"][:3],
+       "main, secondary and destructive buttons: each kind drawn alike", m)
+    ok(p and sec and dan and p[0] != sec[0] and sec[1] != p[1]
+       and sec[3] != "0px" and p[3] == "0px",
+       "a secondary action is outlined, not filled like the main one", m)
+    ok(dan and sec and red(dan[1]) and red(dan[2]) and not red(sec[1])
+       and dan[0] == sec[0], "a destructive action is red (remove, revoke, "
+       "sign out everywhere)", m)
+    ok(sec and dan and sec[4] < m["column"] and dan[4] < m["column"],
+       "at 1000 px neither spans the column", m)
+    errors = b.csp_errors()
+    ok(not errors, "account page: the CSP blocked nothing", errors)
+    full_shot(b, "account-sections", 1000)
+    try:
+        full_shot(b, "account-sections-390", 390)
+        m = d.execute_script("""
+            var de = document.documentElement, out = [];
+            document.querySelectorAll('button, input, select').forEach(
+                function (e) { var r = e.getBoundingClientRect();
+                    if (e.type !== 'hidden' && (r.left < 0 || r.right > 390
+                        || r.height < 44))
+                        out.push(e.textContent || e.id || e.name); });
+            return {sw: de.scrollWidth, cw: de.clientWidth, bad: out};""")
+        ok(m["sw"] <= m["cw"] == 390 and not m["bad"],
+           "account page at 390 px: no sideways scroll, every control "
+           "within the screen and at least 44 px tall", m)
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 # --- passkeys (issue 21) ---------------------------------------------------------
