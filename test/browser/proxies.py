@@ -165,18 +165,20 @@ class Proxies:
         with open(os.path.join(self.dir, name), "w") as f:
             f.write(text)
 
-    def _start(self, name, port, cmd):
-        log = open(os.path.join(self.dir, name + ".out"), "w")
+    def _launch(self, name, cmd):
         env = dict(os.environ, HOME=self.dir, XDG_CONFIG_HOME=self.dir,
                    XDG_DATA_HOME=self.dir)
-        try:
-            p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL, env=env)
-        except OSError as e:
-            return "%s: %s" % (cmd[0], e)
-        finally:
-            log.close()
+        with open(os.path.join(self.dir, name + ".out"), "w") as log:
+            try:
+                p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, env=env)
+            except OSError as e:
+                return "%s: %s" % (cmd[0], e)
         self.kids.append(p)
+        return p
+
+    def _wait(self, name, port, p):
+        """None when p listens on port (within 10 s), else why not."""
         for _ in range(100):
             if p.poll() is not None:
                 break
@@ -208,9 +210,12 @@ class Proxies:
                       "--adapter", "caddyfile"],
             "haproxy": ["haproxy", "-f", d + "/haproxy.cfg"],
         }
+        # All three at once, then each waited for: the slowest sets the
+        # time, not the sum.
+        kids = {name: self._launch(name, cmd) for name, cmd in cmds.items()}
         up, why = {}, {}
-        for name, cmd in cmds.items():
-            err = self._start(name, ports[name], cmd)
+        for name, p in kids.items():
+            err = p if isinstance(p, str) else self._wait(name, ports[name], p)
             if err is None:
                 up[name] = ports[name]
             else:
