@@ -32,6 +32,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree
 import proxies  # noqa: E402  (beside this file)
 
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
