@@ -17,27 +17,60 @@
 
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
+#include "hsc_authz.h"
 #include "hsc_http.h"
 #include "hsc_pages.h"
 
 /* Largest form body read; anything bigger is a 413. */
 #define HSC_FORM_BODY_MAX 8192
 
-/* Headers every page carries; the CSP allows the
- * built-in stylesheet by its hash (and HSCLoginStylesheet, if set). */
-void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d)
+/* The CSP of a page: the built-in stylesheet by its hash (and
+ * HSCLoginStylesheet, if set); forms may lead to the configured URLs'
+ * origins and to ret's (an absolute return target, or NULL). */
+static void set_csp(request_rec *r, const hsc_dir_conf_t *d, const char *ret)
 {
-    apr_table_t *h = r->err_headers_out;
-    const char *const targets[] = {d->success_url, d->logout_url,
-                                   d->failure_url, NULL};
+    const char *const urls[] = {d->success_url, d->logout_url, d->failure_url,
+                                ret};
+    const char *targets[5];
+    size_t i, n = 0;
 
-    apr_table_setn(h, "Cache-Control", "no-store");
-    apr_table_setn(h, "X-Frame-Options", "DENY");
-    apr_table_setn(h, "Content-Security-Policy",
+    /* NULL ends the list: the unset ones are left out, not ending it. */
+    for (i = 0; i < sizeof(urls) / sizeof(urls[0]); i++) {
+        if (urls[i] != NULL) {
+            targets[n++] = urls[i];
+        }
+    }
+    targets[n] = NULL;
+    apr_table_setn(r->err_headers_out, "Content-Security-Policy",
                    apr_pstrcat(r->pool,
                                hsc_page_csp(r->pool, d->stylesheet, targets),
                                d->passkeys ? hsc_page_script_csp() : "", NULL));
+}
+
+/* Headers every page carries. */
+void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d)
+{
+    apr_table_t *h = r->err_headers_out;
+
+    apr_table_setn(h, "Cache-Control", "no-store");
+    apr_table_setn(h, "X-Frame-Options", "DENY");
+    set_csp(r, d, NULL);
     apr_table_setn(h, "Referrer-Policy", "same-origin");
+}
+
+void hsc_form_csp_return(request_rec *r, const hsc_dir_conf_t *d,
+                         const char *ret)
+{
+    const apr_array_header_t *h = d->return_hosts;
+
+    /* Checked here again: only a target on an HSCReturnHosts host, in its
+     * canonical spelling, may name an origin in the header. */
+    if (ret != NULL && ret[0] != '/' && h != NULL
+        && hsc_return_url_allowed(ret, strlen(ret),
+                                  (const char *const *)h->elts,
+                                  (size_t)h->nelts)) {
+        set_csp(r, d, ret);
+    }
 }
 
 /* Send a page made by hsc_core/hsc_pages.c. */

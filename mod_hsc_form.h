@@ -13,6 +13,15 @@
 /* The headers every page carries: no-store, no framing, its CSP. */
 void hsc_form_headers(request_rec *r, const hsc_dir_conf_t *d);
 
+/*
+ * A page whose form carries ret, the return target of a login: its CSP
+ * lets the form's redirect go to ret's origin too (Chromium checks the
+ * 303 after a POST against form-action), when ret is an absolute URL on
+ * an HSCReturnHosts host; else it stays as hsc_form_headers set it.
+ */
+void hsc_form_csp_return(request_rec *r, const hsc_dir_conf_t *d,
+                         const char *ret);
+
 /* Send a page made by hsc_core/hsc_pages.c with status; returns OK. */
 int hsc_form_send(request_rec *r, int status, const char *html);
 

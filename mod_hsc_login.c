@@ -58,6 +58,7 @@ static int login_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
 {
     hsc_page_conf_t c = hsc_form_page_conf(d);
 
+    hsc_form_csp_return(r, d, ret);
     return hsc_form_send(r, status,
                          hsc_page_login(r->pool, &c, ret, username, message));
 }
@@ -93,6 +94,7 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
                      && hsc_factor_passkeys(r, f, user, APLOG_ERR) == 1;
     }
 
+    hsc_form_csp_return(r, d, ret);
     return hsc_form_send(r, status,
                          hsc_page_code(r->pool, &c, ret, user, message));
 }

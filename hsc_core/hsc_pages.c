@@ -43,6 +43,14 @@ static const char style[] =
     "padding:.5rem 1rem;font:inherit;font-weight:600;color:#fff;"
     "background:#1f5fbf;border:0;border-radius:6px;cursor:pointer}"
     "button:hover{background:#174a96}"
+    /* Secondary actions outlined, destructive ones red: neither looks
+     * like the form's main action, and neither spans the column. */
+    ".hsc-btn-secondary,.hsc-btn-danger{display:inline-block;width:auto;"
+    "background:#fff;border:2px solid currentColor}"
+    ".hsc-btn-secondary{color:#1f5fbf}"
+    ".hsc-btn-secondary:hover{background:#eaf1fb}"
+    ".hsc-btn-danger{color:#b00020}"
+    ".hsc-btn-danger:hover{background:#fdecee}"
     ":focus-visible{outline:3px solid #f0a500;outline-offset:2px}"
     "a{color:#1f5fbf}"
     ".hsc-link{display:inline-flex;align-items:center;min-height:44px}"
@@ -80,6 +88,40 @@ static const char style[] =
     "margin:0 0 .5rem}"
     ".hsc-key-act input{flex:1;min-width:0}"
     ".hsc-key-act button{flex:none}"
+    /* The account page: wider, its sections as cards on the grey. */
+    "main.hsc-wide{max-width:40rem;margin:1rem auto;padding:0;"
+    "background:none;border:0}"
+    ".hsc-wide>h1,.hsc-wide>.hsc-site{margin-left:.25rem}"
+    ".hsc-group{margin:1rem 0 0;padding:1.25rem;background:#fff;"
+    "border:1px solid #d8dbe0;border-radius:8px}"
+    ".hsc-group h2{margin:0 0 .5rem;font-size:1.25rem}"
+    ".hsc-group h3{margin:1.5rem 0 .25rem;padding-top:1rem;"
+    "border-top:1px solid #e6e8eb;font-size:1.0625rem}"
+    ".hsc-group h2+h3,.hsc-scroll+h3{margin-top:.5rem;padding-top:0;"
+    "border-top:0}"
+    ".hsc-group>form>input[type=hidden]+button{margin-top:0}"
+    ".hsc-group>form>button,.hsc-group>.hsc-passkey>button{width:auto;"
+    "min-width:12rem}"
+    /* On a phone a row of a list is a block of lines, each fact named:
+     * five columns do not fit, and a button must not scroll out of view. */
+    "@media (max-width:30rem){.hsc-group{padding:1rem}"
+    ".hsc-group>form>button,.hsc-group>.hsc-passkey>button{width:100%}"
+    ".hsc-tokens thead{position:absolute;width:1px;height:1px;"
+    "overflow:hidden;clip:rect(0 0 0 0)}"
+    ".hsc-tokens tr{display:block;padding:.5rem 0;"
+    "border-bottom:1px solid #d8dbe0}"
+    ".hsc-tokens tr.hsc-key-row{padding-bottom:0;border-bottom:0}"
+    ".hsc-tokens td{display:block;padding:0;border:0}"
+    ".hsc-tokens td:first-child:not(.hsc-key-act){font-weight:600}"
+    ".hsc-apps td:last-child button{margin-top:.25rem}"
+    ".hsc-apps td:nth-child(2)::before{content:'Scopes: '}"
+    ".hsc-apps td:nth-child(3)::before{content:'Made: '}"
+    ".hsc-apps td:nth-child(4)::before{content:'Expires: '}"
+    ".hsc-apps td:nth-child(5)::before{content:'Last used: '}"
+    ".hsc-keys .hsc-key-row td:nth-child(2)::before{content:'Added: '}"
+    ".hsc-keys .hsc-key-row td:nth-child(3)::before{content:'Last used: '}"
+    ".hsc-tokens td::before{color:#555}"
+    ".hsc-key-act{padding-top:.5rem}}"
     ".hsc-sr{position:absolute;width:1px;height:1px;overflow:hidden;"
     "clip:rect(0 0 0 0);white-space:nowrap}";
 
@@ -169,11 +211,16 @@ int hsc_page_stylesheet_valid(const char *url)
     return 1;
 }
 
-/* "scheme://host[:port]" of an absolute http(s) URL, if its bytes may stand
- * in a CSP source list; else NULL (a local path is covered by 'self'). */
+/*
+ * "scheme://host[:port]" of an absolute http(s) URL when that is a CSP
+ * host-source: a host of letters, digits, '-' and '.', a port of 1 to 5
+ * digits. Else NULL: a local path is covered by 'self', and anything else
+ * (an IPv6 literal, which a CSP cannot name, or bytes that could end the
+ * directive) never reaches the header.
+ */
 static const char *url_origin(apr_pool_t *p, const char *url)
 {
-    const char *host, *q;
+    const char *host, *port = NULL, *q;
 
     if (url == NULL) {
         return NULL;
@@ -188,11 +235,18 @@ static const char *url_origin(apr_pool_t *p, const char *url)
         return NULL;
     }
     for (q = host; *q && *q != '/' && *q != '?' && *q != '#'; ++q) {
-        if (!apr_isalnum(*q) && !strchr(".-:[]", *q)) {
+        if (*q == ':' && port == NULL && q > host) {
+            port = q + 1;
+        }
+        else if (port != NULL ? !apr_isdigit(*q)
+                              : !apr_isalnum(*q) && *q != '.' && *q != '-') {
             return NULL;
         }
     }
-    return q > host ? apr_pstrndup(p, url, (apr_size_t)(q - url)) : NULL;
+    if (q == host || (port != NULL && (q == port || q - port > 5))) {
+        return NULL;
+    }
+    return apr_pstrndup(p, url, (apr_size_t)(q - url));
 }
 
 const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet,
@@ -292,8 +346,10 @@ const char *hsc_page_wait_words(apr_pool_t *p, int64_t s)
     return apr_psprintf(p, "about %d days", (int)((s + 43200) / 86400));
 }
 
-const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
-                         const char *heading, const char *body)
+/* The document; main_attr goes into the <main> tag ("" or a class). */
+static const char *doc(apr_pool_t *p, const hsc_page_conf_t *c,
+                       const char *heading, const char *body,
+                       const char *main_attr)
 {
     const char *site = c && c->site_name && *c->site_name
                            ? hsc_page_escape(p, c->site_name)
@@ -311,13 +367,25 @@ const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
                        "initial-scale=1\">\n<title>",
                        heading, site ? " \xc2\xb7 " : "", site ? site : "",
                        "</title>\n<style>", style, "</style>\n", link,
-                       "</head>\n<body>\n<main>\n",
+                       "</head>\n<body>\n<main", main_attr, ">\n",
                        site ? "<p class=\"hsc-site\">" : "", site ? site : "",
                        site ? "</p>\n" : "", "<h1>", heading, "</h1>\n", body,
                        "</main>\n", c && c->passkeys ? "<script>" : "",
                        c && c->passkeys ? hsc_page_script() : "",
                        c && c->passkeys ? "</script>\n" : "",
                        "</body>\n</html>\n", NULL);
+}
+
+const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
+                         const char *heading, const char *body)
+{
+    return doc(p, c, heading, body, "");
+}
+
+const char *hsc_page_doc_wide(apr_pool_t *p, const hsc_page_conf_t *c,
+                              const char *heading, const char *body)
+{
+    return doc(p, c, heading, body, " class=\"hsc-wide\"");
 }
 
 const char *hsc_page_error_block(apr_pool_t *p, const char *error)

@@ -40,7 +40,9 @@ const char *hsc_page_style_hash(void);
  * No <base>; forms post to this site only ('self'), and the redirects that
  * follow a form (browsers check them against form-action too) may go to
  * the origin of each absolute http(s) URL in form_targets (NULL-terminated,
- * may be NULL: HSCLoginSuccessURL, HSCLogoutURL, HSCLoginFailureURL).
+ * may be NULL: HSCLoginSuccessURL, HSCLogoutURL, HSCLoginFailureURL, the
+ * return target of a login), scheme and port included, when its host is a
+ * DNS name or IPv4 address (a CSP cannot name an IPv6 literal).
  */
 const char *hsc_page_csp(apr_pool_t *p, const char *stylesheet,
                          const char *const *form_targets);

@@ -42,10 +42,11 @@ static const char *new_password_fields(apr_pool_t *p, int min_chars,
 }
 
 /* A form posting action to the page; without a recent login it asks for
- * the password first (id names its field uniquely). */
+ * the password first (id names its field uniquely). cls: the button's
+ * class ("" for the section's main action, else " class=\"...\""). */
 static const char *action_form(apr_pool_t *p, const hsc_account_view_t *v,
                                const char *action, const char *id,
-                               const char *button)
+                               const char *cls, const char *button)
 {
     return apr_pstrcat(
         p, "<form method=\"post\">\n<input type=\"hidden\" name=\"action\" ",
@@ -58,33 +59,46 @@ static const char *action_form(apr_pool_t *p, const hsc_account_view_t *v,
                                 "\" name=\"password\" type=\"password\" "
                                 "autocomplete=\"current-password\" required>\n",
                                 NULL),
-        "<button type=\"submit\">", button, "</button>\n</form>\n", NULL);
+        "<button type=\"submit\"", cls, ">", button, "</button>\n</form>\n",
+        NULL);
 }
 
-/* The second factors' section: state and what can be done. */
+/* A section of the account page: a card with its heading (id names it
+ * for aria-labelledby). */
+static const char *group(apr_pool_t *p, const char *id, const char *heading,
+                         const char *body)
+{
+    return apr_pstrcat(p, "<section class=\"hsc-group\" aria-labelledby=\"", id,
+                       "\">\n<h2 id=\"", id, "\">", heading, "</h2>\n", body,
+                       "</section>\n", NULL);
+}
+
+/* The second factors: the authenticator app's state and what can be
+ * done, recovery codes. */
 static const char *factor_forms(apr_pool_t *p, const hsc_account_view_t *v)
 {
     if (!v->factors) {
         return "";
     }
     return apr_pstrcat(
-        p, "<h2>Authenticator app</h2>\n",
+        p, "<h3>Authenticator app</h3>\n",
         v->totp > 0
             ? apr_pstrcat(p,
                           "<p>On. Removing it ends your other sessions.</p>\n",
                           action_form(p, v, "totp-remove", "confirm-remove",
+                                      BTN_DANGER,
                                       "Remove the authenticator app"),
                           NULL)
             : apr_pstrcat(p,
                           "<p>Off. With one, signing in also asks for a "
                           "code from your phone.</p>\n",
-                          action_form(p, v, "totp-setup", "confirm-setup",
+                          action_form(p, v, "totp-setup", "confirm-setup", "",
                                       "Set up an authenticator app"),
                           NULL),
-        "<h2>Recovery codes</h2>\n"
+        "<h3>Recovery codes</h3>\n"
         "<p>For when your phone is not at hand: each code works once. New "
         "codes replace the old ones.</p>\n",
-        action_form(p, v, "recovery-new", "confirm-codes",
+        action_form(p, v, "recovery-new", "confirm-codes", BTN_SECONDARY,
                     "Make new recovery codes"),
         v->recent ? ""
                   : "<p class=\"hsc-help\">These ask for your password "
@@ -108,8 +122,28 @@ static const char *stepup_note(apr_pool_t *p, const hsc_account_view_t *v)
                        "\">Confirm with your second factor</a></p>\n", NULL);
 }
 
-const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
-                             const hsc_account_view_t *v)
+/* The password section: the change form. */
+static const char *password_form(apr_pool_t *p, const hsc_account_view_t *v,
+                                 const char *aria)
+{
+    return apr_pstrcat(
+        p,
+        "<form method=\"post\">\n"
+        "<input type=\"hidden\" name=\"action\" value=\"password\">\n"
+        /* For password managers: whose password this is. */
+        "<input type=\"hidden\" name=\"username\" "
+        "autocomplete=\"username\" value=\"",
+        hsc_page_escape(p, v->user),
+        "\">\n"
+        "<label for=\"hsc-current\">Current password</label>\n"
+        "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
+        "autocomplete=\"current-password\" required",
+        aria, ">\n", new_password_fields(p, v->min_chars, aria, ""),
+        "<button type=\"submit\">Change password</button>\n</form>\n", NULL);
+}
+
+/* Who is signed in, and how: the facts at the top of the page. */
+static const char *facts(apr_pool_t *p, const hsc_account_view_t *v)
 {
     const char *groups = v->groups && *v->groups ? hsc_page_escape(p, v->groups)
                                                  : "none";
@@ -119,6 +153,20 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
     const char *codes = v->recovery_left < 0
                             ? "cannot be read now"
                             : apr_psprintf(p, "%d left", v->recovery_left);
+
+    return apr_pstrcat(p, "<dl class=\"hsc-facts\">\n",
+                       fact(p, "Signed in as",
+                            apr_pstrcat(p, "<strong>",
+                                        hsc_page_escape(p, v->user),
+                                        "</strong>", NULL)),
+                       fact(p, "Groups", groups),
+                       fact(p, "Authenticator app", totp),
+                       fact(p, "Recovery codes", codes), "</dl>\n", NULL);
+}
+
+const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
+                             const hsc_account_view_t *v)
+{
     const char *err = hsc_page_error_block(p, v->error),
                *aria = v->error ? ERROR_ARIA : "";
     const char *note = v->notice ? apr_pstrcat(p,
@@ -127,6 +175,7 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
                                                hsc_page_escape(p, v->notice),
                                                "</p>\n", NULL)
                                  : "";
+    const char *methods, *tokens;
 
     if (v->user == NULL) {
         return hsc_page_doc(
@@ -141,37 +190,31 @@ const char *hsc_page_account(apr_pool_t *p, const hsc_page_conf_t *c,
                             : "",
                         NULL));
     }
-    return hsc_page_doc(
+    methods = apr_pstrcat(p, factor_forms(p, v),
+                          hsc_page_passkeys_section(p, v), NULL);
+    tokens = hsc_page_tokens_section(p, v);
+    /* The sections in the order a person looks for them: the password,
+     * the other ways to sign in, programs' passwords, the sessions. */
+    return hsc_page_doc_wide(
         p, c, "Your account",
-        apr_pstrcat(
-            p, note, err, stepup_note(p, v), "<dl class=\"hsc-facts\">\n",
-            fact(p, "Signed in as",
-                 apr_pstrcat(p, "<strong>", hsc_page_escape(p, v->user),
-                             "</strong>", NULL)),
-            fact(p, "Groups", groups), fact(p, "Authenticator app", totp),
-            fact(p, "Recovery codes", codes), "</dl>\n",
-            "<h2>Change password</h2>\n",
-            "<form method=\"post\">\n"
-            "<input type=\"hidden\" name=\"action\" value=\"password\">\n"
-            /* For password managers: whose password this is. */
-            "<input type=\"hidden\" name=\"username\" "
-            "autocomplete=\"username\" value=\"",
-            hsc_page_escape(p, v->user),
-            "\">\n"
-            "<label for=\"hsc-current\">Current password</label>\n"
-            "<input id=\"hsc-current\" name=\"password\" type=\"password\" "
-            "autocomplete=\"current-password\" required",
-            aria, ">\n", new_password_fields(p, v->min_chars, aria, ""),
-            "<button type=\"submit\">Change password</button>\n</form>\n",
-            factor_forms(p, v), hsc_page_passkeys_section(p, v),
-            hsc_page_tokens_section(p, v),
-            "<h2>Sign out everywhere</h2>\n"
-            "<p>Ends every session of your account, on every device, "
-            "this one included.</p>\n"
-            "<form method=\"post\">\n"
-            "<input type=\"hidden\" name=\"action\" value=\"signout\">\n"
-            "<button type=\"submit\">Sign out everywhere</button>\n</form>\n",
-            NULL));
+        apr_pstrcat(p, note, err, stepup_note(p, v),
+                    group(p, "hsc-s-account", "Account", facts(p, v)),
+                    group(p, "hsc-s-password", "Password",
+                          password_form(p, v, aria)),
+                    *methods
+                        ? group(p, "hsc-s-methods", "Sign-in methods", methods)
+                        : "",
+                    *tokens ? group(p, "hsc-s-tokens", "App passwords", tokens)
+                            : "",
+                    group(p, "hsc-s-sessions", "Sessions",
+                          "<p>Sign out everywhere: ends every session of your "
+                          "account, on every device, this one included.</p>\n"
+                          "<form method=\"post\">\n"
+                          "<input type=\"hidden\" name=\"action\" "
+                          "value=\"signout\">\n"
+                          "<button type=\"submit\"" BTN_DANGER
+                          ">Sign out everywhere</button>\n</form>\n"),
+                    NULL));
 }
 
 /* "ABCD EFGH ...": a base32 key in groups of four, easier to type. */

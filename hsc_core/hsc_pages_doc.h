@@ -11,6 +11,16 @@
 const char *hsc_page_doc(apr_pool_t *p, const hsc_page_conf_t *c,
                          const char *heading, const char *body);
 
+/* The same with a wider <main> for a page of several sections (the
+ * account page). */
+const char *hsc_page_doc_wide(apr_pool_t *p, const hsc_page_conf_t *c,
+                              const char *heading, const char *body);
+
+/* The classes of buttons that are not a form's main action: another
+ * action beside it, and one that removes or ends something. */
+#define BTN_SECONDARY " class=\"hsc-btn-secondary\""
+#define BTN_DANGER " class=\"hsc-btn-danger\""
+
 /* A form's error message (or ""): an alert its fields point to with
  * ERROR_ARIA. */
 #define ERROR_ARIA " aria-invalid=\"true\" aria-describedby=\"hsc-error\""

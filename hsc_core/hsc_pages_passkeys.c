@@ -58,7 +58,7 @@ static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
         "placeholder=\"",
         name,
         "\" required>"
-        "<button type=\"submit\">Rename</button></form>"
+        "<button type=\"submit\"" BTN_SECONDARY ">Rename</button></form>"
         "<form method=\"post\" class=\"hsc-inline\">"
         "<input type=\"hidden\" name=\"action\" value=\"passkey-remove\">"
         "<input type=\"hidden\" name=\"passkey_id\" value=\"",
@@ -74,7 +74,7 @@ static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
                           "placeholder=\"password\" required>",
                           NULL),
         "<button type=\"submit\" aria-label=\"Remove ", name,
-        "\">Remove</button></form></td></tr>\n", NULL);
+        "\"" BTN_DANGER ">Remove</button></form></td></tr>\n", NULL);
 }
 
 /* A form posting action (seal-on, seal-off), with the password first
@@ -159,7 +159,7 @@ const char *hsc_page_passkeys_section(apr_pool_t *p,
                : apr_pstrcat(p,
                              "<div id=\"hsc-pk-list\" class=\"hsc-scroll\">"
                              "<table "
-                             "class=\"hsc-tokens\">\n<thead><tr>"
+                             "class=\"hsc-tokens hsc-keys\">\n<thead><tr>"
                              "<th scope=\"col\">Name</th>"
                              "<th scope=\"col\">Added</th>"
                              "<th scope=\"col\">Last used</th>"
@@ -167,7 +167,7 @@ const char *hsc_page_passkeys_section(apr_pool_t *p,
                              "<tbody>\n",
                              list, "</tbody>\n</table></div>\n", NULL);
     return apr_pstrcat(
-        p, "<h2>Passkeys</h2>\n",
+        p, "<h3>Passkeys</h3>\n",
         "<p>A passkey or security key signs you in without a code, and "
         "cannot be phished. A sealed one can sign you in without your "
         "password.</p>\n",

@@ -44,7 +44,8 @@ static const char *row(apr_pool_t *p, const hsc_account_view_t *v,
         "<input type=\"hidden\" name=\"action\" value=\"token-revoke\">"
         "<input type=\"hidden\" name=\"token_id\" value=\"",
         hsc_page_escape(p, t->id), "\"><button type=\"submit\" aria-label=\"",
-        "Revoke ", name, "\">Revoke</button></form></td></tr>\n", NULL);
+        "Revoke ", name, "\"" BTN_DANGER ">Revoke</button></form></td></tr>\n",
+        NULL);
 }
 
 const char *hsc_page_tokens_section(apr_pool_t *p, const hsc_account_view_t *v)
@@ -62,7 +63,7 @@ const char *hsc_page_tokens_section(apr_pool_t *p, const hsc_account_view_t *v)
                ? "<p>You have no app passwords.</p>\n"
                : apr_pstrcat(p,
                              "<div class=\"hsc-scroll\"><table "
-                             "class=\"hsc-tokens\">\n<thead><tr>"
+                             "class=\"hsc-tokens hsc-apps\">\n<thead><tr>"
                              "<th scope=\"col\">Name</th>"
                              "<th scope=\"col\">Scopes</th>"
                              "<th scope=\"col\">Made</th>"
@@ -71,12 +72,14 @@ const char *hsc_page_tokens_section(apr_pool_t *p, const hsc_account_view_t *v)
                              "<th scope=\"col\"><span class=\"hsc-sr\">"
                              "Revoke</span></th></tr></thead>\n<tbody>\n",
                              list, "</tbody>\n</table></div>\n", NULL);
+    /* Its heading is the account page's (hsc_page_account). */
     return apr_pstrcat(
-        p, "<h2>App passwords</h2>\n",
+        p,
         "<p>For programs that cannot use this page: calendar and file "
         "apps, git, scripts. Each opens only what accepts app passwords, "
         "and you can revoke each alone.</p>\n",
         list,
+        "<h3>New app password</h3>\n"
         "<form method=\"post\">\n"
         "<input type=\"hidden\" name=\"action\" value=\"token-new\">\n"
         "<label for=\"hsc-token-name\">Name, to tell it apart</label>\n"

@@ -8,8 +8,9 @@
 # Through each: no cookie sends a browser to the login page with the
 # proxied URL to come back to; wes (group ops) gets the page with his
 # name; xena (not in ops) gets 403, never a login loop. nginx relays the
-# refreshed cookie. The endpoint itself: only trusted proxies, and only a
-# URL that parses.
+# refreshed cookie. The login page's CSP lets its form's redirect go to
+# the proxied URL's origin. The endpoint itself: only trusted proxies, and
+# only a URL that parses.
 use strict;
 use warnings FATAL => 'all';
 
@@ -21,7 +22,7 @@ use File::Path qw(make_path);
 use IO::Socket::INET ();
 use HSCTest;
 
-plan tests => 37;
+plan tests => 39;
 
 ua_plain();
 my $aport = Apache::Test::vars('port');
@@ -204,6 +205,16 @@ is($res->header('Location'), $there, 'goes back to it');
 $res = login('wes', $PW{wes}, path => '/authz-login',
              return => 'http://evil.example/x');
 is($res->header('Location'), '/', 'not to a host it does not list');
+# Browsers check that 303 against the login page's CSP (form-action): the
+# page names the app's origin, scheme and port included, and no other.
+(my $esc = $there) =~ s/([^A-Za-z0-9_.~-])/sprintf('%%%02X', ord $1)/ge;
+$res = GET("/authz-login?return=$esc");
+like($res->header('Content-Security-Policy') // '',
+     qr{; form-action 'self' http://127\.0\.0\.1:$nport;},
+     "the login page's form-action names the app's origin");
+$res = GET('/authz-login?return=http%3A%2F%2Fevil.example%2Fx');
+like($res->header('Content-Security-Policy') // '',
+     qr{; form-action 'self';}, 'and no host it does not list');
 
 # The endpoint itself.
 $res = GET('/authz-nginx', 'X-Original-URL' => 'javascript:alert(1)',

@@ -206,7 +206,7 @@ is($addr, '127.0.0.1', 'and the address it came from');
 my $yc = cookie_from(login('yara', $PW{yara}));
 ok($yc, 'yara signs in');
 $res = get_with('/account', 'hsc', $yc);
-like($res->content, qr{<h2>App passwords</h2>}, 'the account page has an app-password section');
+like($res->content, qr{<h2[^>]*>App passwords</h2>}, 'the account page has an app-password section');
 ok($res->content =~ m{<td>calendar</td><td>dav</td>}
    && $res->content =~ m{<td>ci</td><td>git</td>}
    && $res->content =~ m{<td>admin</td><td>dav,admin</td>},

@@ -2,7 +2,9 @@
 # The pages in headless Chromium (test/browser/browser_test.py), for
 # `make check`. Needs Debian's chromium, chromium-driver and
 # python3-selenium (scripts/install-deps-debian.sh); without them it fails
-# and says what to install. Prints TAP; screenshots land in
+# and says what to install. The login through proxies needs nginx, caddy
+# and haproxy too (installed by the same script with --test); a missing
+# one fails its "starts" line, naming it. Prints TAP; screenshots land in
 # test/browser/screenshots/.
 top_srcdir=${top_srcdir:-.}
 for f in /usr/bin/chromium /usr/bin/chromedriver; do

@@ -2,7 +2,9 @@
 through Selenium), against a real httpd with the module, started here on a
 free loopback port with a SQLite user table made by hsc-admin. Prints TAP.
 A screenshot of every page, at 1000 px and at 375 px, is kept in
-test/browser/screenshots/ (CI keeps that folder as an artifact).
+test/browser/screenshots/ (CI keeps that folder as an artifact), and the
+whole account page at 1000 px and 390 px. nginx, Caddy and HAProxy in
+front of hsc-authz (proxies.py) are started once for a login through each.
 
 Run by test/browser/browser-test.sh (make check) with Debian's
 /usr/bin/python3, chromium, chromium-driver and python3-selenium.
@@ -23,13 +25,16 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import (StaleElementReferenceException,
+                                        TimeoutException, WebDriverException)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-import cross_site
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree
+import cross_site  # noqa: E402
+import proxies  # noqa: E402  (beside this file)
 
 TOP_BUILD = os.path.abspath(os.environ.get("top_builddir", "."))
 TOP_SRC = os.path.abspath(os.environ.get("top_srcdir", "."))
@@ -79,7 +84,7 @@ class Server:
         modules = apxs("LIBEXECDIR")
         run = self.run
         for d in ("htdocs/private", "htdocs/static", "htdocs/pk-sealed",
-                  "logs", "db"):
+                  "htdocs/proxied", "logs", "db"):
             os.makedirs(os.path.join(run, d))
         # The single-page app that calls hsc-api (test/browser/api-page/).
         shutil.copytree(os.path.join(TOP_SRC, "test", "browser", "api-page"),
@@ -95,6 +100,10 @@ class Server:
                    "erin": "erin-Pw-1", "fred": "fred-Pw-1",
                    "gina": "gina-Pw-1", "hank": "hank-Pw-1",
                    "ivy": "ivy-Pw-1"}
+        # Through each proxy: a password-only user and a TOTP user.
+        for px in ("nginx", "caddy", "haproxy"):
+            self.pw[px + "-pw"] = px + "-Pw-1"
+            self.pw[px + "-otp"] = px + "-Otp-1"
         for user, pw in self.pw.items():
             subprocess.run([admin, "add", self.db, user, "--kdf",
                             "sha256-chain:1000", "--password-stdin", "--force"],
@@ -104,6 +113,12 @@ class Server:
                               "--keys", run + "/hsc.keys"], check=True,
                              capture_output=True, text=True).stdout
         self.totp_secret = uri.split("secret=")[1].split("&")[0]
+        self.proxy_totp = {}
+        for px in ("nginx", "caddy", "haproxy"):
+            uri = subprocess.run([admin, "totp", "enrol", self.db, px + "-otp",
+                                  "--keys", run + "/hsc.keys"], check=True,
+                                 capture_output=True, text=True).stdout
+            self.proxy_totp[px] = uri.split("secret=")[1].split("&")[0]
         self.recovery = subprocess.run(
             [admin, "recovery-codes", self.db, "carol", "--count", "2"],
             check=True, capture_output=True, text=True).stdout.split()
@@ -126,6 +141,8 @@ class Server:
             f.write('<!doctype html><title>Passkeys</title><h1>Passkeys</h1>')
         with open(run + "/htdocs/pk-sealed/index.html", "w") as f:
             f.write('<!doctype html><title>Sealed</title><h1>Sealed page</h1>')
+        with open(run + "/htdocs/proxied/index.html", "w") as f:
+            f.write(proxies.APP)
         with open(run + "/htdocs/static/site.css", "w") as f:
             f.write("h1 { color: rgb(1, 2, 3); }\n")
         with open(run + "/httpd.conf", "w") as f:
@@ -201,6 +218,7 @@ HSCWebAuthnOrigin http://localhost:{self.port}
     HSCSecondFactor optional
     HSCWebAuthnUserVerification required
 </Location>
+{proxies.HTTPD.format(modules=modules, run=run, port=self.port)}
 <Location "/pk-account">
     SetHandler hsc-account
     HSCPasskeys On
@@ -276,6 +294,21 @@ def status_with_cookie(url, cookie):
         return e.code
 
 
+def gone(el):
+    """Selenium's staleness_of, also for Chromium's answer while the old document
+    is being replaced: a bare error that the node "does not belong to the
+    document" (Selenium 4.8 would take it for a lost browser)."""
+    try:
+        el.is_enabled()
+        return False
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as e:
+        if "does not belong to the document" in str(e):
+            return True
+        raise
+
+
 class Browser:
     def __init__(self):
         o = webdriver.ChromeOptions()
@@ -343,11 +376,11 @@ class Browser:
         finally:
             d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
-    def go(self, el):
+    def go(self, el, timeout=10):
         """Click a link or button and wait for the next page to load."""
         old = self.d.find_element(By.TAG_NAME, "html")
         el.click()
-        WebDriverWait(self.d, 10).until(EC.staleness_of(old))
+        WebDriverWait(self.d, timeout).until(lambda d: gone(old))
         WebDriverWait(self.d, 10).until(lambda d: d.execute_script(
             "return document.readyState") == "complete")
 
@@ -377,12 +410,14 @@ def main():
     browser_died = False
     try:
         b = Browser()
-        # HSC_BROWSER_ONLY=passkeys or cross-site: that part alone (while
+        # HSC_BROWSER_ONLY=passkeys, cross-site or proxies: that part alone (while
         # working on it).
         if os.environ.get("HSC_BROWSER_ONLY") == "passkeys":
             passkey_walk(srv, b)
         elif os.environ.get("HSC_BROWSER_ONLY") == "cross-site":
             cross_site.walk(srv, b, ok, totp, status_with_cookie)
+        elif os.environ.get("HSC_BROWSER_ONLY") == "proxies":
+            proxy_walk(srv, b)
         else:
             run(srv, b)
     except Exception as e:  # a crash is a failed assertion, not a skip
@@ -585,10 +620,11 @@ def run(srv, b):
        "logout without a session says not signed in")
     b.shot("logout-not-signed-in")
     shots = sorted(f for f in os.listdir(SHOTS) if f.endswith(".png"))
-    ok(len(shots) == 30, "a screenshot of each page at both widths", shots)
+    ok(len(shots) == 32, "a screenshot of each page at both widths", shots)
 
     api_walk(srv, b)
     cross_site.walk(srv, b, ok, totp, status_with_cookie)
+    proxy_walk(srv, b)
     passkey_walk(srv, b)
 
 
@@ -636,6 +672,68 @@ def api_walk(srv, b):
     errors = b.csp_errors()
     ok(not errors, "the app under default-src 'self': the CSP blocked "
        "nothing", errors)
+
+
+def proxy_walk(srv, b):
+    """Through nginx, Caddy and HAProxy in front of hsc-authz
+    (test/browser/proxies.py, docs/authz-endpoint.md): the app's URL at
+    the proxy's origin, httpd's login page at its own, the password (and a
+    TOTP code), then back on the app's page. The login page's CSP must let
+    the form's 303 go to the app's origin (form-action), and Chromium must
+    say nothing about the CSP on the way."""
+    d, base = b.d, srv.base
+
+    def submit(el):
+        # A navigation the CSP blocks leaves the page as it was: no
+        # exception, the assertions after say what happened.
+        try:
+            b.go(el, timeout=5)
+        except TimeoutException:
+            pass
+
+    px = proxies.Proxies(srv.port)
+    try:
+        up, why = px.start()
+        for name in ("nginx", "caddy", "haproxy"):
+            ok(name in up, "%s starts in front of hsc-authz" % name,
+               why.get(name))
+        for name, port in up.items():
+            app = "http://127.0.0.1:%d/proxied/" % port
+            for kind in ("pw", "otp"):
+                user = name + "-" + kind
+                what = "%s, %s" % (name, "password" if kind == "pw"
+                                   else "password and TOTP code")
+                d.delete_all_cookies()
+                b.csp_errors()  # the log so far, read and dropped
+                d.get(app)
+                ok(d.current_url.startswith(base + "/authz-login?return="),
+                   "%s: the app sends a stranger to httpd's login page"
+                   % what, d.current_url)
+                d.find_element(By.ID, "hsc-username").send_keys(user)
+                d.find_element(By.ID, "hsc-password").send_keys(srv.pw[user])
+                submit(d.find_element(By.CSS_SELECTOR,
+                                      "button[type=submit]"))
+                if kind == "otp":
+                    codes = d.find_elements(By.ID, "hsc-code")
+                    ok(len(codes) == 1, "%s: the code step" % what,
+                       d.current_url)
+                    if codes:  # one step of skew is allowed: no wait
+                        codes[0].send_keys(totp(srv.proxy_totp[name],
+                                                time.time()))
+                        submit(d.find_element(By.CSS_SELECTOR,
+                                              "button[type=submit]"))
+                text = b.text()
+                ok(d.current_url == app and "App page" in text,
+                   "%s: back on the app's page at the proxy's origin" % what,
+                   (d.current_url, text[:200]))
+                ok("User: " + user in text,
+                   "%s: the app got the user from the proxy" % what, text[:200])
+                errors = b.csp_errors()
+                ok(not errors, "%s: no CSP message in the console" % what,
+                   errors)
+            d.save_screenshot(os.path.join(SHOTS, "proxy-%s-app.png" % name))
+    finally:
+        px.stop()
 
 
 def account_walk(srv, b):
@@ -720,6 +818,88 @@ def account_walk(srv, b):
     d.get(base + "/login")
     b.login("dora", "a long and unlisted passphrase")
     ok(b.cookie() is not None, "the new password logs in")
+    account_look(srv, b)
+
+
+def full_shot(b, name, width):
+    """The whole page (not only the window) at this width."""
+    d = b.d
+    m = {"width": width, "height": 800, "deviceScaleFactor": 1,
+         "mobile": width < 500}
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", m)
+    time.sleep(0.2)
+    m["height"] = d.execute_script(
+        "return document.documentElement.scrollHeight")
+    d.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", m)
+    time.sleep(0.2)
+    d.save_screenshot(os.path.join(SHOTS, name + ".png"))
+
+
+def account_look(srv, b):
+    """The account page's look: its sections (cards) in order, the main
+    action of a form, the secondary ones and the destructive ones each
+    drawn apart, the same at a phone's 390 px without scrolling sideways;
+    the whole page shot at both widths."""
+    d, base = b.d, srv.base
+    d.get(base + "/account")
+    d.find_element(By.ID, "hsc-token-name").send_keys("calendar")
+    b.go(d.find_element(By.XPATH, "//button[text()='Create app password']"))
+    b.go(d.find_element(By.LINK_TEXT, "Back to your account"))
+    heads = [e.text for e in d.find_elements(
+        By.CSS_SELECTOR, "section.hsc-group > h2")]
+    ok(heads == ["Account", "Password", "Sign-in methods", "App passwords",
+                 "Sessions"], "the account page: its sections in order", heads)
+    look = """
+        function s(e) { var c = getComputedStyle(e);
+            return [c.backgroundColor, c.color, c.borderTopColor,
+                    c.borderTopWidth, e.getBoundingClientRect().width]; }
+        function by(t) { var r = null;
+            document.querySelectorAll('button').forEach(function (e) {
+                if (e.textContent === t) r = s(e); });
+            return r; }
+        return {primary: by('Change password'),
+                primary2: by('Create app password'),
+                secondary: by('Make new recovery codes'),
+                danger: by('Remove the authenticator app'),
+                signout: by('Sign out everywhere'), revoke: by('Revoke'),
+                column: document.querySelector('#hsc-current')
+                    .getBoundingClientRect().width};
+    """
+    m = d.execute_script(look)
+
+    def red(c):  # "rgb(r, g, b)": red well above green and blue
+        r, g, bl = [int(x) for x in re.findall(r"\d+", c)[:3]]
+        return r > 120 and r > 2 * g and r > 2 * bl
+    p, sec, dan = m["primary"], m["secondary"], m["danger"]
+    ok(p and sec and dan and p[:3] == m["primary2"][:3]
+       and dan[:3] == m["signout"][:3] == m["revoke"][:3],
+       "main, secondary and destructive buttons: each kind drawn alike", m)
+    ok(p and sec and dan and p[0] != sec[0] and sec[1] != p[1]
+       and sec[3] != "0px" and p[3] == "0px",
+       "a secondary action is outlined, not filled like the main one", m)
+    ok(dan and sec and red(dan[1]) and red(dan[2]) and not red(sec[1])
+       and dan[0] == sec[0], "a destructive action is red (remove, revoke, "
+       "sign out everywhere)", m)
+    ok(sec and dan and sec[4] < m["column"] and dan[4] < m["column"],
+       "at 1000 px neither spans the column", m)
+    errors = b.csp_errors()
+    ok(not errors, "account page: the CSP blocked nothing", errors)
+    full_shot(b, "account-sections", 1000)
+    try:
+        full_shot(b, "account-sections-390", 390)
+        m = d.execute_script("""
+            var de = document.documentElement, out = [];
+            document.querySelectorAll('button, input, select').forEach(
+                function (e) { var r = e.getBoundingClientRect();
+                    if (e.type !== 'hidden' && (r.left < 0 || r.right > 390
+                        || r.height < 44))
+                        out.push(e.textContent || e.id || e.name); });
+            return {sw: de.scrollWidth, cw: de.clientWidth, bad: out};""")
+        ok(m["sw"] <= m["cw"] == 390 and not m["bad"],
+           "account page at 390 px: no sideways scroll, every control "
+           "within the screen and at least 44 px tall", m)
+    finally:
+        d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 # --- passkeys (issue 21) ---------------------------------------------------------

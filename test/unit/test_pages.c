@@ -106,6 +106,41 @@ static void csp_limits_forms_and_base(void)
     CHECK(!has(csp, "x;y"), "an origin with ';' never reaches the CSP");
 }
 
+/* A login's return target on an HSCReturnHosts host (the app behind a
+ * proxy): its exact origin, port included, is allowed to receive the
+ * login form's redirect; only a host-source a CSP can carry gets in. */
+static void csp_names_a_return_targets_origin(void)
+{
+    const char *t[] = {"http://127.0.0.1:51945/proxied/", NULL};
+    const char *csp = hsc_page_csp(pool, NULL, t);
+    static const char *const bad[] = {"http://[::1]:8080/x",
+                                      "https://app.example:/x",
+                                      "https://app.example:123456/x",
+                                      "https://:80/x",
+                                      "https://a.example:8443:1/x",
+                                      "https://a b/x",
+                                      "https://a,b/x",
+                                      "https://a'b/x",
+                                      "https://user@a.example/x",
+                                      "https:///x",
+                                      "ftp://a.example/x",
+                                      "//a.example/x"};
+    size_t i;
+
+    CHECK(has(csp, "; form-action 'self' http://127.0.0.1:51945;"),
+          "the return target's origin, scheme and port included");
+    t[0] = "https://app.example.com/home?x=1#y";
+    csp = hsc_page_csp(pool, NULL, t);
+    CHECK(has(csp, "; form-action 'self' https://app.example.com;"),
+          "no port: the origin without one (the scheme's default)");
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        t[0] = bad[i];
+        csp = hsc_page_csp(pool, NULL, t);
+        CHECK(has(csp, "; form-action 'self';"),
+              "not a CSP host-source: left out");
+    }
+}
+
 static void stylesheet_urls_are_checked(void)
 {
     CHECK(hsc_page_stylesheet_valid("/s.css"), "local path");
@@ -311,7 +346,7 @@ static void passkeys_only_where_on(void)
     memset(&v, 0, sizeof(v));
     v.user = "ann";
     page = hsc_page_account(pool, &on, &v);
-    CHECK(!has(page, "Passkeys</h2>"), "account: no section unless listed");
+    CHECK(!has(page, "Passkeys</h3>"), "account: no section unless listed");
     {
         hsc_page_passkey_t k = {"QUJD", "My <key>", 1700000000, 1, 0};
         v.passkeys = 1;
@@ -359,6 +394,75 @@ static void passkeys_only_where_on(void)
     }
 }
 
+/* The account page in sections (cards) in the order people look for
+ * them, each button drawn for what it does: the form's main action
+ * plain, another action beside it secondary, one that removes or ends
+ * something destructive. */
+static void account_sections_and_button_kinds(void)
+{
+    hsc_page_conf_t c = {NULL, NULL, 0, 1};
+    hsc_page_passkey_t k = {"QUJD", "laptop", 1700000000, 1, 0};
+    hsc_page_token_t t = {"t1", "git", "", 1700000000, 0, 0};
+    hsc_account_view_t v;
+    const char *page, *a, *b, *m, *tk, *se;
+
+    memset(&v, 0, sizeof(v));
+    v.user = "ann";
+    v.recent = 1;
+    v.factors = 1;
+    v.totp = 1;
+    v.tokens = 1;
+    v.token_list = &t;
+    v.n_tokens = 1;
+    v.passkeys = 1;
+    v.passkey_list = &k;
+    v.n_passkeys = 1;
+    page = hsc_page_account(pool, &c, &v);
+    a = strstr(page, ">Account</h2>");
+    b = strstr(page, ">Password</h2>");
+    m = strstr(page, ">Sign-in methods</h2>");
+    tk = strstr(page, ">App passwords</h2>");
+    se = strstr(page, ">Sessions</h2>");
+    CHECK(a && b && m && tk && se && a < b && b < m && m < tk && tk < se,
+          "account, password, sign-in methods, app passwords, sessions");
+    CHECK(count(page, "<section class=\"hsc-group\" aria-labelledby=") == 5
+              && has(page, "<main class=\"hsc-wide\">"),
+          "each a labelled section of a wider page");
+    m = strstr(page, ">Sign-in methods</h2>");
+    CHECK(m && strstr(m, "<h3>Authenticator app</h3>") < tk
+              && strstr(m, "<h3>Recovery codes</h3>") < tk
+              && strstr(m, "<h3>Passkeys</h3>") < tk,
+          "the app, recovery codes and passkeys are sign-in methods");
+    CHECK(has(page, "class=\"hsc-btn-danger\">Remove the authenticator app<")
+              && has(page, "class=\"hsc-btn-danger\">Sign out everywhere<")
+              && has(page, "class=\"hsc-btn-danger\">Revoke<")
+              && has(page, "class=\"hsc-btn-danger\">Remove<"),
+          "remove, revoke and sign out everywhere: destructive");
+    CHECK(count(strstr(page, "</style>"), "hsc-btn-danger") == 4,
+          "and nothing else");
+    CHECK(has(page, "class=\"hsc-btn-secondary\">Make new recovery codes<")
+              && has(page, "class=\"hsc-btn-secondary\">Rename<")
+              && count(strstr(page, "</style>"), "hsc-btn-secondary") == 2,
+          "new recovery codes and rename: secondary");
+    CHECK(has(page, "<button type=\"submit\">Change password<")
+              && has(page, "<button type=\"submit\">Create app password<"),
+          "changing the password, a new app password: the main action");
+    v.totp = 0;
+    page = hsc_page_account(pool, &c, &v);
+    CHECK(has(page, "<button type=\"submit\">Set up an authenticator app<"),
+          "setting up the app: the main action");
+    CHECK(has(hsc_page_style(), ".hsc-btn-danger{color:#b00020}")
+              && has(hsc_page_style(), ".hsc-btn-secondary{color:#1f5fbf}"),
+          "the stylesheet draws both kinds");
+    v.factors = 0;
+    v.passkeys = 0;
+    v.tokens = 0;
+    page = hsc_page_account(pool, &c, &v);
+    CHECK(!has(page, "Sign-in methods") && !has(page, "App passwords")
+              && count(page, "<section ") == 3,
+          "a section only where it has something");
+}
+
 int main(void)
 {
     apr_initialize();
@@ -367,6 +471,7 @@ int main(void)
     RUN(style_hash_is_the_sha256_of_the_style);
     RUN(csp_allows_the_hash_and_nothing_inline);
     RUN(csp_limits_forms_and_base);
+    RUN(csp_names_a_return_targets_origin);
     RUN(stylesheet_urls_are_checked);
     RUN(waits_are_rounded_to_human_words);
     RUN(login_page_for_people_and_screen_readers);
@@ -375,6 +480,7 @@ int main(void)
     RUN(logged_out_page_confirms);
     RUN(throttled_page_in_words_with_a_link);
     RUN(passkeys_only_where_on);
+    RUN(account_sections_and_button_kinds);
     apr_pool_destroy(pool);
     apr_terminate();
     return hsc_test_done();
