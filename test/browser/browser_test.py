@@ -815,9 +815,17 @@ def account_walk(srv, b):
     ok("Your password is changed." in b.text(), "the page says so")
     b.shot("account-password-changed")
     d.delete_all_cookies()
-    d.get(base + "/login")
+    d.get(base + "/login?return=/account")
     b.login("dora", "a long and unlisted passphrase")
-    ok(b.cookie() is not None, "the new password logs in")
+    # /login has no HSCSecondFactor: dora's app is asked for all the same.
+    ok(d.find_elements(By.ID, "hsc-code") != [],
+       "the new password logs in, and a login without HSCSecondFactor "
+       "asks for the app's code too (the factor is the user's)")
+    # (Both of this step's codes are used: one of the recovery codes.)
+    d.find_element(By.ID, "hsc-recovery").send_keys(codes[0])
+    b.go(d.find_elements(By.CSS_SELECTOR, "button[type=submit]")[1])
+    ok(d.current_url == base + "/account" and b.cookie() is not None,
+       "a recovery code finishes it", d.current_url)
     account_look(srv, b)
 
 
@@ -1111,8 +1119,9 @@ def passkey_walk(srv, b):
     ok("laptop" in b.text(), "the account page lists it")
     pk_shot(b, "pk-account-registered")
     said = pk_click(b)
-    ok(said == "This passkey is registered already.",
-       "the same authenticator again: the page says it is registered", said)
+    ok(said.startswith("This account has a second factor: confirm it first"),
+       "another passkey from this password-only session: the page says to "
+       "confirm the second factor first (fred has one now)", said)
     fred_creds = d.execute_cdp_cmd("WebAuthn.getCredentials",
                                    {"authenticatorId": aid})["credentials"]
 
@@ -1159,6 +1168,11 @@ def passkey_walk(srv, b):
     ok(said == "" and amr_of(b) == AMR["pwd"] | AMR["hwk"] | AMR["uv"]
        | AMR["seal"], "Use a passkey (UV required): amr pwd|hwk|uv|seal",
        (said, amr_of(b)))
+    d.get(base + "/pk-account")
+    said = pk_click(b)
+    ok(said == "This passkey is registered already.",
+       "the same authenticator again, from a session that used it: the page "
+       "says it is registered", said)
 
     # gina: a security key, EdDSA, not resident, without UV or PRF.
     d.delete_all_cookies()
