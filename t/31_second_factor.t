@@ -13,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 70;
+plan tests => 83;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -211,6 +211,51 @@ ok($pending, 'after the window, the password again');
 $res = host_step([code => totp($keyt, time)], $pending);
 is($res->code, 303, 'and a right code finishes the login');
 is((cookie_fields(cookie_from($res) // ''))[7], 3, 'amr pwd|otp');
+
+# The window (HSCTOTPSkew): one step either side by default, two at
+# /skew2-login; codes from oathtool at offsets from now. A code is taken
+# once whatever the window: after a later step, an earlier one is refused.
+admin_ok("skw-pw\n", 'add', $db, 'skw', '--kdf', 'sha256-chain:1000',
+         '--password-stdin', '--force');
+($rc, $out) = admin('totp', 'enrol', $db, 'skw', '--keys', $keys);
+my ($b32s) = $out =~ /secret=([A-Z2-7]+)&/;
+sub oath
+{
+    my ($t) = @_;
+    my $c = `oathtool --totp -b $b32s --now \@$t`;
+    chomp $c;
+    return $c;
+}
+sub skew_try
+{
+    my ($path, $t) = @_;
+    my $p = cookie_from(post_form($path, form_encode(username => 'skw',
+                                                     password => 'skw-pw')))
+        // '';
+    return post_form($path, form_encode(code => oath($t)),
+                     Cookie => "hsc=$p")->code;
+}
+sleep(31 - time % 30) if time % 30 > 24;
+my $t0 = time;
+like(oath($t0), qr/^\d{6}$/, 'oathtool computes the codes');
+my @skew = (['/2fa-login', -60, 401, 'default: two steps back refused'],
+            ['/2fa-login', 60, 401, 'default: two steps ahead refused'],
+            ['/skew2-login', -90, 401, 'HSCTOTPSkew 2: three steps back refused'],
+            ['/skew2-login', -60, 303, 'HSCTOTPSkew 2: two steps back taken'],
+            ['/2fa-login', -30, 303, 'default: one step back taken'],
+            ['/skew2-login', -30, 401,
+             'that code again, where the wider window takes it: refused'],
+            ['/2fa-login', 30, 303, 'default: one step ahead taken'],
+            ['/2fa-login', 30, 401, 'that code again: refused'],
+            ['/skew2-login', 90, 401, 'HSCTOTPSkew 2: three steps ahead refused'],
+            ['/skew2-login', 60, 303, 'HSCTOTPSkew 2: two steps ahead taken'],
+            ['/skew2-login', 0, 401,
+             'the current code after a later one (the window\'s edge): refused']);
+for (@skew) {
+    my ($path, $off, $want, $what) = @$_;
+    is(skew_try($path, $t0 + $off), $want, $what);
+}
+ok(int(time / 30) == int($t0 / 30), 'all within one step (the offsets held)');
 
 # Where the user's attempts cannot be counted (throttle-addr.test has
 # HSCThrottleUser 0), no code is checked at all: 503 (HSC206).
