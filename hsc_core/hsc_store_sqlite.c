@@ -1034,8 +1034,9 @@ static hsc_status_t write_run(sq_store_t *sq, const char *what,
 
 /*
  * write_run, and in the same transaction the deletion of user's one-time
- * links: a reset or invite link must not outlive a password change or a
- * revocation (docs/security.md). A file without links: write_run alone.
+ * links: a reset or invite link must not outlive a password change,
+ * hsc-admin revoke or disable (docs/security.md). A file without links:
+ * write_run alone.
  */
 static hsc_status_t write_run_links(sq_store_t *sq, const char *what,
                                     sqlite3_stmt *st, const char *user)
@@ -1211,11 +1212,13 @@ static hsc_status_t sq_set_disabled(hsc_store_t *s, const char *user, int on)
         sqlite3_finalize(st);
         return status;
     }
-    return write_run(sq, "set_disabled", st);
+    /* Disabled: the user's links go in the same transaction. */
+    return on ? write_run_links(sq, "set_disabled", st, user)
+              : write_run(sq, "set_disabled", st);
 }
 
 static hsc_status_t revoke_run(sq_store_t *sq, const char *sql,
-                               const char *user, int64_t when)
+                               const char *user, int64_t when, int links)
 {
     sqlite3_stmt *st;
     hsc_status_t status;
@@ -1231,29 +1234,32 @@ static hsc_status_t revoke_run(sq_store_t *sq, const char *sql,
         sqlite3_finalize(st);
         return status;
     }
-    return write_run_links(sq, "revoke", st, user);
+    return links ? write_run_links(sq, "revoke", st, user)
+                 : write_run(sq, "revoke", st);
 }
 
 #define REVOKE_SQL(gen_too)                                                       \
     "UPDATE hsc_users SET revoked_before = max(?2, revoked_before + 1), " gen_too \
     "updated = ?3 WHERE username = ?1"
 
-static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
+static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when,
+                              int links)
 {
     sq_store_t *sq = (sq_store_t *)s;
     hsc_status_t status;
 
     gen_catch_up(sq);
     if (sq->version >= HSC_SQLITE_GEN_VERSION) {
-        return revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+        return revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when, links);
     }
     /* httpd's "log out everywhere" on a file without gen (httpd never
      * upgrades one): its users hold format 1 cookies. Should the file
      * have been upgraded meanwhile, raise gen too: revocation is exact. */
-    status = revoke_run(sq, REVOKE_SQL(""), user, when);
+    status = revoke_run(sq, REVOKE_SQL(""), user, when, links);
     gen_catch_up(sq);
     if (status == HSC_OK && sq->version >= HSC_SQLITE_GEN_VERSION) {
-        status = revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+        status = revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when,
+                            links);
     }
     return status;
 }
