@@ -217,7 +217,8 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
     if (!f->code.present
         || hsc_totp_code_parse(&fi.params, f->code.value, f->code.len, digits)
                != HSC_OK
-        || hsc_totp_check(&fi.params, secret, n, digits, now, 1, -1, &step)
+        || hsc_totp_check(&fi.params, secret, n, digits, now, a->d->totp_skew,
+                          -1, &step)
                != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(219) "the first code of the authenticator "

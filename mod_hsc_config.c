@@ -142,6 +142,7 @@ void *hsc_create_dir_conf(apr_pool_t *p, char *dir)
     d->cookie_format1 = HSC_DEFAULT_COOKIE_FORMAT1;
     d->remember = HSC_DEFAULT_REMEMBER;
     d->second_factor = HSC_DEFAULT_SECOND_FACTOR;
+    d->totp_skew = HSC_DEFAULT_TOTP_SKEW;
     d->recent_auth = HSC_DEFAULT_ACCOUNT_RECENT_AUTH;
     return d;
 }
@@ -184,6 +185,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
     HSC_MERGE(d, base, add, cookie_format1);
     HSC_MERGE(d, base, add, remember);
     HSC_MERGE(d, base, add, second_factor);
+    HSC_MERGE(d, base, add, totp_skew);
     HSC_MERGE(d, base, add, factor_max_age);
     HSC_MERGE(d, base, add, max_auth_age);
     HSC_MERGE(d, base, add, password_min);
@@ -1016,6 +1018,20 @@ static const char *set_second_factor(cmd_parms *cmd, void *dv, const char *arg)
     return NULL;
 }
 
+static const char *set_totp_skew(cmd_parms *cmd, void *dv, const char *arg)
+{
+    hsc_dir_conf_t *d = dv;
+
+    if (hsc_parse_count(arg, HSC_TOTP_SKEW_MAX, &d->totp_skew) != HSC_OK) {
+        return apr_pstrcat(cmd->pool, cmd->cmd->name,
+                           ": must be 0, 1 or 2 (TOTP steps accepted either "
+                           "side of now)",
+                           NULL);
+    }
+    d->totp_skew_set = 1;
+    return NULL;
+}
+
 static const char *set_password_min(cmd_parms *cmd, void *dv, const char *arg)
 {
     hsc_dir_conf_t *d = dv;
@@ -1507,6 +1523,11 @@ const command_rec hsc_cmds[] = {
                   "Where the account page is: with HSCSecondFactor "
                   "required, a user without a second factor sets one up "
                   "there to finish the login (default none: refused)"),
+    HSC_DIR_TAKE1(
+        "HSCTOTPSkew", set_totp_skew,
+        "0|1|2: TOTP steps (of the code's period) accepted either "
+        "side of now at a code step here (default " HSC_DEFAULT_TOTP_SKEW_TEXT
+        ")"),
     HSC_DIR_TAKE1("HSCSecondFactorMaxAge", set_factor_max_age,
                   "DURATION|Off: Require hsc-factor also wants the second "
                   "factor done within DURATION (default Off)"),

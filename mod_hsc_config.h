@@ -140,6 +140,7 @@ typedef struct {
     int health_details;                /* HSCHealthDetails */
     int cookie_format1;                /* HSCCookieFormat1 */
     hsc_second_factor_t second_factor; /* HSCSecondFactor */
+    int totp_skew;                     /* HSCTOTPSkew: steps either side */
     apr_int64_t factor_max_age;        /* HSCSecondFactorMaxAge; 0: none */
     apr_int64_t max_auth_age;          /* HSCMaxAuthAge; 0: none */
     apr_int64_t recent_auth;           /* HSCAccountRecentAuth, seconds */
@@ -180,7 +181,8 @@ typedef struct {
         second_factor_set : 1, factor_max_age_set : 1, max_auth_age_set : 1,
         password_min_set : 1, blocklist_set : 1, recent_auth_set : 1,
         strip_cookie_set : 1, authz_forward_set : 1, accept_tokens_set : 1,
-        basic_password_set : 1, passkeys_set : 1, wa_uv_set : 1;
+        basic_password_set : 1, passkeys_set : 1, wa_uv_set : 1,
+        totp_skew_set : 1;
 } hsc_dir_conf_t;
 
 /* HSCAcceptTokens: where an app password may come from (0: Off). */

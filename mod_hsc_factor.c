@@ -231,6 +231,9 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
     unsigned char secret[HSC_TOTP_SECRET_MAX];
     size_t n = 0;
     int64_t step = 0, now = (int64_t)apr_time_sec(r->request_time);
+    /* HSCTOTPSkew where the code is checked (the login, hsc-api). */
+    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
+                                                   &hsc_module);
     hsc_status_t st;
 
     k->how = HSC_METHOD_OTP;
@@ -243,7 +246,8 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
                  "(hsc-admin totp reseal, or a new enrolment)";
         return HSC_EAUTH;
     }
-    st = hsc_totp_check(&fi->params, secret, n, digits, now, 1, -1, &step);
+    st = hsc_totp_check(&fi->params, secret, n, digits, now, d->totp_skew, -1,
+                        &step);
     hsc_wipe(secret, sizeof(secret));
     if (st != HSC_OK) {
         k->why = "wrong TOTP code";

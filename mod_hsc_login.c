@@ -634,7 +634,12 @@ hsc_login_result_t hsc_login_code(request_rec *r, const hsc_srv_conf_t *sc,
     cl.lid = c.lid;
     cl.amr = (c.amr & ~HSC_AMR_PENDING) | amr;
     cl.mfa_at = vp.now < c.iat ? c.iat : vp.now;
-    cl.xn = c.auth;
+    /* auth is x_n when pwd, then z when seal (a passkey login may have z
+     * alone): both go on, or the mint refuses a seal without its z. */
+    cl.xn = (c.amr & HSC_AMR_PWD) ? c.auth : NULL;
+    if (c.amr & HSC_AMR_SEAL) {
+        cl.z = c.auth + ((c.amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0);
+    }
     if (cl.exp <= vp.now) {
         cl.exp = vp.now + 1;
     }

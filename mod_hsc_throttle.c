@@ -53,18 +53,26 @@ typedef enum {
                              * address keeps it, the username not */
 } hsc_throttle_outcome_t;
 
+/* The username's counters: its passwords (and a token's guesses, under
+ * a name no user can have), and apart from them its second-factor codes,
+ * so that a right password, which clears its own, never clears the
+ * codes' (docs/throttling.md). */
+#define HSC_TAG_PASSWORD 'u'
+#define HSC_TAG_CODE 'c'
+
 /*
  * Before a password check: 0 when the login may go on (the attempt is
  * counted in *t), or the seconds until the window frees when the address
  * or the username is over its limit (logged; nothing counted). A cache
  * failure is logged once per outage and the login goes on (0), or, with
  * HSCThrottleUnavailable refuse, -1: the caller answers 503. userdb
- * scopes the username counter.
+ * scopes the username counter; utag is HSC_TAG_PASSWORD or HSC_TAG_CODE.
  */
 static apr_int64_t hsc_throttle_begin(request_rec *r,
                                       const hsc_throttle_conf_t *tc,
-                                      const char *userdb, const char *user,
-                                      size_t user_len, hsc_throttle_t *t);
+                                      const char *userdb, char utag,
+                                      const char *user, size_t user_len,
+                                      hsc_throttle_t *t);
 
 /* After the password check. */
 static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
@@ -438,8 +446,8 @@ static apr_status_t counter_count(request_rec *r, counter_t *k,
 }
 
 /* The two counters' keys (a counter turned off has none); 0 or -1. */
-static int counter_keys(request_rec *r, const char *userdb, const char *user,
-                        size_t user_len, counter_t k[2])
+static int counter_keys(request_rec *r, const char *userdb, char utag,
+                        const char *user, size_t user_len, counter_t k[2])
 {
     const char *host = r->server->server_hostname;
     char addr[HSC_THROTTLE_ADDR_MAX];
@@ -451,7 +459,7 @@ static int counter_keys(request_rec *r, const char *userdb, const char *user,
                              k[0].key)
                 != HSC_OK)
         || (k[1].limit > 0
-            && hsc_throttle_key('u', userdb ? userdb : "", user, user_len,
+            && hsc_throttle_key(utag, userdb ? userdb : "", user, user_len,
                                 k[1].key)
                    != HSC_OK)) {
         return -1;
@@ -461,7 +469,7 @@ static int counter_keys(request_rec *r, const char *userdb, const char *user,
 
 /* Log the refusal of a login over a limit (429). */
 static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
-                          const char *user, const counter_t k[2],
+                          const char *user, char utag, const counter_t k[2],
                           apr_int64_t wait)
 {
     if (k[0].wait > 0) {
@@ -478,10 +486,11 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
         ap_log_rerror(
             APLOG_MARK, APLOG_WARNING, 0, r,
             HSCLOGNO(053) "login throttled (429) for user \"%s\": %u failed "
-                          "logins for this user within %" APR_INT64_T_FMT
+                          "%s for this user within %" APR_INT64_T_FMT
                           " s (HSCThrottleUser %d); "
                           "free again in %" APR_INT64_T_FMT " s",
-            ap_escape_logitem(r->pool, user), k[1].c.count, tc->window,
+            ap_escape_logitem(r->pool, user), k[1].c.count,
+            utag == HSC_TAG_CODE ? "second-factor codes" : "logins", tc->window,
             tc->user, k[1].wait);
     }
 }
@@ -496,7 +505,7 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
  * `limit` of them get one within the limit.
  */
 static apr_int64_t exact_begin(request_rec *r, const hsc_throttle_conf_t *tc,
-                               const char *user, size_t user_len,
+                               char utag, const char *user, size_t user_len,
                                apr_int64_t now, counter_t k[2])
 {
     const char *what = "memcached client";
@@ -534,7 +543,7 @@ static apr_int64_t exact_begin(request_rec *r, const hsc_throttle_conf_t *tc,
             }
             k[0].key[0] = k[1].key[0] = '\0';
             cache_ok();
-            log_throttled(r, tc, user, k, wait);
+            log_throttled(r, tc, user, utag, k, wait);
             hsc_ops_lockout(r, user, user_len, i == 1, now + wait);
             return wait;
         }
@@ -570,8 +579,9 @@ static void exact_end(request_rec *r, const hsc_throttle_t *t,
 
 static apr_int64_t hsc_throttle_begin(request_rec *r,
                                       const hsc_throttle_conf_t *tc,
-                                      const char *userdb, const char *user,
-                                      size_t user_len, hsc_throttle_t *t)
+                                      const char *userdb, char utag,
+                                      const char *user, size_t user_len,
+                                      hsc_throttle_t *t)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time), wait;
     counter_t k[2] = {{t->akey, tc->addr, {0, 0}, 0},
@@ -584,13 +594,13 @@ static apr_int64_t hsc_throttle_begin(request_rec *r,
         || (tc->addr <= 0 && tc->user <= 0)) {
         return 0;
     }
-    if (counter_keys(r, userdb, user, user_len, k) != 0) {
+    if (counter_keys(r, userdb, utag, user, user_len, k) != 0) {
         t->akey[0] = t->ukey[0] = '\0';
         cache_failed(r, APR_EGENERAL, "key");
         return refuses(r->server) ? -1 : 0;
     }
     if (exact_on) {
-        return exact_begin(r, tc, user, user_len, now, k);
+        return exact_begin(r, tc, utag, user, user_len, now, k);
     }
     if ((rv = lock()) != APR_SUCCESS) {
         t->akey[0] = t->ukey[0] = '\0';
@@ -609,7 +619,7 @@ static apr_int64_t hsc_throttle_begin(request_rec *r,
     if (wait > 0) {
         unlock();
         t->akey[0] = t->ukey[0] = '\0';
-        log_throttled(r, tc, user, k, wait);
+        log_throttled(r, tc, user, utag, k, wait);
         hsc_ops_lockout(r, user, user_len, k[0].wait <= 0, now + wait);
         return wait;
     }
@@ -717,20 +727,20 @@ static hsc_status_t check_password(request_rec *r, const hsc_srv_conf_t *sc,
 }
 
 /*
- * Count an attempt of user (a password or a code) before it is checked,
- * before any KDF work: 0 when it may go on (*th to settle), else 1 with
- * *refused and the wait. The username counter is scoped by the database
- * (its store id, so every node and spelling of it shares counts).
+ * Count an attempt of user (a password or a code: utag) before it is
+ * checked, before any KDF work: 0 when it may go on (*th to settle), else
+ * 1 with *refused and the wait. The username counter is scoped by the
+ * database (its store id, so every node and spelling of it shares counts).
  */
 static int count_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                         hsc_store_t *store, const char *user, size_t len,
-                         hsc_throttle_t *th, apr_int64_t *retry_after,
-                         hsc_attempt_t *refused)
+                         hsc_store_t *store, char utag, const char *user,
+                         size_t len, hsc_throttle_t *th,
+                         apr_int64_t *retry_after, hsc_attempt_t *refused)
 {
     *retry_after = hsc_throttle_begin(r, &sc->throttle,
                                       hsc_userdb_throttle_ns(r, sc->userdb,
                                                              store),
-                                      user, len, th);
+                                      utag, user, len, th);
     if (*retry_after > 0) {
         *refused = HSC_ATTEMPT_THROTTLED;
         return 1;
@@ -752,8 +762,8 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     apr_time_t t0;
 
     a->st = HSC_EAUTH;
-    if (count_attempt(r, sc, store, a->user, a->user_len, &th, &a->retry_after,
-                      &refused)) {
+    if (count_attempt(r, sc, store, HSC_TAG_PASSWORD, a->user, a->user_len, &th,
+                      &a->retry_after, &refused)) {
         return refused;
     }
     /* The cap: a login it refuses (503) still counts for its address, so
@@ -775,9 +785,9 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     /* Settle: a fault says nothing about the password: not an attempt. */
     switch (hsc_status_class(a->st)) {
     case HSC_CLASS_OK:
-        /* With a second factor to come, only its success clears the
-         * username's failures: else a thief of the password could clear
-         * them between guesses of the code. */
+        /* With a second factor to come, only the whole login clears the
+         * password's failures (forget_password_failures). The codes have
+         * their own counter, which no password clears. */
         hsc_throttle_end(r, tc, &th,
                          a->factor_follows ? HSC_THROTTLE_UNDO
                                            : HSC_THROTTLE_SUCCEEDED);
@@ -792,6 +802,24 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     return HSC_ATTEMPT_CHECKED;
 }
 
+/* A whole login (password and code) clears the password's failures too,
+ * which a right password followed by a code step left in place. */
+static void forget_password_failures(request_rec *r, const hsc_srv_conf_t *sc,
+                                     hsc_store_t *store, const char *user,
+                                     size_t len)
+{
+    const char *ns = hsc_userdb_throttle_ns(r, sc->userdb, store);
+    hsc_throttle_t t;
+
+    t.akey[0] = '\0';
+    if (sc->throttle.user <= 0
+        || hsc_throttle_key(HSC_TAG_PASSWORD, ns ? ns : "", user, len, t.ukey)
+               != HSC_OK) {
+        return;
+    }
+    hsc_throttle_end(r, &sc->throttle, &t, HSC_THROTTLE_SUCCEEDED);
+}
+
 hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                                hsc_store_t *store, hsc_code_attempt_t *a)
 {
@@ -800,8 +828,8 @@ hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_throttle_t th;
 
     a->st = HSC_EAUTH;
-    if (count_attempt(r, sc, store, a->user, a->user_len, &th, &a->retry_after,
-                      &refused)) {
+    if (count_attempt(r, sc, store, HSC_TAG_CODE, a->user, a->user_len, &th,
+                      &a->retry_after, &refused)) {
         return refused;
     }
     if (th.ukey[0] == '\0') {
@@ -826,6 +854,9 @@ hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
                      : hsc_status_class(a->st) == HSC_CLASS_FAULT
                          ? HSC_THROTTLE_UNDO
                          : HSC_THROTTLE_FAILED);
+    if (a->st == HSC_OK) {
+        forget_password_failures(r, sc, store, a->user, a->user_len);
+    }
     return HSC_ATTEMPT_CHECKED;
 }
 
@@ -836,7 +867,8 @@ hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_attempt_t refused;
     hsc_throttle_t th;
 
-    if (count_attempt(r, sc, store, key, len, &th, retry_after, &refused)) {
+    if (count_attempt(r, sc, store, HSC_TAG_PASSWORD, key, len, &th,
+                      retry_after, &refused)) {
         return refused;
     }
     hsc_throttle_end(r, &sc->throttle, &th, HSC_THROTTLE_FAILED);

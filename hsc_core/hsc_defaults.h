@@ -41,6 +41,11 @@
  * who has a factor for it. */
 #define HSC_DEFAULT_SECOND_FACTOR 0
 #define HSC_DEFAULT_SECOND_FACTOR_TEXT "off"
+/* HSCTOTPSkew: TOTP steps accepted either side of now (RFC 6238 5.2: one),
+ * and its most: each step more is a code more a guesser may hit. */
+#define HSC_DEFAULT_TOTP_SKEW 1
+#define HSC_DEFAULT_TOTP_SKEW_TEXT "1"
+#define HSC_TOTP_SKEW_MAX 2
 /* HSCAccountRecentAuth: how recent a login must be for the account page's
  * factor changes without the password again. */
 #define HSC_DEFAULT_ACCOUNT_RECENT_AUTH 300

@@ -190,6 +190,15 @@ hsc_status_t hsc_fx_link_password(hsc_factors_t *fb,
             s = s == HSC_OK && changes != 1 ? HSC_EAUTH : s;
         }
     }
+    if (s == HSC_OK) {
+        /* The user's other links (an invite beside a reset) end with the
+         * new password, as with every password change. */
+        st = hsc_fx_prepare_user(f->db,
+                                 "DELETE FROM hsc_links WHERE username = ?1",
+                                 user, &rc);
+        s = st == NULL ? hsc_fx_fail(f, f->db, what, rc)
+                       : hsc_fx_run_write(f, f->db, st, what, &changes);
+    }
     s = hsc_fx_finish(f, s, what);
     if (s != HSC_OK) {
         user[0] = '\0';

@@ -437,7 +437,8 @@ hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user, int64_t now)
     return hsc_store_revoke(s, user, now + 1);
 }
 
-hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
+static hsc_status_t revoke(hsc_store_t *s, const char *user, int64_t when,
+                           int links)
 {
     if (s == NULL) {
         return HSC_EINVAL;
@@ -446,7 +447,24 @@ hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
         set_msg(s, "revoke: invalid username or time");
         return HSC_EINVAL;
     }
-    return wrote(s, user, s->vt->revoke(s, user, when));
+    return wrote(s, user, s->vt->revoke(s, user, when, links));
+}
+
+hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user, int64_t when)
+{
+    return revoke(s, user, when, 0);
+}
+
+hsc_status_t hsc_store_revoke_user(hsc_store_t *s, const char *user,
+                                   int64_t now)
+{
+    if (now < 0 || now == INT64_MAX) {
+        if (s != NULL) {
+            set_msg(s, "revoke: invalid time");
+        }
+        return HSC_EINVAL;
+    }
+    return revoke(s, user, now + 1, 1);
 }
 
 hsc_status_t hsc_store_del(hsc_store_t *s, const char *user)

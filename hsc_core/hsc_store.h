@@ -169,7 +169,8 @@ hsc_status_t hsc_store_change_password(
 hsc_status_t hsc_store_set_groups(hsc_store_t *s, const char *user,
                                   const char *groups) HSC_MUST_CHECK;
 /** Disabling also revokes (hsc_store_revoke_now), so that enabling the user
- * again brings back no earlier cookie, a stolen one included. */
+ * again brings back no earlier cookie, a stolen one included, and deletes
+ * the user's one-time links with the flag. */
 hsc_status_t hsc_store_set_disabled(hsc_store_t *s, const char *user,
                                     int on) HSC_MUST_CHECK;
 /**
@@ -187,6 +188,16 @@ hsc_status_t hsc_store_revoke(hsc_store_t *s, const char *user,
  */
 hsc_status_t hsc_store_revoke_now(hsc_store_t *s, const char *user,
                                   int64_t now) HSC_MUST_CHECK;
+/**
+ * hsc_store_revoke_now, and the user's one-time links deleted in the same
+ * transaction (hsc-admin revoke): a reset link must not outlive it. The
+ * other revocations (a factor removed, sign out everywhere) keep the
+ * links: an enrolment link is how a user who lost every factor gets in
+ * again. On PostgreSQL only the admin role may (the httpd role has no
+ * right on hsc_links).
+ */
+hsc_status_t hsc_store_revoke_user(hsc_store_t *s, const char *user,
+                                   int64_t now) HSC_MUST_CHECK;
 hsc_status_t hsc_store_del(hsc_store_t *s, const char *user) HSC_MUST_CHECK;
 hsc_status_t hsc_store_list(hsc_store_t *s, hsc_store_each_fn *fn,
                             void *baton) HSC_MUST_CHECK;

@@ -90,8 +90,10 @@ typedef struct {
     hsc_status_t (*set_disabled)(hsc_store_t *s, const char *user, int on);
     /** revoked_before = max(when, revoked_before + 1) and gen + 1, in one
      * statement: format 1 cookies issued earlier and every format 2
-     * cookie stop working. */
-    hsc_status_t (*revoke)(hsc_store_t *s, const char *user, int64_t when);
+     * cookie stop working. links: and the user's one-time links deleted
+     * in the same transaction (hsc_store_revoke_user). */
+    hsc_status_t (*revoke)(hsc_store_t *s, const char *user, int64_t when,
+                           int links);
     hsc_status_t (*del)(hsc_store_t *s, const char *user);
     hsc_status_t (*list)(hsc_store_t *s, hsc_store_each_fn *fn, void *baton);
     /** Free the backend's handle (the wrapper has let go of the cache). */

@@ -1214,12 +1214,23 @@ static hsc_status_t pg_set_disabled(hsc_store_t *s, const char *user, int on)
  * "log out everywhere" and has no UPDATE right (a row means the user
  * exists).
  */
-static hsc_status_t pg_revoke(hsc_store_t *s, const char *user, int64_t when)
+static hsc_status_t pg_revoke(hsc_store_t *s, const char *user, int64_t when,
+                              int links)
 {
     char num[24];
     const char *v[2] = {user, num};
 
     snprintf(num, sizeof(num), "%" PRId64, when);
+    if (links) {
+        /* One statement, one transaction: the user's links go with it
+         * (the admin role's; the httpd role has no right on hsc_links). */
+        return update_user((pg_store_t *)s, "revoke",
+                           "WITH r AS (SELECT hsc_revoke($1, $2::bigint) AS "
+                           "r), d AS (DELETE FROM hsc_links WHERE username "
+                           "= $1 AND EXISTS (SELECT FROM r WHERE r IS NOT "
+                           "NULL)) SELECT FROM r WHERE r IS NOT NULL",
+                           2, v, NULL, NULL);
+    }
     return update_user((pg_store_t *)s, "revoke",
                        "SELECT FROM hsc_revoke($1, $2::bigint) AS r "
                        "WHERE r IS NOT NULL",

@@ -29,7 +29,7 @@
 #include "hsc_tokens.h"
 
 /* Schema version this build creates and reads (hsc_core/sql/pgsql/). */
-#define HSC_PGSQL_SCHEMA_VERSION 11
+#define HSC_PGSQL_SCHEMA_VERSION 12
 
 typedef struct {
     int pool_size;            /* connections per process, >= 1 (default 4) */

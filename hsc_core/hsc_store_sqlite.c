@@ -95,6 +95,9 @@ extern const size_t hsc_sqlite_schema_count;
  * revocation is revoked_before alone) until "hsc-admin init" upgrades it.
  */
 #define HSC_SQLITE_GEN_VERSION 3
+/* The version whose step added hsc_links: from it on, a password change
+ * and a revocation delete the user's links with it (write_run_links). */
+#define HSC_SQLITE_LINKS_VERSION 4
 
 #define USER_COLUMNS_NO_GEN                                                    \
     "username, salt, kdf, authenticator, groups, disabled, revoked_before, "   \
@@ -1029,6 +1032,57 @@ static hsc_status_t write_run(sq_store_t *sq, const char *what,
     return status;
 }
 
+/*
+ * write_run, and in the same transaction the deletion of user's one-time
+ * links: a reset or invite link must not outlive a password change,
+ * hsc-admin revoke or disable (docs/security.md). A file without links:
+ * write_run alone.
+ */
+static hsc_status_t write_run_links(sq_store_t *sq, const char *what,
+                                    sqlite3_stmt *st, const char *user)
+{
+    sqlite3_stmt *del = NULL;
+    hsc_status_t status;
+    int rc;
+
+    gen_catch_up(sq); /* a file upgraded under this connection */
+    if (sq->version < HSC_SQLITE_LINKS_VERSION) {
+        return write_run(sq, what, st);
+    }
+    sqlite3_busy_timeout(sq->db, HSC_SQLITE_WRITE_WAIT_MS);
+    rc = sqlite3_exec(sq->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+    sqlite3_busy_timeout(sq->db, HSC_SQLITE_READ_WAIT_MS);
+    if (rc != SQLITE_OK) {
+        status = sq_fail(sq, what, rc);
+        sqlite3_finalize(st);
+        return (rc & 0xff) == SQLITE_READONLY ? HSC_EREADONLY : status;
+    }
+    status = write_run(sq, what, st);
+    if (status == HSC_OK) {
+        rc = sqlite3_prepare_v2(sq->db,
+                                "DELETE FROM hsc_links WHERE username = ?1", -1,
+                                &del, NULL);
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_bind_text(del, 1, user, -1, SQLITE_STATIC);
+        }
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_step(del);
+            rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+        }
+        sqlite3_finalize(del);
+        if (rc == SQLITE_OK) {
+            rc = sqlite3_exec(sq->db, "COMMIT", NULL, NULL, NULL);
+        }
+        if (rc != SQLITE_OK) {
+            status = sq_fail(sq, what, rc);
+        }
+    }
+    if (status != HSC_OK) {
+        sqlite3_exec(sq->db, "ROLLBACK", NULL, NULL, NULL);
+    }
+    return status;
+}
+
 static int64_t now_s(void)
 {
     return (int64_t)time(NULL);
@@ -1105,7 +1159,7 @@ static hsc_status_t sq_set_password(hsc_store_t *s, const char *user,
         sqlite3_finalize(st);
         return status;
     }
-    status = write_run(sq, "set_password", st);
+    status = write_run_links(sq, "set_password", st, user);
     if (status == HSC_ENOUSER && current_xn != NULL) {
         hsc_store_msgf(sq->base.errmsg, sizeof(sq->base.errmsg),
                        "set_password: the current password changed meanwhile");
@@ -1158,11 +1212,13 @@ static hsc_status_t sq_set_disabled(hsc_store_t *s, const char *user, int on)
         sqlite3_finalize(st);
         return status;
     }
-    return write_run(sq, "set_disabled", st);
+    /* Disabled: the user's links go in the same transaction. */
+    return on ? write_run_links(sq, "set_disabled", st, user)
+              : write_run(sq, "set_disabled", st);
 }
 
 static hsc_status_t revoke_run(sq_store_t *sq, const char *sql,
-                               const char *user, int64_t when)
+                               const char *user, int64_t when, int links)
 {
     sqlite3_stmt *st;
     hsc_status_t status;
@@ -1178,29 +1234,32 @@ static hsc_status_t revoke_run(sq_store_t *sq, const char *sql,
         sqlite3_finalize(st);
         return status;
     }
-    return write_run(sq, "revoke", st);
+    return links ? write_run_links(sq, "revoke", st, user)
+                 : write_run(sq, "revoke", st);
 }
 
 #define REVOKE_SQL(gen_too)                                                       \
     "UPDATE hsc_users SET revoked_before = max(?2, revoked_before + 1), " gen_too \
     "updated = ?3 WHERE username = ?1"
 
-static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when)
+static hsc_status_t sq_revoke(hsc_store_t *s, const char *user, int64_t when,
+                              int links)
 {
     sq_store_t *sq = (sq_store_t *)s;
     hsc_status_t status;
 
     gen_catch_up(sq);
     if (sq->version >= HSC_SQLITE_GEN_VERSION) {
-        return revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+        return revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when, links);
     }
     /* httpd's "log out everywhere" on a file without gen (httpd never
      * upgrades one): its users hold format 1 cookies. Should the file
      * have been upgraded meanwhile, raise gen too: revocation is exact. */
-    status = revoke_run(sq, REVOKE_SQL(""), user, when);
+    status = revoke_run(sq, REVOKE_SQL(""), user, when, links);
     gen_catch_up(sq);
     if (status == HSC_OK && sq->version >= HSC_SQLITE_GEN_VERSION) {
-        status = revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when);
+        status = revoke_run(sq, REVOKE_SQL("gen = gen + 1, "), user, when,
+                            links);
     }
     return status;
 }

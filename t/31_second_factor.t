@@ -13,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest ();
 use HSCTest;
 
-plan tests => 70;
+plan tests => 85;
 
 # No keep-alive: the tests sleep past httpd's KeepAliveTimeout before a POST,
 # which LWP would send on a connection the server has closed.
@@ -153,9 +153,9 @@ $res = password_step();
 is((cookie_fields(cookie_from($res) // ''))[7], 1,
    'no factor left: the password alone logs in again');
 
-# Failed codes count in the login throttle, under the user's counter
+# Failed codes count in the login throttle, in the user's counter of codes
 # (throttle-user.test: HSCThrottleUser 3 in 6 s; t/16's host, this file's
-# own user), and a right password alone does not empty it.
+# own user), which a right password never empties.
 admin_ok("thr-f1-pw\n", 'add', $db, 'thr-f1', '--kdf', 'sha256-chain:1000',
          '--password-stdin', '--force');
 ($rc, $out) = admin('totp', 'enrol', $db, 'thr-f1', '--keys', $keys);
@@ -178,7 +178,32 @@ $res = host_step([code => totp($keyt, time)], $pending);
 is($res->code, 429, 'the fourth, even a right one: 429');
 ok(($res->header('Retry-After') // 0) > 0, 'with Retry-After');
 $res = host_step([username => 'thr-f1', password => 'thr-f1-pw']);
-is($res->code, 429, 'and the right password does not clear the count');
+is($res->code, 303, 'the right password has a count of its own: 303');
+is(host_step([code => totp($keyt, time)], cookie_from($res) // '')->code,
+   429, 'and does not clear the codes\' count: the code step still 429');
+
+# At a door without HSCSecondFactor (/login) too: wrong codes (a step-up
+# from the password's cookie) interleaved with right passwords reach the
+# codes' limit, and a right code is then refused as well.
+admin_ok("thr-f2-pw\n", 'add', $db, 'thr-f2', '--kdf', 'sha256-chain:1000',
+         '--password-stdin', '--force');
+($rc, $out) = admin('totp', 'enrol', $db, 'thr-f2', '--keys', $keys);
+my ($b32u) = $out =~ /secret=([A-Z2-7]+)&/;
+my $keyu = base32_decode($b32u // '');
+my %near = map { totp($keyu, time + $_) => 1 } -60, -30, 0, 30, 60;
+my ($wrongu) = grep { !$near{$_} } qw(000000 111111 222222);
+my @mixed;
+for (1 .. 4) {
+    my $pw = post_form('/login', form_encode(username => 'thr-f2',
+                                             password => 'thr-f2-pw'), @host);
+    push @mixed, $pw->code;
+    my $code = $_ < 4 ? $wrongu : totp($keyu, time);
+    push @mixed, post_form('/login', form_encode(code => $code),
+                           Cookie => 'hsc=' . (cookie_from($pw) // ''),
+                           @host)->code;
+}
+is("@mixed", '303 401 303 401 303 401 303 429',
+   'HSCSecondFactor off: three wrong codes between right passwords, then 429');
 sleep 7;
 $pending = cookie_from(host_step([username => 'thr-f1',
                                   password => 'thr-f1-pw'])) // '';
@@ -186,6 +211,51 @@ ok($pending, 'after the window, the password again');
 $res = host_step([code => totp($keyt, time)], $pending);
 is($res->code, 303, 'and a right code finishes the login');
 is((cookie_fields(cookie_from($res) // ''))[7], 3, 'amr pwd|otp');
+
+# The window (HSCTOTPSkew): one step either side by default, two at
+# /skew2-login; codes from oathtool at offsets from now. A code is taken
+# once whatever the window: after a later step, an earlier one is refused.
+admin_ok("skw-pw\n", 'add', $db, 'skw', '--kdf', 'sha256-chain:1000',
+         '--password-stdin', '--force');
+($rc, $out) = admin('totp', 'enrol', $db, 'skw', '--keys', $keys);
+my ($b32s) = $out =~ /secret=([A-Z2-7]+)&/;
+sub oath
+{
+    my ($t) = @_;
+    my $c = `oathtool --totp -b $b32s --now \@$t`;
+    chomp $c;
+    return $c;
+}
+sub skew_try
+{
+    my ($path, $t) = @_;
+    my $p = cookie_from(post_form($path, form_encode(username => 'skw',
+                                                     password => 'skw-pw')))
+        // '';
+    return post_form($path, form_encode(code => oath($t)),
+                     Cookie => "hsc=$p")->code;
+}
+sleep(31 - time % 30) if time % 30 > 24;
+my $t0 = time;
+like(oath($t0), qr/^\d{6}$/, 'oathtool computes the codes');
+my @skew = (['/2fa-login', -60, 401, 'default: two steps back refused'],
+            ['/2fa-login', 60, 401, 'default: two steps ahead refused'],
+            ['/skew2-login', -90, 401, 'HSCTOTPSkew 2: three steps back refused'],
+            ['/skew2-login', -60, 303, 'HSCTOTPSkew 2: two steps back taken'],
+            ['/2fa-login', -30, 303, 'default: one step back taken'],
+            ['/skew2-login', -30, 401,
+             'that code again, where the wider window takes it: refused'],
+            ['/2fa-login', 30, 303, 'default: one step ahead taken'],
+            ['/2fa-login', 30, 401, 'that code again: refused'],
+            ['/skew2-login', 90, 401, 'HSCTOTPSkew 2: three steps ahead refused'],
+            ['/skew2-login', 60, 303, 'HSCTOTPSkew 2: two steps ahead taken'],
+            ['/skew2-login', 0, 401,
+             'the current code after a later one (the window\'s edge): refused']);
+for (@skew) {
+    my ($path, $off, $want, $what) = @$_;
+    is(skew_try($path, $t0 + $off), $want, $what);
+}
+ok(int(time / 30) == int($t0 / 30), 'all within one step (the offsets held)');
 
 # Where the user's attempts cannot be counted (throttle-addr.test has
 # HSCThrottleUser 0), no code is checked at all: 503 (HSC206).

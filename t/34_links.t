@@ -2,7 +2,8 @@
 # invitation and a reset set a password, an enrolment sets up an
 # authenticator app, each once. A GET only looks; the POST that finishes
 # uses the link; a newer link, an expiry, another purpose or a revocation
-# makes it dead. The table keeps only the link's SHA-256.
+# makes it dead, and so does a password change (by a link, the account
+# page or hsc-api). The table keeps only the link's SHA-256.
 use strict;
 use warnings FATAL => 'all';
 
@@ -12,7 +13,7 @@ use Apache::Test qw(-withtestmore);
 use Apache::TestRequest qw(GET);
 use HSCTest;
 
-plan tests => 50;
+plan tests => 56;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -103,6 +104,33 @@ like($out, qr{tom: 2 links deleted}, '--revoke deletes them');
 is(GET($rev)->code, 400, 'a revoked link: 400');
 ($rc, $out) = HSCTest::admin('link', $db, 'nobody-here', '--for', 'reset');
 is($rc, 3, 'no link for a user who does not exist');
+
+# --- a password change ends the user's links ------------------------------------
+# A reset or invitation must not outlive a password change: the link's own
+# (the user's other links go with it), the account page's, hsc-api's.
+my $l1 = link_of((HSCTest::admin('link', $db, 'tom', '--for', 'enrol'))[1]);
+my $l2 = link_of((HSCTest::admin('link', $db, 'tom', '--for', 'reset'))[1]);
+my $tpw2 = 'yet another passphrase for tom';
+is(post_link($l2, action => 'link-password', new_password => $tpw2,
+             new_password2 => $tpw2)->code, 200, 'a reset link sets a password');
+is(GET($l1)->code, 400, '... and tom\'s enrolment link is dead with it');
+my $vc = cookie_from(login('vic', $vpw)) // '';
+my $l3 = link_of((HSCTest::admin('link', $db, 'vic', '--for', 'reset'))[1]);
+my $vpw2 = 'a second passphrase for vic';
+$res = post_form('/account', form_encode(action => 'password', password => $vpw,
+                 new_password => $vpw2, new_password2 => $vpw2),
+                 Cookie => "hsc=$vc");
+is($res->header('Location') // '', '/account?done=password',
+   'vic changes the password on the account page');
+is(GET($l3)->code, 400, '... and the reset link made before is dead');
+$vc = cookie_from(login('vic', $vpw2)) // '';
+my $l4 = link_of((HSCTest::admin('link', $db, 'vic', '--for', 'reset'))[1]);
+my $vpw3 = 'a third passphrase for vic';
+$res = Apache::TestRequest::POST('/api/password',
+    'Content-Type' => 'application/json', Cookie => "hsc=$vc",
+    content => qq({"current":"$vpw2","new":"$vpw3"}));
+is($res->code, 200, 'vic changes the password through hsc-api');
+is(GET($l4)->code, 400, '... and the reset link made before is dead');
 
 # --- an enrolment -----------------------------------------------------------------
 sleep(31 - time % 30) if time % 30 > 22;

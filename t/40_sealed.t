@@ -6,7 +6,7 @@
 # Require hsc-factor sealed and phishing-resistant, HSCSecondFactorMaxAge,
 # the per-user switch (hsc-admin webauthn require-seal) refusing unsealed
 # cookies everywhere but at the second-factor step, and the record cache
-# forgetting a removed seal.
+# forgetting a removed seal, and a step-up with a code that keeps the seal.
 use strict;
 use warnings FATAL => 'all';
 
@@ -18,7 +18,7 @@ use Digest::SHA qw(sha256 sha256_hex);
 use MIME::Base64 qw(decode_base64url);
 use HSCTest;
 
-plan tests => 41;
+plan tests => 48;
 
 ua_plain(keep_alive => 0);
 my $db = var_dir() . '/users.db';
@@ -114,6 +114,30 @@ is(code_of('/sealed-fresh/page.html', $stale), 401,
    '... one of 10 seconds ago does not');
 is(code_of('/sealed/page.html', $stale), 200,
    'where no age is set, it does');
+
+# A step-up of a sealed session with a code (TOTP, or a recovery code
+# for the passwordless one): the code is spent, and the new cookie keeps
+# the seal and its z.
+sleep(31 - time % 30) if time % 30 > 24;
+my ($rc2, $rcs) = admin('recovery-codes', $db, $user, '--count', '2');
+my @rcodes = $rcs =~ /^([0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4})$/mg;
+$res = post_form('/2fa-login',
+                 form_encode(code => totp(base32_decode($b32), time - 30),
+                             return => '/private/page.html'),
+                 Cookie => "hsc=$sealed");
+is($res->code, 303, 'a sealed session steps up with a TOTP code: 303');
+my @up = cookie_fields(cookie_from($res) // '');
+is($up[7], 47, '... amr pwd|otp|hwk|uv|seal');
+is(decode_base64url($up[9] // ''), $xn . $z, '... auth still x_n then z');
+is(code_of('/sealed/page.html', join('.', @up)), 200,
+   '... and it opens a sealed location');
+$res = post_form('/2fa-login', form_encode(code => $rcodes[0]),
+                 Cookie => "hsc=$pwless");
+is($res->code, 303, 'a passwordless sealed session, a recovery code: 303');
+@up = cookie_fields(cookie_from($res) // '');
+is($up[7], 60, '... amr hwk|uv|rc|seal');
+is(code_of('/sealed/page.html', join('.', @up)), 200,
+   '... and it opens a sealed location');
 
 # The switch: every cookie of dora's needs the seal.
 ($rc, $out) = admin('webauthn', 'require-seal', $db, $user, 'on');

@@ -283,6 +283,26 @@ check "lists it" out_has "^erin reset "
 check "and the enrolment link" out_has "^erin enrol "
 expect 0 "link --revoke" "$ADMIN" link "$P" erin --revoke
 check "deletes them" out_has "erin: 2 links deleted"
+# A password change, a revocation and disabling delete the user's links in
+# the same transaction (a reset link must not outlive them); other users'
+# links stay.
+links_of() { sqlite3 "$P" "SELECT count(*) FROM hsc_links WHERE username = '$1'"; }
+for how in passwd revoke disable; do
+    "$ADMIN" link "$P" erin --for reset >/dev/null 2>&1
+    "$ADMIN" link "$P" erin --for enrol >/dev/null 2>&1
+    "$ADMIN" link "$P" fay --for reset >/dev/null 2>&1
+    check "erin has two links before $how" test "$(links_of erin)" = 2
+    if [ $how = passwd ]; then
+        expect 0 "passwd erin" -i "a-new-long-password-for-erin
+" "$ADMIN" passwd "$P" erin --kdf "$FAST" --password-stdin
+    else
+        expect 0 "$how erin" "$ADMIN" $how "$P" erin
+    fi
+    check "$how deletes erin's links" test "$(links_of erin)" = 0
+    check "and keeps fay's" test "$(links_of fay)" = 1
+done
+expect 0 "enable erin" "$ADMIN" enable "$P" erin
+expect 0 "fay's link revoked" "$ADMIN" link "$P" fay --revoke
 expect 2 "add --invite with --password-stdin" "$ADMIN" add "$P" hal --invite \
     --password-stdin
 expect 2 "add --ttl without --invite" -i "a long enough password

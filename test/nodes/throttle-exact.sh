@@ -7,7 +7,8 @@
 # of wrong passwords over both nodes get exactly HSCThrottleUser password
 # checks (401) and 429 for the rest, per username and per address; the
 # next attempt is refused on both nodes, the right password too; a success
-# clears the username's count; the count ends with HSCThrottleWindow;
+# clears the username's count; wrong second-factor codes between right
+# passwords still reach the limit (codes have their own count); the count ends with HSCThrottleWindow;
 # memcached stopped and back does what HSCThrottleUnavailable says
 # (node A refuse, node B allow), logged once per child. Then the same
 # bursts through the socache provider (memcache:, mutex per node) are
@@ -32,9 +33,12 @@ mkdir -p "$W/db"
 DB=$W/db/users.db
 "$ADMIN" init "$DB" >/dev/null || bail "hsc-admin init"
 add() { echo "$2" | "$ADMIN" add "$DB" "$1" --password-stdin --force --kdf sha256-chain:1000 >/dev/null; }
-for u in u1 u2 u3 s1 p1 p2 p3 back; do
+for u in u1 u2 u3 s1 p1 p2 p3 back f1; do
     add "$u" "right-$u" || bail "hsc-admin add $u"
 done
+# f1 has an authenticator app: its codes have a counter of their own.
+F1_KEY=$("$ADMIN" totp enrol "$DB" f1 --keys "$W/keys" 2>/dev/null | sed -n 's/.*secret=\([A-Z2-7]*\)&.*/\1/p')
+[ -n "$F1_KEY" ] || bail "hsc-admin totp enrol f1"
 [ "$(id -u)" = 0 ] && chown -R nobody:nogroup "$W/db"
 
 # --- two nodes --------------------------------------------------------------
@@ -149,6 +153,32 @@ while [ $i -lt $((LIMIT + 1)) ]; do
 done
 check "exact: 4 failures, a success (303), then $LIMIT failures and the next is 429" \
     [ "$codes" = " 401 401 401 401 303 401 401 401 401 401 401 401 401 401 401 429" ]
+echo "# statuses:$codes"
+
+# Codes: wrong ones (a step-up from the password's cookie, at /login
+# where HSCSecondFactor is off) between right passwords, alternating
+# nodes: the password's successes never clear the codes' count, so after
+# LIMIT wrong codes even a right one is refused.
+code() { # node cookie code
+    curl -s -o /dev/null -w '%{http_code}' -H "Origin: $1" -H "Cookie: $2" \
+        --data-urlencode "code=$3" "$1/login"
+}
+codes=""
+i=0
+while [ $i -le "$LIMIT" ]; do
+    node=$A
+    [ $((i % 2)) = 0 ] && node=$B
+    codes="$codes $(login "$node" f1 right-f1)"
+    c=000000
+    [ $i = "$LIMIT" ] && c=$(oathtool --totp -b "$F1_KEY")
+    codes="$codes/$(code "$node" "$(cat "$W/cookie")" "$c")"
+    i=$((i + 1))
+done
+want=""
+i=0
+while [ $i -lt "$LIMIT" ]; do want="$want 303/401"; i=$((i + 1)); done
+check "exact: $LIMIT wrong codes between right passwords, then even the right code is 429" \
+    [ "$codes" = "$want 303/429" ]
 echo "# statuses:$codes"
 
 # The window: the count of u1 is forgotten WINDOW seconds after it began.

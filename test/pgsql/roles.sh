@@ -32,6 +32,9 @@
 # first passkey by an enrolment link (version 9): only with the link's
 # secret, of its user, while the user has none, once. When passkeys were
 # last used (version 10): the time and id only, through hsc_passkeys_used.
+# A password change, hsc-admin revoke and disabling delete the user's
+# links (version 11), with no new right for the httpd role; its
+# hsc_revoke (sign out everywhere, a factor removed) keeps them.
 set -u
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -102,6 +105,8 @@ check "the httpd role polls the change log" \
     val hsc_httpd "SELECT max(generation) FROM hsc_changes; SELECT generation FROM hsc_generation"
 check "hsc-admin revoke as the httpd role (log out everywhere)" \
     "$ADMIN" revoke "$SPEC_HTTPD" alice
+grep -q 'one-time links kept' "$W/out" && ok "... says it kept the links (no right on them)" \
+    || { notok "... says it kept the links (no right on them)"; sed 's/^/# /' "$W/out"; }
 rb1=$(val hsc_admin "SELECT revoked_before FROM hsc_users WHERE username = 'alice'")
 g1=$(val hsc_admin "SELECT gen FROM hsc_users WHERE username = 'alice'")
 check "hsc_revoke as the httpd role" val hsc_httpd "SELECT hsc_revoke('alice', 5)"
@@ -202,13 +207,44 @@ check "a reset link does not serve another purpose" \
 check "hsc_password_change without the current x_n changes nothing" \
     one "SELECT hsc_password_change('alice', $XN8, '\x00', 'x', sha256($XN8)) IS NULL" t
 check "... so alice's password is as it was" adm "SELECT authenticator = sha256($XN9) FROM hsc_users WHERE username = 'alice'" t
+links() { adm "SELECT count(*) FROM hsc_links WHERE username = '$1'" "$2"; } # user count
+check "alice has two links" links alice 2
 check "hsc_password_change with it (the account page)" \
     one "SELECT hsc_password_change('alice', $XN9, decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN8))" t
+# Version 11: a password change, hsc-admin revoke and disabling end the
+# user's links in the same statement (the trigger hsc_users_links_end).
+check "... and deleted her links with it (version 11)" links alice 0
+relink() {
+    val hsc_admin "INSERT INTO hsc_links VALUES ($TOK, 'alice', 'reset', 9999999999, 0),
+    (sha256('\x0c'), 'alice', 'enrol', 9999999999, 0) ON CONFLICT DO NOTHING" >/dev/null
+    check "alice has two links again" links alice 2
+}
+relink
 check "the reset link sets the password once" \
     one "SELECT hsc_link_password($TOK, 'reset', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN9))" alice
+check "... and her enrolment link went with it" links alice 0
 check "... only once" \
     one "SELECT hsc_link_password($TOK, 'reset', decode(repeat('00', 16), 'hex'), 'sha256-chain:1000', sha256($XN8)) IS NULL" t
 check "and the password is the link's" adm "SELECT authenticator = sha256($XN9) FROM hsc_users WHERE username = 'alice'" t
+relink
+check "hsc_revoke as the httpd role (sign out everywhere, a factor removed)" one "SELECT hsc_revoke('alice', 1) IS NOT NULL" t
+check "... keeps alice's links (an enrolment link is a way back in)" links alice 2
+check "hsc-admin revoke on pgsql:" "$ADMIN" revoke "$SPEC_ADMIN" alice
+check "... deletes alice's links" links alice 0
+check "... and not bob's (hsc-admin link above)" links bob 1
+relink
+check "hsc-admin disable on pgsql:" "$ADMIN" disable "$SPEC_ADMIN" alice
+check "... deletes alice's links" links alice 0
+check "hsc-admin enable on pgsql:" "$ADMIN" enable "$SPEC_ADMIN" alice
+relink
+check "hsc-admin passwd on pgsql:" sh -c "echo alice-password | '$ADMIN' passwd '$SPEC_ADMIN' alice --password-stdin --force --kdf sha256-chain:1000"
+check "... deletes alice's links" links alice 0
+check "bob's link is still there" links bob 1
+val hsc_admin "UPDATE hsc_users SET authenticator = sha256($XN9) WHERE username = 'alice'" >/dev/null
+refuse "the httpd role cannot run the links' trigger function" \
+    val hsc_httpd "SELECT hsc_users_links_end()"
+refuse "nor drop its trigger" val hsc_httpd "DROP TRIGGER hsc_users_links_end ON hsc_users"
+refuse "nor delete a link" val hsc_httpd "DELETE FROM hsc_links"
 
 # --- app passwords and their last use (schema version 5) ----------------------
 # A token of alice's, written as hsc-admin writes it (the admin role, on

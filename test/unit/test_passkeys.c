@@ -542,6 +542,10 @@ static void an_older_database_is_upgraded(void)
                   "bytea, bigint, boolean, boolean, boolean, text, boolean, "
                   "bytea, text, bigint), hsc_passkeys_used(text), "
                   "hsc_grant_like_revoke(text); "
+                  /* version 11's, with its trigger */
+                  "DROP FUNCTION hsc_users_links_end() CASCADE; "
+                  /* version 12's, with its triggers */
+                  "DROP FUNCTION hsc_factor_touch() CASCADE; "
                   "ALTER TABLE hsc_users DROP COLUMN passkey_seals; "
                   "DELETE FROM hsc_schema WHERE version >= 7");
     ok = PQresultStatus(r) == PGRES_COMMAND_OK;

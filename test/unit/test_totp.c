@@ -134,6 +134,29 @@ static void check_applies_the_window_and_the_last_step(void)
     CHECK_EQ(hsc_totp_check(&p, key, 20, CODE_AT(t + 1), now, 0, 0, &got),
              HSC_EAUTH, "window 0: the current step only");
     CHECK_EQ(got, -1, "a refusal gives no step");
+    CHECK(hsc_totp_check(&p, key, 20, CODE_AT(t + 2), now, 2, 0, &got) == HSC_OK
+              && got == t + 2,
+          "window 2 (HSCTOTPSkew 2): two steps ahead");
+    CHECK_EQ(hsc_totp_check(&p, key, 20, CODE_AT(t + 3), now, 2, 0, &got),
+             HSC_EAUTH, "window 2: not three");
+    {
+        /* The window's edge: a code of the next step taken in the last
+         * second of this one, then tried again in the next step's first
+         * second, where it is the current code. */
+        int64_t edge = (t + 1) * 30, last;
+
+        CHECK(hsc_totp_check(&p, key, 20, CODE_AT(t + 1), edge - 1, 1, t - 5,
+                             &last)
+                      == HSC_OK
+                  && last == t + 1,
+              "the next step's code, at the step's last second");
+        CHECK_EQ(hsc_totp_check(&p, key, 20, CODE_AT(t + 1), edge, 1, last,
+                                &got),
+                 HSC_EAUTH, "refused again past the edge, where it is current");
+        CHECK_EQ(hsc_totp_check(&p, key, 20, CODE_AT(t + 1), edge + 30, 2, last,
+                                &got),
+                 HSC_EAUTH, "and a step later with window 2");
+    }
     CHECK_EQ(hsc_totp_check(&p, key, 20, "12345", now, 1, 0, &got), HSC_EINVAL,
              "a code of the wrong length is no code");
 #undef CODE_AT

@@ -442,8 +442,17 @@ int cmd_simple(apr_pool_t *pool, const char *cmd, const args_t *a)
     else if (strcmp(cmd, "enable") == 0) {
         st = hsc_store_set_disabled(s, user, 0);
     }
-    else {
+    else if ((st = hsc_store_revoke_user(s, user, now)) == HSC_EREADONLY) {
+        /* A role that may revoke but has no right on the links (the
+         * httpd role of several-servers.md): revoked, links kept. */
         st = hsc_store_revoke_now(s, user, now);
+        if (st == HSC_OK) {
+            fprintf(stderr,
+                    "hsc-admin: %s: one-time links kept: this database "
+                    "user cannot delete them (hsc-admin link DB %s --revoke "
+                    "as the admin role)\n",
+                    user, user);
+        }
     }
     if (st != HSC_OK) {
         rc = store_fail(s, user, st);

@@ -1,4 +1,4 @@
--- mod_hsc PostgreSQL schema, version 11: a change to a user's second
+-- mod_hsc PostgreSQL schema, version 12: a change to a user's second
 -- factors touches the user's row (docs/spec/schema.md), as SQLite's
 -- version 7 does. Whatever keeps a credential check per child
 -- (HSCBasicPassword's cache) holds it only while the row's updated is
