@@ -15,8 +15,8 @@
  * the row as every request reads it (the record cache), enabled, in the
  * same state, and a constant-time equal HMAC: a new password, a
  * revocation, a disabled user or a second factor set up take effect on
- * the next request in every child. Entries live PW_TTL seconds at most, in a table of PW_SLOTS
- * (4-way sets).
+ * the next request in every child. Entries live PW_TTL seconds at most, in a
+ * table of PW_SLOTS (4-way sets).
  *
  * The password over Basic would bypass a second factor: it is refused for
  * a user who has one enrolled, and wherever HSCSecondFactor is required.
@@ -59,8 +59,8 @@ typedef struct {
     unsigned char mac[32];       /* HMAC-SHA256(key, user NUL password) */
     unsigned char verifier[HSC_AUTH_LEN]; /* the row's SHA-256(x_n) */
     int64_t revoked_before, gen;          /* the row's revocation state */
-    int64_t updated; /* the row's: a factor set up or removed changes it */
-    int64_t checked_at;                   /* the KDF check, Unix seconds */
+    int64_t updated;    /* the row's: a factor set up or removed changes it */
+    int64_t checked_at; /* the KDF check, Unix seconds */
 } pw_entry_t;
 
 static apr_thread_mutex_t *pw_lock; /* NULL: no cache in this child */

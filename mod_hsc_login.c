@@ -577,21 +577,59 @@ static int login_post(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
+/* The cookie of c's login re-issued after a right code of method amr:
+ * the same iat, gen and lid, the method instead of pending, mfa_at now,
+ * and set. */
+static hsc_status_t code_reissue(request_rec *r, const hsc_srv_conf_t *sc,
+                                 const hsc_dir_conf_t *d, const hsc_cookie_t *c,
+                                 unsigned amr)
+{
+    char value[HSC_COOKIE_VALUE_MAX];
+    hsc_verify_params_t vp;
+    hsc_claims_t cl;
+    hsc_status_t st;
+    size_t len;
+    int rem = (c->amr & HSC_AMR_REM) != 0;
+
+    hsc_session_params(r, sc, d, &vp);
+    memset(&cl, 0, sizeof(cl));
+    cl.user = c->user;
+    cl.user_len = c->user_len;
+    cl.iat = c->iat;
+    cl.exp = hsc_cookie_expiry(c->iat, vp.now, rem ? d->remember : d->idle,
+                               rem ? d->remember : d->max_age);
+    cl.gen = c->gen;
+    cl.lid = c->lid;
+    cl.amr = (c->amr & ~HSC_AMR_PENDING) | amr;
+    cl.mfa_at = vp.now < c->iat ? c->iat : vp.now;
+    /* auth is x_n when pwd, then z when seal (a passkey login may have z
+     * alone): both go on, or the mint refuses a seal without its z. */
+    cl.xn = (c->amr & HSC_AMR_PWD) ? c->auth : NULL;
+    if (c->amr & HSC_AMR_SEAL) {
+        cl.z = c->auth + ((c->amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0);
+    }
+    if (cl.exp <= vp.now) {
+        cl.exp = vp.now + 1;
+    }
+    st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp.scope,
+                          vp.address, value, sizeof(value), &len);
+    if (st == HSC_OK) {
+        st = hsc_set_cookie(r, d, value, cl.exp - vp.now);
+    }
+    hsc_wipe(value, sizeof(value));
+    return st;
+}
+
 hsc_login_result_t hsc_login_code(request_rec *r, const hsc_srv_conf_t *sc,
                                   const hsc_dir_conf_t *d, const char *code,
                                   size_t code_len, const char **user,
                                   apr_int64_t *retry_after)
 {
-    char value[HSC_COOKIE_VALUE_MAX];
     const char *lid;
-    hsc_verify_params_t vp;
     hsc_store_t *store = NULL;
-    hsc_claims_t cl;
     hsc_cookie_t c;
     hsc_status_t st;
     unsigned amr = 0;
-    size_t len;
-    int rem;
 
     *retry_after = 0;
     st = code_login(r, sc, d, &store, &c, user);
@@ -622,34 +660,8 @@ hsc_login_result_t hsc_login_code(request_rec *r, const hsc_srv_conf_t *sc,
         hsc_wipe(&c, sizeof(c));
         return HSC_LOGIN_RESULT_UNAVAILABLE;
     }
-    hsc_session_params(r, sc, d, &vp);
-    rem = (c.amr & HSC_AMR_REM) != 0;
-    memset(&cl, 0, sizeof(cl));
-    cl.user = c.user;
-    cl.user_len = c.user_len;
-    cl.iat = c.iat;
-    cl.exp = hsc_cookie_expiry(c.iat, vp.now, rem ? d->remember : d->idle,
-                               rem ? d->remember : d->max_age);
-    cl.gen = c.gen;
-    cl.lid = c.lid;
-    cl.amr = (c.amr & ~HSC_AMR_PENDING) | amr;
-    cl.mfa_at = vp.now < c.iat ? c.iat : vp.now;
-    /* auth is x_n when pwd, then z when seal (a passkey login may have z
-     * alone): both go on, or the mint refuses a seal without its z. */
-    cl.xn = (c.amr & HSC_AMR_PWD) ? c.auth : NULL;
-    if (c.amr & HSC_AMR_SEAL) {
-        cl.z = c.auth + ((c.amr & HSC_AMR_PWD) ? HSC_XN_LEN : 0);
-    }
-    if (cl.exp <= vp.now) {
-        cl.exp = vp.now + 1;
-    }
-    st = hsc_cookie_mint2(hsc_keyring_signer(sc->keys), &cl, vp.scope,
-                          vp.address, value, sizeof(value), &len);
+    st = code_reissue(r, sc, d, &c, amr);
     hsc_wipe(&c, sizeof(c));
-    if (st == HSC_OK) {
-        st = hsc_set_cookie(r, d, value, cl.exp - vp.now);
-    }
-    hsc_wipe(value, sizeof(value));
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(200) "cannot mint a cookie for user \"%s\": %s",
