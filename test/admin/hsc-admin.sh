@@ -283,6 +283,15 @@ check "lists it" out_has "^erin reset "
 check "and the enrolment link" out_has "^erin enrol "
 expect 0 "link --revoke" "$ADMIN" link "$P" erin --revoke
 check "deletes them" out_has "erin: 2 links deleted"
+expect 3 "link --for invite of a user who does not exist" \
+    "$ADMIN" link "$P" newbie --for invite
+check "names add --invite, what is meant" \
+    err_has "newbie: no such user (to invite a new user: hsc-admin add $P newbie --invite)"
+check "in one line" err_is_one_line
+expect 3 "link --for reset of a user who does not exist" \
+    "$ADMIN" link "$P" newbie --for reset
+check "says no such user, nothing of invitations" \
+    sh -c "grep -q 'newbie: no such user\$' '$T/err'"
 expect 2 "add --invite with --password-stdin" "$ADMIN" add "$P" hal --invite \
     --password-stdin
 expect 2 "add --ttl without --invite" -i "a long enough password
