@@ -190,6 +190,13 @@ fi
 stage "1d. make distcheck: the tarball builds out of tree, installs, uninstalls"
 tap_stage 1d scripts/distcheck.sh
 
+stage "1e. the README's command from a checkout in root's home (mode 0700): the copy and make distcheck there"
+if [ "${HSC_HOME_TEST:-0}" = 1 ]; then
+    tap_stage 1e test/clean/root-home.sh
+else
+    tap_stage 1e echo "ok 1 # SKIP a clone into /root: set HSC_HOME_TEST=1 (.ci/run does)"
+fi
+
 stage "1b. the README's demo while 8080 is taken: start it, log in with curl, stop it"
 tap_stage 1b test/demo/demo-port.sh
 
