@@ -119,9 +119,9 @@ for s in $servers; do
     state=$(inroot systemctl is-enabled "$s.service" 2>/dev/null)
     check "$s.service is not enabled (is-enabled: ${state:-nothing})" \
         test "$state" != enabled
-    wants=$(ls "$R"/etc/systemd/system/*.wants/"$s".service 2>/dev/null)
+    wants=$(ls "$R"/etc/systemd/system/*.wants/"$s".service 2>/dev/null | head -n 1)
     check "no systemd link wants $s${wants:+: ${wants#$R}}" test -z "$wants"
-    starts=$(ls "$R"/etc/rc[2-5S].d/S[0-9][0-9]"$s" 2>/dev/null)
+    starts=$(ls "$R"/etc/rc[2-5S].d/S[0-9][0-9]"$s" 2>/dev/null | head -n 1)
     check "no rc?.d link starts $s${starts:+: ${starts#$R}}" test -z "$starts"
 done
 check "cron, enabled before, still is" \
