@@ -60,5 +60,13 @@ else
     notok "without HSC_DEMO_PORT the demo takes a free port, says so, and logs in there (exit $rc, port '${port}')"
     sed 's/^/#   /' "$T/err2" | tail -n 5
 fi
+# On a minimal system the demo installs what its curl lines need.
+if scripts/install-deps-debian.sh --list --demo 2>/dev/null | grep -qx curl \
+    && grep -q 'scripts/install-deps-debian.sh --demo' scripts/demo.sh \
+    && grep -q '^    curl -c /tmp/jar' scripts/demo.sh; then
+    ok "the demo prints curl lines and installs curl (install-deps-debian.sh --demo)"
+else
+    notok "the demo prints curl lines and installs curl (install-deps-debian.sh --demo)"
+fi
 echo "1..$n"
 [ "$fails" -eq 0 ]
