@@ -48,6 +48,10 @@ if [ "$(id -u)" = 0 ] && [ -z "${HSC_TEST_ALL_COPY:-}" ] \
     if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
         (cd "$top" && git ls-files -z -co --exclude-standard \
             | (umask 022 && xargs -0 tar cf -)) | (umask 022 && tar xf - -C "$copy")
+        # A git index of exactly those files: what reads git's list (the
+        # sanitizer stage's copy, the format and dist-file checks, the
+        # package builds) sees the same files as in the checkout.
+        (cd "$copy" && umask 022 && git init -q && git add -A) || exit 1
     else
         (cd "$top" && tar cf - .) | (umask 022 && tar xf - -C "$copy")
     fi
@@ -137,6 +141,7 @@ build()
 
 if [ "$copy_only" = 1 ]; then
     echo "test-all --copy-only: in $top"
+    echo "copy: a git index of $(git ls-files 2>/dev/null | wc -l) files"
     if ! build "$top" --enable-werror \
         || ! (cd "$top" && make -j2 check TESTS= >/dev/null); then
         echo "not ok - the build of every test program in $top"

@@ -24,7 +24,8 @@ t0=$(date +%s)
 "$home/mod_hsc/scripts/test-all.sh" --copy-only >"$home/out" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q 'running from a copy in /tmp/' "$home/out" \
-    && grep -q '^ok 1 - make distcheck' "$home/out"; then
+    && grep -q '^ok 1 - make distcheck' "$home/out" \
+    && grep -q '^copy: a git index of [1-9][0-9]* files' "$home/out"; then
     echo "ok 1 - test-all from a checkout in root's home (mode 0700): the copy builds every test program and passes make distcheck ($(($(date +%s) - t0)) s)"
 else
     echo "not ok 1 - test-all from a checkout in root's home (mode 0700): the copy, its test programs, make distcheck (exit $rc)"
