@@ -13,7 +13,9 @@
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
 # Stage 1 also runs `make distcheck` (scripts/distcheck.sh: the tarball
 # builds out of tree, passes its unit tests, installs and uninstalls under
-# its own prefix), the README's demo (scripts/demo.sh --smoke) and builds the
+# its own prefix), the README's demo while port 8080 is taken
+# (test/demo/demo-port.sh: scripts/demo.sh --smoke on the port it picks), in
+# CI the README's command from a checkout in root's home (stage 1e) and builds the
 # Debian package (scripts/package-test.sh: installed and used only with
 # CI=true or HSC_PACKAGE_TEST=1, else printed as skipped).
 # Ends with the line "N passed, N failed": every assertion of every suite,
