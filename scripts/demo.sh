@@ -1,22 +1,47 @@
 #!/bin/sh
-# Builds mod_hsc and starts a demo httpd on http://127.0.0.1:${HSC_DEMO_PORT:-8080}/
+# Builds mod_hsc and starts a demo httpd on http://localhost:8080/
 # with the embedded SQLite user store: a protected page at /private/, a login
 # page at /login, a logout form at /logout, and a demo user whose password is
 # printed below. Ctrl-C stops it. Everything lives in a fresh temporary folder.
-#   HSC_DEMO_PORT=N    listen on another port
+# When 8080 is taken, it takes the next free port from 8081 to 8099 (or
+# one the kernel picks) and says so; the URL it prints is the one to open.
+#   HSC_DEMO_PORT=N    listen on port N (an error when N is taken)
 #   --smoke            start, log in and out with curl, stop (used by tests)
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
-port=${HSC_DEMO_PORT:-8080}
 smoke=0
 [ "${1:-}" = "--smoke" ] && smoke=1
 
-scripts/install-deps-debian.sh --build
+# curl: the smoke test's client, and the README's way to try the demo.
+scripts/install-deps-debian.sh --demo
 if [ ! -f .libs/mod_hsc.so ] || [ ! -x hsc-admin ]; then
     [ -f configure ] || ./autogen.sh >/dev/null
     [ -f Makefile ] || ./configure -q
     make -j2 >/dev/null
+fi
+
+# port_free N: nothing listens on 127.0.0.1:N (perl-base is in every Debian).
+port_free() {
+    perl -MIO::Socket::INET -e 'exit(IO::Socket::INET->new(ReuseAddr => 1, LocalAddr =>
+        "127.0.0.1", LocalPort => $ARGV[0], Listen => 1) ? 0 : 1)' "$1"
+}
+if [ -n "${HSC_DEMO_PORT:-}" ]; then
+    port=$HSC_DEMO_PORT
+    if ! port_free "$port"; then
+        echo "demo: port $port (HSC_DEMO_PORT) is taken: choose another" >&2
+        exit 1
+    fi
+else
+    port=""
+    for p in $(seq 8080 8099); do
+        if port_free "$p"; then port=$p; break; fi
+    done
+    # None free there: one the kernel picks.
+    [ -n "$port" ] || port=$(perl -MIO::Socket::INET -e 'print
+        IO::Socket::INET->new(LocalAddr => "127.0.0.1", Listen => 1)->sockport')
+    [ "$port" = 8080 ] \
+        || echo "demo: port 8080 is taken; using port $port (HSC_DEMO_PORT=N chooses one)" >&2
 fi
 
 . test/lib/httpd.sh
@@ -108,6 +133,7 @@ if [ "$smoke" = 1 ]; then
     trap '"$httpd" -f "$run/httpd.conf" -k stop; sleep 1; rm -rf "$run"' EXIT
     sleep 1
     base="http://127.0.0.1:$port"
+    echo "# demo: http://localhost:$port/"
     jar="$run/jar"
     fail=0
     check() { # description, expected, actual
@@ -135,6 +161,10 @@ cat <<EOT
     account page    http://localhost:$port/account (add a passkey there)
     log in as       demo
     password        $password
+
+  With curl, from another terminal:
+    curl -c /tmp/jar --data-urlencode username=demo --data-urlencode password=$password http://localhost:$port/login
+    curl -b /tmp/jar http://localhost:$port/private/
 
   Files (key, user database, config, logs): $run
   Stop with Ctrl-C.

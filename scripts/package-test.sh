@@ -62,10 +62,26 @@ for f in /usr/lib/apache2/modules/mod_hsc.so \
     /etc/apache2/mods-available/hsc.load /etc/apache2/mods-available/hsc.conf \
     /usr/bin/hsc-admin /usr/share/man/man1/hsc-admin.1.gz \
     /usr/share/doc/libapache2-mod-hsc/copyright \
-    /usr/share/doc/libapache2-mod-hsc/directives.md.gz \
-    /usr/share/doc/libapache2-mod-hsc/README.md.gz; do
+    /usr/share/doc/libapache2-mod-hsc/README.md.gz \
+    /usr/share/doc/libapache2-mod-hsc/README.Debian; do
     check "the package has $f" grep -qx "$f" "$work/contents"
 done
+# Every user page (docs/*.md, docs/spec/) and every sample configuration
+# and fail2ban file of conf/, compressed or not (dh_compress decides).
+doc=/usr/share/doc/libapache2-mod-hsc
+missing=""
+for f in $(cd "$top" && ls docs/*.md docs/spec/*.md) \
+    examples/debian-site.conf examples/httpd-hsc-sample.conf \
+    examples/private-location.conf examples/password-blocklist.txt \
+    examples/fail2ban/filter.d/mod-hsc.conf examples/fail2ban/jail.d/mod-hsc.conf; do
+    grep -qxE "$doc/$f(\.gz)?" "$work/contents" || missing="$missing $f"
+done
+check "the package has every user page and sample file under $doc${missing:+ (missing:$missing)}" \
+    test -z "$missing"
+# The README's quick start names conf/debian-site.conf: where a package user finds it.
+dpkg-deb --fsys-tarfile "$deb" | tar xf - -C "$work" .$doc/README.Debian
+check "README.Debian names the packaged debian-site.conf" \
+    grep -q "cp $doc/examples/debian-site.conf" "$work$doc/README.Debian"
 dpkg-deb --fsys-tarfile "$deb" | tar xf - -C "$work" ./etc/apache2/mods-available/hsc.load
 check "its hsc.load loads /usr/lib/apache2/modules/mod_hsc.so" \
     grep -qx 'LoadModule hsc_module /usr/lib/apache2/modules/mod_hsc.so' \

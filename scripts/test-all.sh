@@ -13,7 +13,9 @@
 #   4. every libFuzzer target for HSC_FUZZ_SECONDS (default 60) each.
 # Stage 1 also runs `make distcheck` (scripts/distcheck.sh: the tarball
 # builds out of tree, passes its unit tests, installs and uninstalls under
-# its own prefix), the README's demo (scripts/demo.sh --smoke) and builds the
+# its own prefix), the README's demo while port 8080 is taken
+# (test/demo/demo-port.sh: scripts/demo.sh --smoke on the port it picks), in
+# CI the README's command from a checkout in root's home (stage 1e) and builds the
 # Debian package (scripts/package-test.sh: installed and used only with
 # CI=true or HSC_PACKAGE_TEST=1, else printed as skipped).
 # Ends with the line "N passed, N failed": every assertion of every suite,
@@ -21,8 +23,16 @@
 # never counted as passed. Exits non-zero on any failure. Run as root on a
 # fresh Debian 12 (it installs packages), or as any user once they are
 # installed; from any directory.
-# HSC_QUICK=1 runs stage 1 only.
+# HSC_QUICK=1 runs stage 1 only. --copy-only (.ci/run, from a checkout in
+# root's home) runs only what a copy of an unreadable tree changes: the copy,
+# the build of every test program in it, and make distcheck there.
+# As root, stage 5 (test/clean/clean-debian.sh, in the background beside
+# stage 2) builds the Debian package in a fresh debootstrap chroot with only
+# its Build-Depends, and installs the test servers there through
+# install-deps-debian.sh: none may be left enabled or running.
 set -u
+copy_only=0
+[ "${1:-}" = --copy-only ] && copy_only=1
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 scripts/install-deps-debian.sh --test || exit 1
@@ -40,6 +50,10 @@ if [ "$(id -u)" = 0 ] && [ -z "${HSC_TEST_ALL_COPY:-}" ] \
     if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
         (cd "$top" && git ls-files -z -co --exclude-standard \
             | (umask 022 && xargs -0 tar cf -)) | (umask 022 && tar xf - -C "$copy")
+        # A git index of exactly those files: what reads git's list (the
+        # sanitizer stage's copy, the format and dist-file checks, the
+        # package builds) sees the same files as in the checkout.
+        (cd "$copy" && umask 022 && git init -q && git add -A) || exit 1
     else
         (cd "$top" && tar cf - .) | (umask 022 && tar xf - -C "$copy")
     fi
@@ -127,6 +141,18 @@ build()
         && make -j2 >/dev/null) || return 1
 }
 
+if [ "$copy_only" = 1 ]; then
+    echo "test-all --copy-only: in $top"
+    echo "copy: a git index of $(git ls-files 2>/dev/null | wc -l) files"
+    if ! build "$top" --enable-werror \
+        || ! (cd "$top" && make -j2 check TESTS= >/dev/null); then
+        echo "not ok - the build of every test program in $top"
+        exit 1
+    fi
+    scripts/distcheck.sh
+    exit $?
+fi
+
 # Runs a command that prints TAP, shows its output, and counts its ok and
 # not ok lines: tap_stage STAGE COMMAND [ARG...]
 tap_stage()
@@ -171,8 +197,15 @@ fi
 stage "1d. make distcheck: the tarball builds out of tree, installs, uninstalls"
 tap_stage 1d scripts/distcheck.sh
 
-stage "1b. the README's demo: start it, log in with curl, stop it"
-tap_stage 1b env HSC_DEMO_PORT="${HSC_DEMO_PORT:-18080}" scripts/demo.sh --smoke
+stage "1e. the README's command from a checkout in root's home (mode 0700): the copy and make distcheck there"
+if [ "${HSC_HOME_TEST:-0}" = 1 ]; then
+    tap_stage 1e test/clean/root-home.sh
+else
+    tap_stage 1e echo "ok 1 # SKIP a clone into /root: set HSC_HOME_TEST=1 (.ci/run does)"
+fi
+
+stage "1b. the README's demo while 8080 is taken: start it, log in with curl, stop it"
+tap_stage 1b test/demo/demo-port.sh
 
 stage "1c. the Debian package: build, lintian; installed and used where allowed"
 tap_stage 1c scripts/package-test.sh
@@ -197,11 +230,23 @@ if [ "${HSC_QUICK:-0}" != 1 ]; then
         failed=$((failed + 1))
     fi
 
+    # Stage 5 (a clean Debian: network and a package build, 5 minutes or
+    # so) runs in the background beside stages 3 and 4, whose tests do
+    # not depend on timing.
+    clean_out=$(mktemp)
+    test/clean/clean-debian.sh >"$clean_out" 2>&1 &
+    clean_pid=$!
+
     stage "3. unit tests under valgrind memcheck"
     tap_stage 3 test/run-valgrind.sh
 
     stage "4. libFuzzer targets, ${HSC_FUZZ_SECONDS:-60}s each, ASan + UBSan"
     tap_stage 4 test/fuzz/run-fuzzers.sh "${HSC_FUZZ_SECONDS:-60}"
+
+    stage "5. a clean Debian 12 (debootstrap): the package with only its Build-Depends; install-deps leaves no server enabled or running"
+    wait "$clean_pid"
+    tap_stage 5 sh -c 'cat "$1"; exit "$2"' sh "$clean_out" "$?"
+    rm -f "$clean_out"
 fi
 
 echo

@@ -303,6 +303,15 @@ for how in passwd revoke disable; do
 done
 expect 0 "enable erin" "$ADMIN" enable "$P" erin
 expect 0 "fay's link revoked" "$ADMIN" link "$P" fay --revoke
+expect 3 "link --for invite of a user who does not exist" \
+    "$ADMIN" link "$P" newbie --for invite
+check "names add --invite, what is meant" \
+    err_has "newbie: no such user (to invite a new user: hsc-admin add $P newbie --invite)"
+check "in one line" err_is_one_line
+expect 3 "link --for reset of a user who does not exist" \
+    "$ADMIN" link "$P" newbie --for reset
+check "says no such user, nothing of invitations" \
+    sh -c "grep -q 'newbie: no such user\$' '$T/err'"
 expect 2 "add --invite with --password-stdin" "$ADMIN" add "$P" hal --invite \
     --password-stdin
 expect 2 "add --ttl without --invite" -i "a long enough password

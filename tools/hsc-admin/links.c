@@ -53,9 +53,26 @@ int link_issue(apr_pool_t *pool, const args_t *a, const char *db,
     if (st != HSC_OK) {
         int rc;
         audit_reason = st == HSC_ENOUSER ? "no_such_user" : "store_fault";
-        rc = st == HSC_ENOUSER ? fail(EX_INPUT, "%s: no such user", user)
-                               : fail(store_exit(st), "%s: %s (%s)", user,
-                                      hsc_strerror(st), hsc_factors_errmsg(f));
+        /* An invitation names a user that exists (made without a
+         * password); inviting a new user is add --invite. A pgsql: spec
+         * may hold a password: then the hint says DB, not the spec. */
+        if (st == HSC_ENOUSER && purpose == HSC_LINK_INVITE) {
+            const char *shown = strncmp(db, "pgsql:", 6) == 0
+                                        || strpbrk(db, " \t'\"")
+                                    ? "DB"
+                                    : db;
+            rc = fail(EX_INPUT,
+                      "%s: no such user (to invite a new user: hsc-admin add "
+                      "%s %s --invite)",
+                      user, shown, user);
+        }
+        else if (st == HSC_ENOUSER) {
+            rc = fail(EX_INPUT, "%s: no such user", user);
+        }
+        else {
+            rc = fail(store_exit(st), "%s: %s (%s)", user, hsc_strerror(st),
+                      hsc_factors_errmsg(f));
+        }
         hsc_factors_close(f);
         return rc;
     }
