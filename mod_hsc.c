@@ -23,6 +23,9 @@
 #include "mod_auth.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_audit.h"
+#include "mod_hsc_health.h"
+#include "mod_hsc_metrics.h"
 #include "mod_hsc_account.h"
 #include "mod_hsc_api.h"
 #include "mod_hsc_authz.h"
@@ -32,7 +35,7 @@
 #include "mod_hsc_factor.h"
 #include "mod_hsc_identity.h"
 #include "mod_hsc_login.h"
-#include "mod_hsc_login_floor.h"
+#include "mod_hsc_login_pad.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
@@ -244,21 +247,21 @@ static void hsc_register_hooks(apr_pool_t *p)
     ap_hook_post_config(hsc_post_config, NULL, NULL, APR_HOOK_MIDDLE);
     ap_hook_check_authn(hsc_check_authn, NULL, NULL, APR_HOOK_MIDDLE,
                         AP_AUTH_INTERNAL_PER_CONF);
-    hsc_login_register_hooks(p);    /* hsc-login, hsc-logout */
-    hsc_account_register_hooks(p);  /* hsc-account, its blocklist */
-    hsc_audit_register_hooks(p);    /* HSCAuditLog */
-    hsc_ops_register_hooks(p);      /* the events: audit lines, counters */
-    hsc_metrics_register_hooks(p);  /* counters, hsc-metrics */
-    hsc_health_register_hooks(p);   /* hsc-health */
-    hsc_throttle_register_hooks(p); /* login counters, KDF cap */
-    hsc_floor_register_hooks(p);    /* failed logins take the dummy's time */
-    hsc_cachectl_register_hooks(p); /* Cache-Control on admitted responses */
-    hsc_factor_register_hooks(p);   /* Require hsc-factor, its 401/303 */
-    hsc_identity_register_hooks(p); /* identity headers, their scrubbing */
-    hsc_authz_register_hooks(p);    /* hsc-authz for nginx, Caddy, HAProxy */
-    hsc_token_register_hooks(p);    /* AuthBasicProvider hsc, last use */
-    hsc_basicpw_register_hooks(p);  /* HSCBasicPassword's cache */
-    hsc_api_register_hooks(p);      /* hsc-api: JSON login for scripts */
+    hsc_login_register_hooks(p);     /* hsc-login, hsc-logout */
+    hsc_account_register_hooks(p);   /* hsc-account, its blocklist */
+    hsc_audit_register_hooks(p);     /* HSCAuditLog */
+    hsc_ops_register_hooks(p);       /* the events: audit lines, counters */
+    hsc_metrics_register_hooks(p);   /* counters, hsc-metrics */
+    hsc_health_register_hooks(p);    /* hsc-health */
+    hsc_throttle_register_hooks(p);  /* login counters, KDF cap */
+    hsc_login_pad_register_hooks(p); /* failed logins take the dummy's time */
+    hsc_cachectl_register_hooks(p);  /* Cache-Control on admitted responses */
+    hsc_factor_register_hooks(p);    /* Require hsc-factor, its 401/303 */
+    hsc_identity_register_hooks(p);  /* identity headers, their scrubbing */
+    hsc_authz_register_hooks(p);     /* hsc-authz for nginx, Caddy, HAProxy */
+    hsc_token_register_hooks(p);     /* AuthBasicProvider hsc, last use */
+    hsc_basicpw_register_hooks(p);   /* HSCBasicPassword's cache */
+    hsc_api_register_hooks(p);       /* hsc-api: JSON login for scripts */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,
                               AP_AUTH_INTERNAL_PER_CONF);

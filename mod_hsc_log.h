@@ -24,4 +24,12 @@ APLOG_USE_MODULE(hsc);
  */
 #define HSCLOGNO(n) "HSC" #n ": "
 
+/* r->notes keys that one wing sets and a lower one reads. */
+/* The login id of the request's cookie (format 2), for the audit log's
+ * events of this request. */
+#define HSC_NOTE_LOGIN_ID "hsc-login-id"
+/* r->notes: set while a code is counted, so that a lockout there is
+ * counted for the second-factor step. */
+#define HSC_NOTE_CODE_STEP "hsc-code-step"
+
 #endif /* MOD_HSC_LOG_H */

@@ -14,7 +14,7 @@
  * dummy_kdf (NULL: the default for new users) with a fixed salt, so that
  * it costs what a user stored with that KDF costs; a known user runs only
  * their own KDF. The caller pads every failure to the dummy's measured
- * cost (mod_hsc_login_floor.c), so that timing does not reveal which
+ * cost (mod_hsc_login_pad.c), so that timing does not reveal which
  * names exist whatever a user's KDF. A stored KDF above the ceilings
  * (hsc_kdf_within_ceiling) is never run: the dummy runs instead.
  *

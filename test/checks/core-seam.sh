@@ -14,7 +14,8 @@ bad=$(grep -lE '#[[:space:]]*include[[:space:]]*[<"](httpd|http_[a-z_]+|ap_[a-z_
 if [ -z "$bad" ]; then ok "hsc_core includes no httpd header"
 else notok "hsc_core includes an httpd header: $bad"; fi
 
-if grep -q 'include "config.h"\|include <config.h>' mod_hsc*.c 2>/dev/null; then
+if grep -q 'include "config.h"\|include <config.h>' mod_hsc*.c \
+    $(find glue -name '*.c') 2>/dev/null; then
     notok "mod_hsc glue includes config.h (PACKAGE_* clashes with httpd)"
 else ok "mod_hsc glue does not include config.h"; fi
 

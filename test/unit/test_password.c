@@ -207,7 +207,7 @@ static void check_refuses_a_wrong_password_and_wipes_xn(void)
     CHECK_EQ(hsc_password_check(store, "alice", 5, "correct horsE", 13,
                                 &dummy_kdf, xn, &u),
              HSC_EAUTH, "wrong password");
-    /* The glue pads the failure to the dummy's cost (login floor). */
+    /* The glue pads the failure to the dummy's cost (the login pad). */
     CHECK_EQ(derive_calls, 1, "one derivation: the user's kdf only");
     CHECK(kdf_equal(&derive_first_kdf, &user_kdf), "the user's kdf");
     CHECK(all_zero(xn, sizeof(xn)), "xn wiped");
@@ -275,7 +275,7 @@ static void check_disabled_user_does_the_work_then_refuses(void)
 /*
  * Issue 10: a user stored with a cheap KDF answered a wrong password in
  * 2 ms against 500 ms for an unknown name. Since issue 18 the glue pads
- * every failure to the dummy's measured cost (mod_hsc_login_floor.c); the
+ * every failure to the dummy's measured cost (mod_hsc_login_pad.c); the
  * check itself runs one derivation, and a success never pays the dummy.
  */
 static void check_a_failure_or_success_runs_one_derivation(void)

@@ -25,8 +25,9 @@
 #include "http_request.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_metrics.h"
 #include "hsc_version.h"
-#include "mod_hsc_ops.h"
+#include "mod_hsc_config.h"
 
 /* Upper bounds of the KDF histogram, in microseconds and as printed. */
 static const apr_uint64_t kdf_le_us[] = {5000,    10000,   25000,   50000,

@@ -27,9 +27,10 @@
 #include "util_mutex.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_metrics.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_throttle_exact.h"
-#include "mod_hsc_login_floor.h"
+#include "mod_hsc_login_pad.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
@@ -798,7 +799,7 @@ hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     default: hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED); break;
     }
     /* Counted; now as long as an unknown name takes, outside the cap. */
-    hsc_floor_pad(r, sc, a->st, t0);
+    hsc_login_pad(r, sc, a->st, t0);
     return HSC_ATTEMPT_CHECKED;
 }
 

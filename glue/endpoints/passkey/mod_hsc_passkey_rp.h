@@ -1,9 +1,11 @@
 /*
- * mod_hsc_passkey_rp.h: what the passkey endpoints' three files share
- * (mod_hsc_passkey.c: the request's fields, the JSON answer, challenges;
- * mod_hsc_passkey_login.c: hsc-login's options and assertions;
- * mod_hsc_passkey_create.c: hsc-account's new passkey, by a session or an
- * enrolment link). Private to them: mod_hsc_passkey.h is the entry.
+ * mod_hsc_passkey_rp.h: what the passkey wing's files share, at its
+ * bottom (mod_hsc_passkey_rp.c): the request's fields and their types,
+ * the answer, challenges, a user's credential ids. Above it:
+ * mod_hsc_passkey_login.c (hsc-login's options and assertions) and
+ * mod_hsc_passkey_create.c (hsc-account's new passkey, by a session or an
+ * enrolment link), and at the top mod_hsc_passkey.c, the entry
+ * (mod_hsc_passkey.h) that parses a request and sends each step to them.
  */
 #ifndef MOD_HSC_PASSKEY_RP_H
 #define MOD_HSC_PASSKEY_RP_H
@@ -88,14 +90,5 @@ hsc_status_t hsc_pk_check_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
  * fault (logged). */
 const char *hsc_pk_credential_ids(request_rec *r, hsc_factors_t *f,
                                   const char *user);
-
-/* hsc-login: options for a passwordless login or a second factor, and
- * the assertion that answers them (mod_hsc_passkey_login.c). */
-void hsc_pk_options_login(rp_t *rp, answer_t *a);
-void hsc_pk_assert_login(rp_t *rp, answer_t *a);
-
-/* hsc-account: options and the create step of a new passkey
- * (mod_hsc_passkey_create.c). */
-void hsc_pk_account_step(rp_t *rp, answer_t *a);
 
 #endif /* MOD_HSC_PASSKEY_RP_H */

@@ -25,6 +25,7 @@
 #include "http_request.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_health.h"
 #include "hsc_version.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_userdb.h"

@@ -20,6 +20,7 @@
 #include "mod_hsc_factor.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
+#include "mod_hsc_passkey_create.h"
 #include "mod_hsc_passkey_rp.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"

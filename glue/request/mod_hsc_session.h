@@ -6,10 +6,6 @@
 #ifndef MOD_HSC_SESSION_H
 #define MOD_HSC_SESSION_H
 
-/* r->notes key: the login id of the request's cookie (format 2), for the
- * audit log's events of this request. */
-#define HSC_NOTE_LOGIN_ID "hsc-login-id"
-
 #include "httpd.h"
 
 #include "hsc_cookie.h"

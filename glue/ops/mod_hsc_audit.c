@@ -27,7 +27,8 @@
 #include "ap_mpm.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc_ops.h"
+#include "mod_hsc_audit.h"
+#include "mod_hsc_config.h"
 #include "hsc_audit.h"
 
 /* Where lines go in this generation (HSCAuditLog is hsc_global_conf_t's

@@ -1,17 +1,9 @@
 /*
- * mod_hsc_ops.h: what operators see of mod_hsc, apart from the error log.
- *
- *   mod_hsc_ops.c      the events below: counted in the metrics, and one
- *                      JSON line each in the audit log
- *   mod_hsc_audit.c    HSCAuditLog: where those lines go
- *                      (docs/audit-log.md)
- *   mod_hsc_metrics.c  SetHandler hsc-metrics: Prometheus counters in a
- *                      shared memory segment, summed over every child
- *   mod_hsc_health.c   SetHandler hsc-health: 200 or 503 for a load
- *                      balancer
- *
- * The rest of the glue reports each event with one call; these files
- * decide what is logged and counted. Private to the module.
+ * mod_hsc_ops.h: what operators see of mod_hsc, apart from the error log:
+ * the events below (mod_hsc_ops.c), counted in the metrics
+ * (mod_hsc_metrics.h) and one JSON line each in the audit log
+ * (mod_hsc_audit.h). The rest of the glue reports each event with one
+ * call; the ops wing decides what is logged and counted.
  */
 #ifndef MOD_HSC_OPS_H
 #define MOD_HSC_OPS_H
@@ -27,12 +19,8 @@
 #include "hsc_http.h"
 
 /* The events' hooks (the configured scopes collected, the version
- * component); the audit log's (HSCAuditLog opened). */
+ * component). */
 void hsc_ops_register_hooks(apr_pool_t *p);
-void hsc_audit_register_hooks(apr_pool_t *p);
-
-/* Write e to the audit log, if HSCAuditLog is set (mod_hsc_audit.c). */
-void hsc_audit_write(request_rec *r, const hsc_audit_event_t *e);
 
 /* --- events: one call at each site ---------------------------------------- */
 
@@ -45,10 +33,6 @@ void hsc_ops_login(request_rec *r, const hsc_login_form_t *f,
  * when no code was read), the metrics and the audit line. */
 void hsc_ops_code(request_rec *r, const char *user, size_t len,
                   hsc_login_outcome_t o, hsc_method_t how, const char *kid);
-
-/* r->notes: set while a code is counted, so that a lockout there is
- * counted for the second-factor step. */
-#define HSC_NOTE_CODE_STEP "hsc-code-step"
 
 /* A login refused by the throttle: by_user 0 for the address's counter,
  * 1 for the username's; until: Unix seconds when it frees. */
@@ -75,23 +59,5 @@ void hsc_ops_cookie(request_rec *r, const hsc_verify_params_t *vp,
 
 /* The user database could not be opened or failed a call. */
 void hsc_ops_store_error(request_rec *r);
-
-/* --- mod_hsc_metrics.c ---------------------------------------------------- */
-
-void hsc_metrics_login(hsc_method_t how, hsc_login_outcome_t o);
-void hsc_metrics_cookie(hsc_cookie_outcome_t o);
-void hsc_metrics_logout(int everywhere);
-void hsc_metrics_lockout(int by_user);
-void hsc_metrics_kdf_begin(void);
-void hsc_metrics_kdf_end(apr_interval_time_t took);
-void hsc_metrics_store_error(void);
-void hsc_metrics_key_use(const char *kid);
-/* post_config (the counters' shared memory) and SetHandler hsc-metrics. */
-void hsc_metrics_register_hooks(apr_pool_t *p);
-
-/* --- mod_hsc_health.c ----------------------------------------------------- */
-
-/* SetHandler hsc-health. */
-void hsc_health_register_hooks(apr_pool_t *p);
 
 #endif /* MOD_HSC_OPS_H */

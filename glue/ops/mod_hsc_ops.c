@@ -18,8 +18,9 @@
 #include "util_cfgtree.h"
 
 #include "mod_hsc_log.h"
+#include "mod_hsc_audit.h"
+#include "mod_hsc_metrics.h"
 #include "mod_hsc_ops.h"
-#include "mod_hsc_session.h"
 #include "hsc_audit.h"
 #include "hsc_version.h"
 

@@ -23,8 +23,6 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_config.h"
-#include "mod_hsc_throttle.h"
-#include "mod_hsc_ops.h"
 #include "hsc_authz.h"
 #include "hsc_parse.h"
 #include "hsc_pages.h"
