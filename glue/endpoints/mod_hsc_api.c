@@ -30,6 +30,9 @@
 #include "util_filter.h"
 
 #include "mod_hsc_account.h"
+#include "mod_hsc_account_confirm.h"
+#include "mod_hsc_account_token.h"
+#include "mod_hsc_account_view.h"
 #include "mod_hsc_api.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"

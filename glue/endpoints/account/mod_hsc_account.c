@@ -23,6 +23,13 @@
 #include "http_request.h"
 
 #include "mod_hsc_account.h"
+#include "mod_hsc_account_confirm.h"
+#include "mod_hsc_account_factor.h"
+#include "mod_hsc_account_link.h"
+#include "mod_hsc_account_passkey.h"
+#include "mod_hsc_account_setup.h"
+#include "mod_hsc_account_token.h"
+#include "mod_hsc_account_view.h"
 #include "mod_hsc_factor.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
@@ -52,87 +59,6 @@ static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
                          hsc_page_account(r->pool, &pc, &v));
 }
 
-/* A refused action (action: "password", "totp-setup", ...): logged,
- * audited, into *o. */
-static void refused(request_rec *r, const hsc_account_t *a, const char *action,
-                    int status, const char *reason, const char *message,
-                    hsc_account_outcome_t *o)
-{
-    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                  HSCLOGNO(207) "account action %s of user \"%s\" refused: %s",
-                  action, ap_escape_logitem(r->pool, a->user), reason);
-    hsc_ops_account(r, a->user, action, reason);
-    o->status = status;
-    o->reason = reason;
-    o->message = message;
-}
-
-int hsc_account_answer(request_rec *r, const hsc_account_t *a,
-                       const hsc_account_outcome_t *o)
-{
-    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
-
-    switch (o->status) {
-    case HTTP_TOO_MANY_REQUESTS:
-        apr_table_setn(r->err_headers_out, "Retry-After",
-                       apr_psprintf(r->pool, "%" APR_INT64_T_FMT,
-                                    o->retry_after));
-        return hsc_form_send(r, HTTP_TOO_MANY_REQUESTS,
-                             hsc_page_throttled(r->pool, &pc, o->retry_after,
-                                                r->uri));
-    case HTTP_SERVICE_UNAVAILABLE:
-        if (o->message == NULL) {
-            return hsc_userdb_unavailable(r);
-        }
-        break;
-    case HTTP_INTERNAL_SERVER_ERROR: return HTTP_INTERNAL_SERVER_ERROR;
-    default: break;
-    }
-    return hsc_account_show(r, a, o->status, NULL, o->message);
-}
-
-int hsc_account_current(request_rec *r, const hsc_account_t *a,
-                        const char *action, const hsc_form_field_t *pw,
-                        hsc_login_t *l, hsc_account_outcome_t *o)
-{
-    memset(l, 0, sizeof(*l));
-    memset(o, 0, sizeof(*o));
-    l->user = a->user;
-    l->user_len = strlen(a->user);
-    l->password = pw->value;
-    l->password_len = pw->len;
-    switch (hsc_login_attempt(r, a->sc, a->store, l)) {
-    case HSC_ATTEMPT_CHECKED: break;
-    case HSC_ATTEMPT_THROTTLED:
-        hsc_ops_account(r, a->user, action, "throttled");
-        o->status = HTTP_TOO_MANY_REQUESTS;
-        o->reason = "throttled";
-        o->retry_after = l->retry_after;
-        return 0;
-    case HSC_ATTEMPT_BUSY:
-    case HSC_ATTEMPT_UNAVAILABLE:
-        hsc_ops_account(r, a->user, action, "busy");
-        o->status = HTTP_SERVICE_UNAVAILABLE;
-        o->reason = "busy";
-        return 0;
-    }
-    if (l->st == HSC_OK) {
-        return 1;
-    }
-    if (hsc_status_class(l->st) == HSC_CLASS_FAULT) {
-        hsc_ops_account(r, a->user, action, "store_fault");
-        o->status = HTTP_SERVICE_UNAVAILABLE;
-        o->reason = "store_fault";
-        return 0;
-    }
-    refused(r, a, action, HTTP_UNAUTHORIZED, "wrong_password",
-            strcmp(action, "password") == 0
-                ? "The current password is not right."
-                : "That password is not right.",
-            o);
-    return 0;
-}
-
 void hsc_account_password(request_rec *r, hsc_account_t *a,
                           const hsc_login_form_t *f, int repeat,
                           hsc_account_outcome_t *o)
@@ -149,10 +75,11 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
 
     memset(o, 0, sizeof(*o));
     if (!f->password.present || !np->present || (repeat && !np2->present)) {
-        refused(r, a, "password", HTTP_BAD_REQUEST, "incomplete",
-                repeat ? "Enter the current password and the new one twice."
-                       : "Send the current password and the new one.",
-                o);
+        hsc_account_refuse(
+            r, a, "password", HTTP_BAD_REQUEST, "incomplete",
+            repeat ? "Enter the current password and the new one twice."
+                   : "Send the current password and the new one.",
+            o);
         return;
     }
     /* The current password is always asked; a user with a second factor
@@ -165,21 +92,22 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
     if (repeat
         && (np->len != np2->len
             || !hsc_ct_equal(np->value, np2->value, np->len))) {
-        refused(r, a, "password", HTTP_BAD_REQUEST, "mismatch",
-                "The two new passwords are not the same.", o);
+        hsc_account_refuse(r, a, "password", HTTP_BAD_REQUEST, "mismatch",
+                           "The two new passwords are not the same.", o);
         return;
     }
     pv = hsc_policy_check(b, min_chars, a->user, np->value, np->len);
     if (pv != HSC_POLICY_OK) {
-        refused(r, a, "password", HTTP_BAD_REQUEST,
-                apr_pstrcat(r->pool, "policy_", hsc_policy_name(pv), NULL),
-                hsc_policy_message(r->pool, pv, min_chars), o);
+        hsc_account_refuse(r, a, "password", HTTP_BAD_REQUEST,
+                           apr_pstrcat(r->pool, "policy_", hsc_policy_name(pv),
+                                       NULL),
+                           hsc_policy_message(r->pool, pv, min_chars), o);
         return;
     }
     if (np->len == f->password.len
         && hsc_ct_equal(np->value, f->password.value, np->len)) {
-        refused(r, a, "password", HTTP_BAD_REQUEST, "unchanged",
-                "The new password is the current one.", o);
+        hsc_account_refuse(r, a, "password", HTTP_BAD_REQUEST, "unchanged",
+                           "The new password is the current one.", o);
         return;
     }
     if (!hsc_account_current(r, a, "password", &f->password, &l, o)) {
@@ -201,10 +129,11 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
         /* Another browser or an administrator changed it after this
          * request read it: nothing written. */
         hsc_wipe(xn, sizeof(xn));
-        refused(r, a, "password", HTTP_CONFLICT, "changed_meanwhile",
-                "The password was changed meanwhile: sign in again with the "
-                "new one.",
-                o);
+        hsc_account_refuse(
+            r, a, "password", HTTP_CONFLICT, "changed_meanwhile",
+            "The password was changed meanwhile: sign in again with the "
+            "new one.",
+            o);
         return;
     }
     if (st == HSC_OK) {
@@ -332,58 +261,6 @@ static const char *done_notice(const request_rec *r)
 static int is_action(const hsc_login_form_t *f, const char *name)
 {
     return f->action.present && strcmp(f->action.value, name) == 0;
-}
-
-int hsc_account_factor_gate(request_rec *r, const hsc_account_t *a,
-                            const char *action, hsc_account_outcome_t *o)
-{
-    memset(o, 0, sizeof(*o));
-    if (a->link != NULL) {
-        return 0; /* an administrator's enrolment link: its own rule */
-    }
-    switch (
-        hsc_factor_gate(r, a->sc, &a->c, a->user, action, a->d->recent_auth)) {
-    case HSC_FACTOR_GATE_NO_FACTOR: return 0;
-    case HSC_FACTOR_GATE_FRESH: return 1;
-    case HSC_FACTOR_GATE_NEEDED:
-        refused(r, a, action, HTTP_UNAUTHORIZED, "factor_needed",
-                "This change needs your second factor: confirm it first "
-                "(\"Confirm with your second factor\" on this page), then "
-                "try again.",
-                o);
-        return -1;
-    default:
-        hsc_ops_account(r, a->user, action, "store_fault");
-        o->status = HTTP_SERVICE_UNAVAILABLE;
-        o->reason = "store_fault";
-        return -1;
-    }
-}
-
-int hsc_account_confirmed(request_rec *r, const hsc_account_t *a,
-                          const hsc_login_form_t *f, const char *action,
-                          hsc_account_outcome_t *o)
-{
-    hsc_login_t l;
-
-    switch (hsc_account_factor_gate(r, a, action, o)) {
-    case 1: return 1;  /* a second factor, used recently */
-    case -1: return 0; /* the user has one, not used lately: *o */
-    }
-    if (a->recent) {
-        return 1;
-    }
-    if (!f->password.present) {
-        refused(r, a, action, HTTP_UNAUTHORIZED, "not_recent",
-                "You signed in a while ago: enter your password to confirm.",
-                o);
-        return 0;
-    }
-    if (!hsc_account_current(r, a, action, &f->password, &l, o)) {
-        return 0;
-    }
-    hsc_wipe(l.xn, sizeof(l.xn));
-    return 1;
 }
 
 /*

@@ -17,7 +17,9 @@
 #include "http_log.h"
 #include "http_protocol.h"
 
-#include "mod_hsc_account.h"
+#include "mod_hsc_account_link.h"
+#include "mod_hsc_account_factor.h"
+#include "mod_hsc_account_view.h"
 #include "mod_hsc_factor.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"

@@ -17,7 +17,9 @@
 #include "http_log.h"
 #include "http_protocol.h"
 
-#include "mod_hsc_account.h"
+#include "mod_hsc_account_token.h"
+#include "mod_hsc_account_confirm.h"
+#include "mod_hsc_account_view.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"

@@ -13,7 +13,7 @@
 #include "http_config.h"
 #include "http_log.h"
 
-#include "mod_hsc_account.h"
+#include "mod_hsc_account_view.h"
 #include "mod_hsc_factor.h"
 #include "mod_hsc_form.h"
 #include "mod_hsc_log.h"
