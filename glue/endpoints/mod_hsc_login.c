@@ -302,6 +302,41 @@ static hsc_status_t mint_login(request_rec *r, const hsc_srv_conf_t *sc,
     return st;
 }
 
+/* Whether u's right password owes a second factor (hsc_factor_due: asked
+ * of every user, a file older than the factors too, where they cannot be
+ * read: HSC193, 503, never skipped): *pending, and *setup where a first
+ * one is to be set up at HSCAccountURL; HSC_LOGIN_RESULT_OK to go on,
+ * else the result of a login that ends here (logged, audited). */
+static hsc_login_result_t factor_step(request_rec *r, const hsc_srv_conf_t *sc,
+                                      const hsc_dir_conf_t *d,
+                                      const hsc_user_t *u, const char *user,
+                                      const hsc_login_form_t *f, int *pending,
+                                      int *setup)
+{
+    switch (hsc_factor_due(r, sc, d, u)) {
+    case HSC_FACTOR_NOT_DUE: return HSC_LOGIN_RESULT_OK;
+    case HSC_FACTOR_MISSING:
+        if (d->account_url == NULL || u->gen < 0) {
+            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                          HSCLOGNO(198) "login refused for user \"%s\": "
+                                        "HSCSecondFactor required and the "
+                                        "user has no second factor",
+                          user);
+            hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
+            return HSC_LOGIN_RESULT_NO_FACTOR;
+        }
+        /* HSCAccountURL: a pending cookie that the account page takes
+         * only to set up a first factor, which finishes the login. */
+        *setup = 1;
+        *pending = 1;
+        return HSC_LOGIN_RESULT_OK;
+    case HSC_FACTOR_DUE: *pending = 1; return HSC_LOGIN_RESULT_OK;
+    default:
+        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
+    }
+}
+
 /* A checked login: mint the cookie (a pending one when a second factor
  * is due) and set it; logged and reported. */
 static hsc_login_result_t
@@ -315,6 +350,7 @@ login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
     int64_t iat, exp;
     size_t len;
     int rem, pending = 0, setup = 0;
+    hsc_login_result_t res;
     const char *lid;
 
     hsc_session_params(r, sc, d, &vp);
@@ -331,35 +367,15 @@ login_mint(request_rec *r, const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d,
         exp = iat + 1;
     }
     /* A second factor due: a pending cookie, valid at its step only. */
-    /* Asked of every user, a file older than the factors too: there it
-     * cannot be read (HSC193, 503), never skipped. */
-    switch (hsc_factor_due(r, sc, d, u)) {
-    case HSC_FACTOR_NOT_DUE: break;
-    case HSC_FACTOR_MISSING:
-        if (d->account_url == NULL || u->gen < 0) {
-            hsc_wipe(xn, HSC_XN_LEN);
-            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                          HSCLOGNO(198) "login refused for user \"%s\": "
-                                        "HSCSecondFactor required and the "
-                                        "user has no second factor",
-                          user);
-            hsc_ops_login(r, f, HSC_LOGIN_NO_FACTOR, NULL);
-            return HSC_LOGIN_RESULT_NO_FACTOR;
-        }
-        /* HSCAccountURL: a pending cookie that the account page takes
-         * only to set up a first factor, which finishes the login. */
-        setup = 1;
-        /* fall through */
-    case HSC_FACTOR_DUE:
-        pending = 1;
+    res = factor_step(r, sc, d, u, user, f, &pending, &setup);
+    if (res != HSC_LOGIN_RESULT_OK) {
+        hsc_wipe(xn, HSC_XN_LEN);
+        return res;
+    }
+    if (pending) {
         exp = iat
               + (vp.pending_timeout > 0 ? vp.pending_timeout
                                         : HSC_PENDING_TIMEOUT_DEFAULT);
-        break;
-    case HSC_FACTOR_FAULT:
-        hsc_wipe(xn, HSC_XN_LEN);
-        hsc_ops_login(r, f, HSC_LOGIN_STORE_FAULT, NULL);
-        return HSC_LOGIN_RESULT_UNAVAILABLE;
     }
     st = mint_login(r, sc, &vp, u, iat, exp,
                     (rem ? HSC_AMR_REM : 0) | (pending ? HSC_AMR_PENDING : 0),
@@ -452,6 +468,47 @@ static int logout_get(request_rec *r, const hsc_srv_conf_t *sc,
                                          cancel_url(r, d, qp), d->login_url));
 }
 
+/* A checked login that failed (a's status): logged, audited, the result. */
+static hsc_login_result_t login_refused(request_rec *r,
+                                        const hsc_login_form_t *f,
+                                        const hsc_login_t *a,
+                                        hsc_store_t *store, const char *user)
+{
+    int level, http;
+
+    http = hsc_status_outcome(a->st, &level);
+    if (a->st == HSC_EKDFLIMIT) {
+        char spec[HSC_KDF_SPEC_MAX];
+        hsc_kdf_format(&a->u.kdf, spec, sizeof(spec));
+        ap_log_rerror(
+            APLOG_MARK, APLOG_ERR, 0, r,
+            HSCLOGNO(120) "login refused for user \"%s\": the stored KDF %s is "
+                          "above the ceilings and is never run (hsc-admin "
+                          "passwd to reset it)",
+            user, spec);
+    }
+    else {
+        /* A store outage is logged once (HSC006/HSC180); repeats at debug. */
+        if (hsc_status_class(a->st) == HSC_CLASS_FAULT
+            && hsc_store_repeat_fault(store)) {
+            level = APLOG_DEBUG;
+        }
+        ap_log_rerror(APLOG_MARK, level, 0, r,
+                      HSCLOGNO(032) "login refused for user \"%s\": %s%s%s",
+                      user, hsc_strerror(a->st),
+                      a->st == HSC_ESTORE ? ": " : "",
+                      a->st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
+    }
+    hsc_ops_login(r, f, hsc_login_outcome_of(a->st), NULL);
+    if (http == HTTP_SERVICE_UNAVAILABLE) {
+        return HSC_LOGIN_RESULT_UNAVAILABLE;
+    }
+    if (http != HTTP_UNAUTHORIZED) {
+        return HSC_LOGIN_RESULT_ERROR;
+    }
+    return HSC_LOGIN_RESULT_FAILED;
+}
+
 hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
                                       const hsc_dir_conf_t *d,
                                       const hsc_login_form_t *f,
@@ -461,7 +518,6 @@ hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_store_t *store;
     hsc_login_t a;
     hsc_attempt_t attempt;
-    int level, http;
 
     *retry_after = 0;
     if (!f->username.present || !f->password.present
@@ -502,36 +558,7 @@ hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
     if (a.st == HSC_OK) {
         return login_mint(r, sc, d, &a.u, a.xn, user, f);
     }
-    http = hsc_status_outcome(a.st, &level);
-    if (a.st == HSC_EKDFLIMIT) {
-        char spec[HSC_KDF_SPEC_MAX];
-        hsc_kdf_format(&a.u.kdf, spec, sizeof(spec));
-        ap_log_rerror(
-            APLOG_MARK, APLOG_ERR, 0, r,
-            HSCLOGNO(120) "login refused for user \"%s\": the stored KDF %s is "
-                          "above the ceilings and is never run (hsc-admin "
-                          "passwd to reset it)",
-            user, spec);
-    }
-    else {
-        /* A store outage is logged once (HSC006/HSC180); repeats at debug. */
-        if (hsc_status_class(a.st) == HSC_CLASS_FAULT
-            && hsc_store_repeat_fault(store)) {
-            level = APLOG_DEBUG;
-        }
-        ap_log_rerror(APLOG_MARK, level, 0, r,
-                      HSCLOGNO(032) "login refused for user \"%s\": %s%s%s",
-                      user, hsc_strerror(a.st), a.st == HSC_ESTORE ? ": " : "",
-                      a.st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
-    }
-    hsc_ops_login(r, f, hsc_login_outcome_of(a.st), NULL);
-    if (http == HTTP_SERVICE_UNAVAILABLE) {
-        return HSC_LOGIN_RESULT_UNAVAILABLE;
-    }
-    if (http != HTTP_UNAUTHORIZED) {
-        return HSC_LOGIN_RESULT_ERROR;
-    }
-    return HSC_LOGIN_RESULT_FAILED;
+    return login_refused(r, f, &a, store, user);
 }
 
 /* Log in (hsc_login_password), then its page or redirect. */

@@ -59,33 +59,30 @@ static int not_signed_in(request_rec *r, const hsc_dir_conf_t *d)
                          hsc_page_account(r->pool, &pc, &v));
 }
 
-void hsc_account_password(request_rec *r, hsc_account_t *a,
-                          const hsc_login_form_t *f, int repeat,
-                          hsc_account_outcome_t *o)
+/* The form's new password for a: 1 when it may be set, else 0 and *o
+ * (400: incomplete, mismatch, policy_*, unchanged; factor_needed; 503). */
+static int new_password_ok(request_rec *r, hsc_account_t *a,
+                           const hsc_login_form_t *f, int repeat,
+                           hsc_account_outcome_t *o)
 {
     const hsc_form_field_t *np = &f->new_password, *np2 = &f->new_password2;
     const hsc_blocklist_t *b;
     hsc_factor_info_t fi;
     hsc_policy_verdict_t pv;
-    unsigned char xn[HSC_XN_LEN];
-    hsc_user_t nu;
-    hsc_login_t l;
-    hsc_status_t st;
     int min_chars, has_factor;
 
-    memset(o, 0, sizeof(*o));
     if (!f->password.present || !np->present || (repeat && !np2->present)) {
         hsc_account_refuse(
             r, a, "password", HTTP_BAD_REQUEST, "incomplete",
             repeat ? "Enter the current password and the new one twice."
                    : "Send the current password and the new one.",
             o);
-        return;
+        return 0;
     }
     /* The current password is always asked; a user with a second factor
      * also needs it used within HSCAccountRecentAuth. */
     if (hsc_account_factor_gate(r, a, "password", o) < 0) {
-        return;
+        return 0;
     }
     has_factor = hsc_account_factors(r, a, &fi) == 0 && hsc_factors_any(&fi);
     hsc_account_policy(a->sc, a->d, has_factor, &b, &min_chars);
@@ -94,7 +91,7 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
             || !hsc_ct_equal(np->value, np2->value, np->len))) {
         hsc_account_refuse(r, a, "password", HTTP_BAD_REQUEST, "mismatch",
                            "The two new passwords are not the same.", o);
-        return;
+        return 0;
     }
     pv = hsc_policy_check(b, min_chars, a->user, np->value, np->len);
     if (pv != HSC_POLICY_OK) {
@@ -102,12 +99,48 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
                            apr_pstrcat(r->pool, "policy_", hsc_policy_name(pv),
                                        NULL),
                            hsc_policy_message(r->pool, pv, min_chars), o);
-        return;
+        return 0;
     }
     if (np->len == f->password.len
         && hsc_ct_equal(np->value, f->password.value, np->len)) {
         hsc_account_refuse(r, a, "password", HTTP_BAD_REQUEST, "unchanged",
                            "The new password is the current one.", o);
+        return 0;
+    }
+    return 1;
+}
+
+/* The store did not take a's new password (st): logged, audited, *o. */
+static void password_fault(request_rec *r, const hsc_account_t *a,
+                           hsc_status_t st, hsc_account_outcome_t *o)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                  HSCLOGNO(208) "cannot change the password of user "
+                                "\"%s\": %s (%s)",
+                  ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
+                  hsc_store_errmsg(a->store));
+    hsc_ops_account(r, a->user, "password", "store_fault");
+    o->status = HTTP_SERVICE_UNAVAILABLE;
+    o->reason = st == HSC_EREADONLY ? "readonly" : "store_fault";
+    o->message = st == HSC_EREADONLY
+                     ? "The password was not changed: the user database "
+                       "is read-only. Ask an administrator."
+                     : "The password was not changed because of a server "
+                       "problem. Try again later.";
+}
+
+void hsc_account_password(request_rec *r, hsc_account_t *a,
+                          const hsc_login_form_t *f, int repeat,
+                          hsc_account_outcome_t *o)
+{
+    const hsc_form_field_t *np = &f->new_password;
+    unsigned char xn[HSC_XN_LEN];
+    hsc_user_t nu;
+    hsc_login_t l;
+    hsc_status_t st;
+
+    memset(o, 0, sizeof(*o));
+    if (!new_password_ok(r, a, f, repeat, o)) {
         return;
     }
     if (!hsc_account_current(r, a, "password", &f->password, &l, o)) {
@@ -141,19 +174,7 @@ void hsc_account_password(request_rec *r, hsc_account_t *a,
     }
     if (st != HSC_OK) {
         hsc_wipe(xn, sizeof(xn));
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      HSCLOGNO(208) "cannot change the password of user "
-                                    "\"%s\": %s (%s)",
-                      ap_escape_logitem(r->pool, a->user), hsc_strerror(st),
-                      hsc_store_errmsg(a->store));
-        hsc_ops_account(r, a->user, "password", "store_fault");
-        o->status = HTTP_SERVICE_UNAVAILABLE;
-        o->reason = st == HSC_EREADONLY ? "readonly" : "store_fault";
-        o->message = st == HSC_EREADONLY
-                         ? "The password was not changed: the user database "
-                           "is read-only. Ask an administrator."
-                         : "The password was not changed because of a server "
-                           "problem. Try again later.";
+        password_fault(r, a, st, o);
         return;
     }
     st = hsc_account_reissue(r, a, &nu, xn);
@@ -311,6 +332,41 @@ hsc_status_t hsc_account_session(request_rec *r, hsc_account_t *a)
     return HSC_OK;
 }
 
+/* A POST of a signed-in user: the form's action, the answer. */
+static int signed_in_action(request_rec *r, hsc_account_t *a,
+                            const hsc_login_form_t *f)
+{
+    if (is_action(f, "password")) {
+        return change_password(r, a, f);
+    }
+    if (is_action(f, "signout")) {
+        return sign_out(r, a);
+    }
+    if (is_action(f, "totp-confirm")) {
+        return hsc_account_totp_confirm(r, a, f);
+    }
+    if (is_action(f, "passkey-rename") && a->d->passkeys) {
+        return hsc_account_passkey_rename(r, a, f);
+    }
+    if (is_action(f, "passkey-remove") && a->d->passkeys) {
+        return hsc_account_passkey_remove(r, a, f);
+    }
+    if ((is_action(f, "seal-on") || is_action(f, "seal-off"))
+        && a->d->passkeys) {
+        return hsc_account_seal_switch(r, a, f, is_action(f, "seal-on"));
+    }
+    if (is_action(f, "token-revoke")) {
+        return hsc_account_token_revoke(r, a, f);
+    }
+    if (is_action(f, "totp-setup") || is_action(f, "totp-remove")
+        || is_action(f, "recovery-new") || is_action(f, "token-new")) {
+        return factor_change(r, a, f, f->action.value);
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                  HSCLOGNO(213) "account form refused: no known action");
+    return HTTP_BAD_REQUEST;
+}
+
 /* SetHandler hsc-account. */
 static int account_handler(request_rec *r)
 {
@@ -363,40 +419,8 @@ static int account_handler(request_rec *r)
                    ? hsc_userdb_unavailable(r)
                    : not_signed_in(r, a.d);
     }
-    if (get) {
-        rv = hsc_account_show(r, &a, HTTP_OK, done_notice(r), NULL);
-    }
-    else if (is_action(&f, "password")) {
-        rv = change_password(r, &a, &f);
-    }
-    else if (is_action(&f, "signout")) {
-        rv = sign_out(r, &a);
-    }
-    else if (is_action(&f, "totp-confirm")) {
-        rv = hsc_account_totp_confirm(r, &a, &f);
-    }
-    else if (is_action(&f, "passkey-rename") && a.d->passkeys) {
-        rv = hsc_account_passkey_rename(r, &a, &f);
-    }
-    else if (is_action(&f, "passkey-remove") && a.d->passkeys) {
-        rv = hsc_account_passkey_remove(r, &a, &f);
-    }
-    else if ((is_action(&f, "seal-on") || is_action(&f, "seal-off"))
-             && a.d->passkeys) {
-        rv = hsc_account_seal_switch(r, &a, &f, is_action(&f, "seal-on"));
-    }
-    else if (is_action(&f, "token-revoke")) {
-        rv = hsc_account_token_revoke(r, &a, &f);
-    }
-    else if (is_action(&f, "totp-setup") || is_action(&f, "totp-remove")
-             || is_action(&f, "recovery-new") || is_action(&f, "token-new")) {
-        rv = factor_change(r, &a, &f, f.action.value);
-    }
-    else {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(213) "account form refused: no known action");
-        rv = HTTP_BAD_REQUEST;
-    }
+    rv = get ? hsc_account_show(r, &a, HTTP_OK, done_notice(r), NULL)
+             : signed_in_action(r, &a, &f);
     hsc_wipe(&a.c, sizeof(a.c));
     /* The body held passwords: wipe it before the pool is reused. */
     hsc_wipe(body, len);

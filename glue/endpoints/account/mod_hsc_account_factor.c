@@ -173,6 +173,60 @@ static int new_codes(request_rec *r, const hsc_account_t *a, hsc_factors_t *f,
     return hsc_form_send(r, HTTP_OK, html);
 }
 
+/* a's authenticator app is on (its first code taken): logged, this
+ * session re-issued with it, then the first recovery codes (none left),
+ * the link's message or the page. */
+static int totp_on(request_rec *r, const hsc_account_t *a, hsc_factors_t *fs,
+                   int recovery_left, int64_t now)
+{
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(217) "user \"%s\" turned on an authenticator app",
+                  ap_escape_logitem(r->pool, a->user));
+    hsc_ops_account(r, a->user, "totp-on", NULL);
+    if (a->link == NULL && a->c.format == 2) {
+        /* The code just proved the new factor: this session now carries
+         * it, so the next change (recovery codes, a passkey) needs no
+         * second sign-in, and a login that waited for a first factor
+         * (a->setup) is finished. A failure means signing in again. */
+        hsc_account_t b = *a;
+        b.c.amr = (b.c.amr & ~HSC_AMR_PENDING) | HSC_AMR_OTP;
+        b.c.mfa_at = now < a->c.iat ? a->c.iat : now;
+        (void)hsc_account_reissue(r, &b, &a->u, a->c.auth);
+    }
+    /* Without recovery codes a lost phone locks the user out: a first set
+     * comes with the app. */
+    if (recovery_left == 0) {
+        return new_codes(r, a, fs,
+                         "The authenticator app is on. Now save these "
+                         "recovery codes.");
+    }
+    if (a->link != NULL) {
+        /* No session to go back to: say so, and where to log in. */
+        return hsc_account_message(r, a->d, HTTP_OK, "Authenticator app on",
+                                   "The authenticator app is on: signing in "
+                                   "asks for its code.");
+    }
+    apr_table_setn(r->headers_out, "Location", done_url(r, "totp-on"));
+    return HTTP_SEE_OTHER;
+}
+
+/* A first code without a setup waiting: start again (by the link). */
+static int no_setup(request_rec *r, const hsc_account_t *a)
+{
+    hsc_page_conf_t pc = hsc_form_page_conf(a->d);
+
+    if (a->link != NULL) {
+        return hsc_form_send(r, HTTP_BAD_REQUEST,
+                             hsc_page_message(r->pool, &pc, "Start again",
+                                              "No authenticator app is being "
+                                              "set up: open the link again.",
+                                              1, NULL, NULL));
+    }
+    return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL,
+                            "No authenticator app is being set up: "
+                            "start again.");
+}
+
 int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                              const hsc_login_form_t *f)
 {
@@ -193,19 +247,8 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
                      hsc_factors_errmsg(fs));
     }
     if (fi.totp != HSC_TOTP_ENROLLING) {
-        hsc_page_conf_t pc = hsc_form_page_conf(a->d);
         hsc_wipe(fi.sealed, sizeof(fi.sealed));
-        if (a->link != NULL) {
-            return hsc_form_send(
-                r, HTTP_BAD_REQUEST,
-                hsc_page_message(r->pool, &pc, "Start again",
-                                 "No authenticator app is being set up: "
-                                 "open the link again.",
-                                 1, NULL, NULL));
-        }
-        return hsc_account_show(r, a, HTTP_BAD_REQUEST, NULL,
-                                "No authenticator app is being set up: "
-                                "start again.");
+        return no_setup(r, a);
     }
     st = hsc_unseal(a->sc->keys, "totp", a->user, fi.sealed, fi.sealed_len,
                     secret, sizeof(secret), &n, NULL);
@@ -252,35 +295,7 @@ int hsc_account_totp_confirm(request_rec *r, const hsc_account_t *a,
     if (st != HSC_OK) {
         return fault(r, a, "totp-confirm", "activating it", why(fs, st));
     }
-    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                  HSCLOGNO(217) "user \"%s\" turned on an authenticator app",
-                  ap_escape_logitem(r->pool, a->user));
-    hsc_ops_account(r, a->user, "totp-on", NULL);
-    if (a->link == NULL && a->c.format == 2) {
-        /* The code just proved the new factor: this session now carries
-         * it, so the next change (recovery codes, a passkey) needs no
-         * second sign-in, and a login that waited for a first factor
-         * (a->setup) is finished. A failure means signing in again. */
-        hsc_account_t b = *a;
-        b.c.amr = (b.c.amr & ~HSC_AMR_PENDING) | HSC_AMR_OTP;
-        b.c.mfa_at = now < a->c.iat ? a->c.iat : now;
-        (void)hsc_account_reissue(r, &b, &a->u, a->c.auth);
-    }
-    /* Without recovery codes a lost phone locks the user out: a first set
-     * comes with the app. */
-    if (fi.recovery_left == 0) {
-        return new_codes(r, a, fs,
-                         "The authenticator app is on. Now save these "
-                         "recovery codes.");
-    }
-    if (a->link != NULL) {
-        /* No session to go back to: say so, and where to log in. */
-        return hsc_account_message(r, a->d, HTTP_OK, "Authenticator app on",
-                                   "The authenticator app is on: signing in "
-                                   "asks for its code.");
-    }
-    apr_table_setn(r->headers_out, "Location", done_url(r, "totp-on"));
-    return HTTP_SEE_OTHER;
+    return totp_on(r, a, fs, fi.recovery_left, now);
 }
 
 int hsc_account_totp_remove(request_rec *r, const hsc_account_t *a)

@@ -78,6 +78,37 @@ static apr_int64_t expiry_of(const hsc_form_field_t *e)
     return -1;
 }
 
+/* The new app password's fields of f (life: expiry_of's): 1 when good,
+ * else 0 and *o (400: bad_name, bad_scopes, bad_expiry). */
+static int token_form_ok(request_rec *r, const hsc_account_t *a,
+                         const hsc_login_form_t *f, apr_int64_t life,
+                         hsc_account_outcome_t *o)
+{
+    if (!f->token_name.present
+        || !hsc_token_name_valid(f->token_name.value, f->token_name.len)) {
+        bad(r, a, "token-add", "bad_name",
+            "Give the app password a name of 1 to 64 letters, "
+            "digits, spaces or punctuation.",
+            o);
+        return 0;
+    }
+    if (f->token_scopes.present
+        && (strlen(f->token_scopes.value) != f->token_scopes.len
+            || !hsc_token_scopes_valid(f->token_scopes.value))) {
+        bad(r, a, "token-add", "bad_scopes",
+            "Scopes are names of lower-case letters, digits and . _ "
+            ": - separated by commas, each once.",
+            o);
+        return 0;
+    }
+    if (life < 0) {
+        bad(r, a, "token-add", "bad_expiry",
+            "Choose when the app password expires.", o);
+        return 0;
+    }
+    return 1;
+}
+
 void hsc_account_token_add(request_rec *r, const hsc_account_t *a,
                            const hsc_login_form_t *f, hsc_token_t *tp,
                            char text[HSC_TOKEN_TEXT_LEN + 1],
@@ -97,26 +128,7 @@ void hsc_account_token_add(request_rec *r, const hsc_account_t *a,
         return;
     }
     memset(&t, 0, sizeof(t));
-    if (!f->token_name.present
-        || !hsc_token_name_valid(f->token_name.value, f->token_name.len)) {
-        bad(r, a, "token-add", "bad_name",
-            "Give the app password a name of 1 to 64 letters, "
-            "digits, spaces or punctuation.",
-            o);
-        return;
-    }
-    if (f->token_scopes.present
-        && (strlen(f->token_scopes.value) != f->token_scopes.len
-            || !hsc_token_scopes_valid(f->token_scopes.value))) {
-        bad(r, a, "token-add", "bad_scopes",
-            "Scopes are names of lower-case letters, digits and . _ "
-            ": - separated by commas, each once.",
-            o);
-        return;
-    }
-    if (life < 0) {
-        bad(r, a, "token-add", "bad_expiry",
-            "Choose when the app password expires.", o);
+    if (!token_form_ok(r, a, f, life, o)) {
         return;
     }
     apr_cpystrn(t.user, a->user, sizeof(t.user));
