@@ -97,31 +97,34 @@ for src in "$top"/hsc_core/*.c; do
 done
 
 # TAP, one line per target (CI counts them), then the table as comments.
+# Targets run HSC_FUZZ_PARALLEL at a time (default 2, the machine's cores),
+# each writing its TAP line, row and report to files printed in order.
 set -- $targets
 echo "1..$#"
-n=0
-table=$(printf '# %-14s %10s %8s %7s %7s %7s  %s' target runs exec/s cov ft \
-    corpus result)
+par=${HSC_FUZZ_PARALLEL:-2}
 row() { # target runs speed cov ft corpus result
-    table=$(printf '%s\n# %-14s %10s %8s %7s %7s %7s  %s' "$table" "$@")
+    printf '# %-14s %10s %8s %7s %7s %7s  %s\n' "$@" >"$out/$1.row"
 }
-for t in $targets; do
-    n=$((n + 1))
+# one_target N TARGET: build and run it; its TAP in $out/TARGET.tap.
+one_target()
+{
+    n=$1
+    t=$2
     src="$here/fuzz_$t.c"
     bin="$out/fuzz_$t"
     log="$out/$t.log"
     if [ ! -f "$src" ]; then
         echo "not ok $n - fuzz_$t: no such target"
-        failed=1
-        continue
+        touch "$out/$t.failed"
+        return
     fi
     if ! $cc $cflags -fsanitize=fuzzer $inc "$src" $objs $pkglibs \
         -o "$bin" 2>"$out/$t.build.log"; then
         echo "not ok $n - fuzz_$t: build failed"
         row "$t" - - - - - "BUILD FAILED"
         sed 's/^/# /' "$out/$t.build.log"
-        failed=1
-        continue
+        touch "$out/$t.failed"
+        return
     fi
     rm -rf "$out/corpus-$t"
     mkdir -p "$out/corpus-$t"
@@ -149,7 +152,7 @@ for t in $targets; do
         result=ok
     else
         result="FAILED (exit $rc)"
-        failed=1
+        touch "$out/$t.failed"
     fi
     row "$t" "${runs:--}" "${speed:--}" "${cov:--}" "${ft:--}" "${corp:--}" \
         "$result"
@@ -168,8 +171,21 @@ for t in $targets; do
         fi
         ls "$out/$t-"* 2>/dev/null | sed 's/^/# crash input: /' || true
     fi
+}
+n=0
+for t in $targets; do
+    n=$((n + 1))
+    one_target "$n" "$t" >"$out/$t.tap" 2>&1 &
+    if [ $((n % par)) -eq 0 ]; then wait; fi
 done
-printf '%s\n' "$table"
+wait
+printf '# %-14s %10s %8s %7s %7s %7s  %s\n' target runs exec/s cov ft corpus \
+    result
+for t in $targets; do
+    cat "$out/$t.tap"
+    if [ -f "$out/$t.row" ]; then cat "$out/$t.row"; fi
+    if [ -f "$out/$t.failed" ]; then failed=1; fi
+done
 
 if [ "$failed" != 0 ]; then
     echo "run-fuzzers: FAILED" >&2
