@@ -20,6 +20,10 @@
  *
  * The password over Basic would bypass a second factor: it is refused for
  * a user who has one enrolled, and wherever HSCSecondFactor is required.
+ *
+ * AuthBasicProvider hsc is registered here: a password shaped like an app
+ * password goes down to mod_hsc_token.c (hsc_token_basic_check), the rest
+ * is checked here where HSCBasicPassword is On.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -400,8 +404,17 @@ int hsc_basicpw_authn(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
-authn_status hsc_basicpw_provider(request_rec *r, const char *user,
-                                  const char *password)
+/* --- AuthBasicProvider hsc --------------------------------------------- */
+
+/*
+ * mod_auth_basic asks with the name and password of a Basic header. A
+ * password shaped like an app password, or any where HSCBasicPassword is
+ * Off, must be an app password of user (hsc_token_basic_check); else it
+ * is the account password: AUTH_GRANTED, AUTH_DENIED (with Retry-After
+ * when throttled or capped) or AUTH_GENERAL_ERROR.
+ */
+static authn_status basic_check(request_rec *r, const char *user,
+                                const char *password)
 {
     const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
     const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
@@ -409,6 +422,9 @@ authn_status hsc_basicpw_provider(request_rec *r, const char *user,
     hsc_store_t *store;
     apr_int64_t retry;
 
+    if (!d->basic_password || hsc_token_shaped(password, strlen(password))) {
+        return hsc_token_basic_check(r, user, password);
+    }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return AUTH_GENERAL_ERROR;
     }
@@ -426,8 +442,12 @@ authn_status hsc_basicpw_provider(request_rec *r, const char *user,
     }
 }
 
+static const authn_provider hsc_basic_provider = {&basic_check, NULL};
+
 void hsc_basicpw_register_hooks(apr_pool_t *p)
 {
-    (void)p;
     ap_hook_child_init(basicpw_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_register_auth_provider(p, AUTHN_PROVIDER_GROUP, "hsc",
+                              AUTHN_PROVIDER_VERSION, &hsc_basic_provider,
+                              AP_AUTH_INTERNAL_PER_CONF);
 }
