@@ -259,8 +259,8 @@ static void hsc_register_hooks(apr_pool_t *p)
     hsc_factor_register_hooks(p);    /* Require hsc-factor, its 401/303 */
     hsc_identity_register_hooks(p);  /* identity headers, their scrubbing */
     hsc_authz_register_hooks(p);     /* hsc-authz for nginx, Caddy, HAProxy */
-    hsc_token_register_hooks(p);     /* AuthBasicProvider hsc, last use */
-    hsc_basicpw_register_hooks(p);   /* HSCBasicPassword's cache */
+    hsc_token_register_hooks(p);     /* app passwords' last use */
+    hsc_basicpw_register_hooks(p);   /* AuthBasicProvider hsc, Basic cache */
     hsc_api_register_hooks(p);       /* hsc-api: JSON login for scripts */
     ap_register_auth_provider(p, AUTHZ_PROVIDER_GROUP, "hsc-group",
                               AUTHZ_PROVIDER_VERSION, &hsc_group_provider,

@@ -20,6 +20,10 @@
  *
  * The password over Basic would bypass a second factor: it is refused for
  * a user who has one enrolled, and wherever HSCSecondFactor is required.
+ *
+ * AuthBasicProvider hsc is registered here: a password shaped like an app
+ * password goes down to mod_hsc_token.c (hsc_token_basic_check), the rest
+ * is checked here where HSCBasicPassword is On.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +238,81 @@ static void audit(request_rec *r, const char *user, hsc_login_outcome_t o)
     hsc_ops_login(r, &f, o, NULL);
 }
 
+/* The end of a KDF check of a->user's password (a->st): a right one
+ * admitted and remembered (mac, when made), unless the user has a second
+ * factor (has); a wrong one refused. Logged and audited here. */
+static bp_outcome_t checked(request_rec *r, hsc_store_t *store,
+                            const hsc_login_t *a, int has, const char *name,
+                            const unsigned char *mac, int64_t now)
+{
+    bp_outcome_t out = BP_REFUSED;
+    int level;
+
+    if (a->st == HSC_OK && has) {
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(252) "account password over Basic of user "
+                                    "\"%s\" refused: the user has a second "
+                                    "factor, which the password over Basic "
+                                    "would bypass (use an app password)",
+                      name);
+        audit(r, a->user, HSC_LOGIN_FACTOR_DUE); /* right, and never done */
+        return BP_REFUSED;
+    }
+    if (a->st == HSC_OK) {
+        if (mac != NULL) {
+            pw_keep(&a->u, mac, now);
+        }
+        hsc_session_admit_basic(r, &a->u, now);
+        audit(r, a->user, HSC_LOGIN_SUCCESS);
+        return BP_OK;
+    }
+    level = APLOG_INFO;
+    if (hsc_status_outcome(a->st, &level) == HTTP_SERVICE_UNAVAILABLE) {
+        out = BP_STORE;
+    }
+    ap_log_rerror(APLOG_MARK, level, 0, r,
+                  HSCLOGNO(251) "account password over Basic of user \"%s\" "
+                                "refused: %s%s%s",
+                  name, hsc_strerror(a->st), a->st == HSC_ESTORE ? ": " : "",
+                  a->st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
+    audit(r, a->user, hsc_login_outcome_of(a->st));
+    return out;
+}
+
+/* A miss of the cache: user's password pw checked as a login is (the
+ * throttle, the KDF cap, the timing pad). A user with a second factor
+ * gets the answer after the KDF (no oracle), and a right password does
+ * not clear the username's failures (as at the form's code step). */
+static bp_outcome_t check_kdf(request_rec *r, const hsc_srv_conf_t *sc,
+                              hsc_store_t *store, hsc_login_t *a,
+                              const char *user, const char *pw,
+                              const char *name, const unsigned char *mac,
+                              int64_t now, apr_int64_t *retry)
+{
+    hsc_attempt_t attempt;
+    int has = hsc_factor_has(r, sc, user);
+
+    if (has < 0) {
+        return BP_STORE; /* logged (HSC193) */
+    }
+    a->user = user;
+    a->user_len = strlen(user);
+    a->password = pw;
+    a->password_len = strlen(pw);
+    a->factor_follows = has;
+    attempt = hsc_login_attempt(r, sc, store, a);
+    hsc_userdb_note_recovery(r, sc, store);
+    *retry = a->retry_after;
+    switch (attempt) {
+    case HSC_ATTEMPT_BUSY: audit(r, user, HSC_LOGIN_KDF_CAP); return BP_BUSY;
+    case HSC_ATTEMPT_THROTTLED: return BP_THROTTLED;
+    case HSC_ATTEMPT_UNAVAILABLE: return BP_STORE;
+    case HSC_ATTEMPT_CHECKED: break;
+    }
+    hsc_wipe(a->xn, sizeof(a->xn));
+    return checked(r, store, a, has, name, mac, now);
+}
+
 /* Check user's account password pw for r at d: the cache, else the
  * login's attempt. Logged and audited here. */
 static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
@@ -244,10 +323,9 @@ static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
     int64_t now = (int64_t)apr_time_sec(r->request_time), at = 0;
     unsigned char mac[32];
     hsc_login_t a;
-    hsc_attempt_t attempt;
     hsc_status_t st;
-    int has, level, have_mac;
-    bp_outcome_t out = BP_REFUSED;
+    int have_mac;
+    bp_outcome_t out;
     /* HSCMaxAuthAge shorter than an entry's life: the password is checked
      * again as often (HSC_LOGIN_TIME is never older than it allows). */
     int64_t ttl = d->max_auth_age > 0 && d->max_auth_age < PW_TTL
@@ -280,75 +358,21 @@ static bp_outcome_t check(request_rec *r, const hsc_srv_conf_t *sc,
                       HSCLOGNO(255) "account password over Basic of user "
                                     "\"%s\" not checked: %s: %s",
                       name, hsc_strerror(st), hsc_store_errmsg(store));
-        hsc_wipe(mac, sizeof(mac));
-        return BP_STORE;
+        out = BP_STORE;
     }
-    if (st == HSC_OK && have_mac && pw_hit(&a.u, mac, now, ttl, &at)) {
+    else if (st == HSC_OK && have_mac && pw_hit(&a.u, mac, now, ttl, &at)) {
         ap_log_rerror(APLOG_MARK, APLOG_DEBUG, 0, r,
                       HSCLOGNO(254) "account password over Basic of user "
                                     "\"%s\": accepted from this child's cache "
                                     "(checked at %" APR_INT64_T_FMT ")",
                       name, (apr_int64_t)at);
         hsc_session_admit_basic(r, &a.u, at);
-        hsc_wipe(mac, sizeof(mac));
-        return BP_OK;
-    }
-    /* A miss: the login's check. A user with a second factor gets the
-     * answer after the KDF (no oracle), and a right password does not
-     * clear the username's failures (as at the form's code step). */
-    has = hsc_factor_has(r, sc, user);
-    if (has < 0) {
-        hsc_wipe(mac, sizeof(mac));
-        return BP_STORE; /* logged (HSC193) */
-    }
-    a.user = user;
-    a.user_len = strlen(user);
-    a.password = pw;
-    a.password_len = strlen(pw);
-    a.factor_follows = has;
-    attempt = hsc_login_attempt(r, sc, store, &a);
-    hsc_userdb_note_recovery(r, sc, store);
-    *retry = a.retry_after;
-    switch (attempt) {
-    case HSC_ATTEMPT_BUSY:
-        audit(r, user, HSC_LOGIN_KDF_CAP);
-        out = BP_BUSY;
-        goto cleanup;
-    case HSC_ATTEMPT_THROTTLED: out = BP_THROTTLED; goto cleanup;
-    case HSC_ATTEMPT_UNAVAILABLE: out = BP_STORE; goto cleanup;
-    case HSC_ATTEMPT_CHECKED: break;
-    }
-    hsc_wipe(a.xn, sizeof(a.xn));
-    if (a.st == HSC_OK && has) {
-        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                      HSCLOGNO(252) "account password over Basic of user "
-                                    "\"%s\" refused: the user has a second "
-                                    "factor, which the password over Basic "
-                                    "would bypass (use an app password)",
-                      name);
-        audit(r, user, HSC_LOGIN_FACTOR_DUE); /* right, and never done */
-        goto cleanup;
-    }
-    if (a.st == HSC_OK) {
-        if (have_mac) {
-            pw_keep(&a.u, mac, now);
-        }
-        hsc_session_admit_basic(r, &a.u, now);
-        audit(r, user, HSC_LOGIN_SUCCESS);
         out = BP_OK;
-        goto cleanup;
     }
-    level = APLOG_INFO;
-    if (hsc_status_outcome(a.st, &level) == HTTP_SERVICE_UNAVAILABLE) {
-        out = BP_STORE;
+    else {
+        out = check_kdf(r, sc, store, &a, user, pw, name, have_mac ? mac : NULL,
+                        now, retry);
     }
-    ap_log_rerror(APLOG_MARK, level, 0, r,
-                  HSCLOGNO(251) "account password over Basic of user \"%s\" "
-                                "refused: %s%s%s",
-                  name, hsc_strerror(a.st), a.st == HSC_ESTORE ? ": " : "",
-                  a.st == HSC_ESTORE ? hsc_store_errmsg(store) : "");
-    audit(r, user, hsc_login_outcome_of(a.st));
-cleanup:
     hsc_wipe(mac, sizeof(mac));
     return out;
 }
@@ -380,8 +404,17 @@ int hsc_basicpw_authn(request_rec *r, const hsc_srv_conf_t *sc,
     }
 }
 
-authn_status hsc_basicpw_provider(request_rec *r, const char *user,
-                                  const char *password)
+/* --- AuthBasicProvider hsc --------------------------------------------- */
+
+/*
+ * mod_auth_basic asks with the name and password of a Basic header. A
+ * password shaped like an app password, or any where HSCBasicPassword is
+ * Off, must be an app password of user (hsc_token_basic_check); else it
+ * is the account password: AUTH_GRANTED, AUTH_DENIED (with Retry-After
+ * when throttled or capped) or AUTH_GENERAL_ERROR.
+ */
+static authn_status basic_check(request_rec *r, const char *user,
+                                const char *password)
 {
     const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
     const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
@@ -389,6 +422,9 @@ authn_status hsc_basicpw_provider(request_rec *r, const char *user,
     hsc_store_t *store;
     apr_int64_t retry;
 
+    if (!d->basic_password || hsc_token_shaped(password, strlen(password))) {
+        return hsc_token_basic_check(r, user, password);
+    }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return AUTH_GENERAL_ERROR;
     }
@@ -406,8 +442,12 @@ authn_status hsc_basicpw_provider(request_rec *r, const char *user,
     }
 }
 
+static const authn_provider hsc_basic_provider = {&basic_check, NULL};
+
 void hsc_basicpw_register_hooks(apr_pool_t *p)
 {
-    (void)p;
     ap_hook_child_init(basicpw_child_init, NULL, NULL, APR_HOOK_MIDDLE);
+    ap_register_auth_provider(p, AUTHN_PROVIDER_GROUP, "hsc",
+                              AUTHN_PROVIDER_VERSION, &hsc_basic_provider,
+                              AP_AUTH_INTERNAL_PER_CONF);
 }

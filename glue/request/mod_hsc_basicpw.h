@@ -1,7 +1,8 @@
 /*
  * mod_hsc_basicpw.h: HSCBasicPassword, the account password over HTTP Basic
  * (mod_hsc_basicpw.c; docs/app-passwords.md): checked as a login is, its
- * KDF result cached per child.
+ * KDF result cached per child; and AuthBasicProvider hsc, which sends an
+ * app password to mod_hsc_token.c.
  */
 #ifndef MOD_HSC_BASICPW_H
 #define MOD_HSC_BASICPW_H
@@ -23,13 +24,9 @@
 int hsc_basicpw_authn(request_rec *r, const hsc_srv_conf_t *sc,
                       const hsc_dir_conf_t *d, hsc_store_t *store);
 
-/* AuthBasicProvider hsc's check of a password not shaped like an app
- * password, where HSCBasicPassword is On: AUTH_GRANTED, AUTH_DENIED (with
- * Retry-After when throttled or capped) or AUTH_GENERAL_ERROR. */
-authn_status hsc_basicpw_provider(request_rec *r, const char *user,
-                                  const char *password);
-
-/* The child's password cache (its key, table and mutex). */
+/* AuthBasicProvider hsc (a password shaped like an app password goes to
+ * hsc_token_basic_check, below), and the child's password cache (its
+ * key, table and mutex). */
 void hsc_basicpw_register_hooks(apr_pool_t *p);
 
 #endif /* MOD_HSC_BASICPW_H */

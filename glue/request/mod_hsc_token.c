@@ -26,7 +26,6 @@
 
 #include "mod_hsc_log.h"
 #include "mod_hsc_token.h"
-#include "mod_hsc_basicpw.h"
 #include "mod_hsc_session.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_userdb.h"
@@ -408,17 +407,11 @@ int hsc_token_challenge(request_rec *r, const hsc_dir_conf_t *d)
     return 1;
 }
 
-/* --- AuthBasicProvider hsc -------------------------------------------------
+/* --- AuthBasicProvider hsc's app passwords ---------------------------------
  */
 
-/*
- * mod_auth_basic asks with the name and password of a Basic header; the
- * password must be an app password of that user. A refusal is
- * AUTH_DENIED (401); a store failure AUTH_GENERAL_ERROR, which
- * mod_auth_basic answers 500 (its limit: docs/app-passwords.md).
- */
-static authn_status basic_check(request_rec *r, const char *user,
-                                const char *password)
+authn_status hsc_token_basic_check(request_rec *r, const char *user,
+                                   const char *password)
 {
     const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
     const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
@@ -429,11 +422,6 @@ static authn_status basic_check(request_rec *r, const char *user,
     hsc_user_t u;
     const char *why = NULL, *missing;
 
-    /* HSCBasicPassword: anything not shaped like a token is the account
-     * password's (mod_hsc_basicpw.c). */
-    if (d->basic_password && !hsc_token_shaped(password, strlen(password))) {
-        return hsc_basicpw_provider(r, user, password);
-    }
     if ((store = hsc_userdb_acquire(r, sc)) == NULL) {
         return AUTH_GENERAL_ERROR;
     }
@@ -457,12 +445,8 @@ static authn_status basic_check(request_rec *r, const char *user,
     return AUTH_GRANTED;
 }
 
-static const authn_provider hsc_basic_provider = {&basic_check, NULL};
-
 void hsc_token_register_hooks(apr_pool_t *p)
 {
+    (void)p;
     ap_hook_child_init(token_child_init, NULL, NULL, APR_HOOK_MIDDLE);
-    ap_register_auth_provider(p, AUTHN_PROVIDER_GROUP, "hsc",
-                              AUTHN_PROVIDER_VERSION, &hsc_basic_provider,
-                              AP_AUTH_INTERNAL_PER_CONF);
 }

@@ -1,13 +1,15 @@
 /*
  * mod_hsc_token.h: app passwords on the request path (mod_hsc_token.c;
  * docs/app-passwords.md): HSCAcceptTokens in check_authn, the
- * WWW-Authenticate challenges of a 401, AuthBasicProvider hsc, and the
- * last use written to HSCActivityDB.
+ * WWW-Authenticate challenges of a 401, the app password check of
+ * AuthBasicProvider hsc (which mod_hsc_basicpw.c, above, registers), and
+ * the last use written to HSCActivityDB.
  */
 #ifndef MOD_HSC_TOKEN_H
 #define MOD_HSC_TOKEN_H
 
 #include "httpd.h"
+#include "mod_auth.h"
 
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
@@ -36,11 +38,21 @@ int hsc_token_challenge(request_rec *r, const hsc_dir_conf_t *d);
  */
 int hsc_basic_pair(request_rec *r, char **user, char **pw);
 
+/*
+ * AuthBasicProvider hsc's check of a password shaped like an app password
+ * (or of any, where HSCBasicPassword is Off): it must be an app password
+ * of user. A refusal is AUTH_DENIED (401; counted as check_authn's are);
+ * a store failure AUTH_GENERAL_ERROR, which mod_auth_basic answers 500
+ * (its limit: docs/app-passwords.md).
+ */
+authn_status hsc_token_basic_check(request_rec *r, const char *user,
+                                   const char *password);
+
 /* When token id was last used (HSCActivityDB), or 0: never, not kept,
  * or the activity store cannot be read now. */
 int64_t hsc_token_last_used(request_rec *r, const char *id);
 
-/* AuthBasicProvider hsc, and the child's activity writer. */
+/* The child's activity writer. */
 void hsc_token_register_hooks(apr_pool_t *p);
 
 #endif /* MOD_HSC_TOKEN_H */

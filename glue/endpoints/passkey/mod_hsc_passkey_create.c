@@ -160,6 +160,172 @@ static const char *transports_of(const char *t)
     return t;
 }
 
+/* A new credential's fields, decoded. */
+typedef struct {
+    bin_t id, cdj, att, spki, prf;
+    long alg;
+} new_pk_t;
+
+/* The create step's fields into n: 0, or -1 refused (logged). */
+static int create_fields(rp_t *rp, const char *who, new_pk_t *n, answer_t *a)
+{
+    request_rec *r = rp->r;
+    char *end = NULL;
+
+    n->alg = rp->f.alg ? strtol(rp->f.alg, &end, 10) : 0;
+    if (hsc_pk_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &n->id) != 0
+        || hsc_pk_b64_field(r, rp->f.cdj, 4096, &n->cdj) != 0
+        || hsc_pk_b64_field(r, rp->f.att, 4096, &n->att) != 0
+        || hsc_pk_b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX, &n->spki) != 0
+        || end == NULL || *end != '\0' || end == rp->f.alg
+        || (rp->f.prf
+            && (hsc_pk_secret_field(r, rp->f.prf, 32, &n->prf) != 0
+                || n->prf.len != 32))
+        || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
+                      HSCLOGNO(297) "new passkey of user \"%s\" refused: a "
+                                    "field is missing or malformed (or the "
+                                    "name is not 1-64 printable characters)",
+                      who);
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return -1;
+    }
+    return 0;
+}
+
+/* n's registration verified against user's challenge: HSC_OK with *reg
+ * and *canon (the challenge's text); else refused (logged, audited, and
+ * counted as a wrong password for user). */
+static hsc_status_t create_verify(rp_t *rp, const char *user, const char *who,
+                                  const new_pk_t *n, hsc_wa_registration_t *reg,
+                                  const char **canon, answer_t *a)
+{
+    request_rec *r = rp->r;
+    hsc_wa_expect_t e;
+    hsc_store_t *store;
+    apr_int64_t retry = 0;
+    int64_t issued;
+    const char *why;
+    char err[200];
+    hsc_status_t st;
+
+    st = hsc_pk_check_challenge(rp, HSC_WA_REGISTER, user, &issued, canon);
+    if (st == HSC_OK) {
+        e.rp_id = rp->rp_id;
+        e.origins = rp->origins;
+        e.n_origins = rp->n_origins;
+        e.challenge = *canon;
+        e.require_uv = 0;
+        st = hsc_wa_registration_verify(&e, n->cdj.v, n->cdj.len, n->att.v,
+                                        n->att.len, n->spki.v, n->spki.len,
+                                        (int)n->alg, n->id.v, n->id.len, reg,
+                                        err, sizeof(err));
+        why = err;
+    }
+    else {
+        why = st == HSC_EEXPIRED ? "the challenge is too old (expired)"
+                                 : "the challenge is not ours, or for another "
+                                   "purpose or user";
+    }
+    if (st == HSC_OK) {
+        return st;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(298) "new passkey of user \"%s\" refused: %s", who,
+                  why);
+    hsc_ops_account(r, user, "passkey-add", "refused");
+    hsc_pk_refuse(a, HTTP_FORBIDDEN,
+                  st == HSC_EEXPIRED ? "expired" : "refused");
+    store = hsc_userdb_acquire(r, rp->sc);
+    if (store != NULL
+        && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
+               == HSC_ATTEMPT_THROTTLED) {
+        hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
+        a->retry_after = retry;
+    }
+    return st;
+}
+
+/* pk: user's verified credential n (reg), sealed only when proved by a
+ * session (by_session); n's PRF output wiped. */
+static void fill_passkey(rp_t *rp, hsc_passkey_t *pk, const char *user,
+                         const new_pk_t *n, const hsc_wa_registration_t *reg,
+                         const char *canon, int by_session)
+{
+    memcpy(pk->id, n->id.v, n->id.len);
+    pk->id_len = n->id.len;
+    apr_cpystrn(pk->user, user, sizeof(pk->user));
+    pk->alg = (int)n->alg;
+    memcpy(pk->spki, n->spki.v, n->spki.len);
+    pk->spki_len = n->spki.len;
+    pk->sign_count = reg->sign_count;
+    pk->be = (reg->flags & HSC_WA_FLAG_BE) != 0;
+    pk->bs = (reg->flags & HSC_WA_FLAG_BS) != 0;
+    pk->uv = (reg->flags & HSC_WA_FLAG_UV) != 0;
+    pk->prf = n->prf.v != NULL;
+    /* By an enrolment link, never sealed: a sealed passkey logs in without
+     * the password, and a link must stay what it was, a second factor
+     * added (the password still needed). The user seals one on the
+     * account page after signing in. */
+    pk->sealed = n->prf.v != NULL && by_session;
+    if (pk->sealed) {
+        SHA256(n->prf.v, n->prf.len, pk->seal_hash);
+    }
+    if (n->prf.v != NULL) {
+        hsc_wipe(n->prf.v, n->prf.len);
+    }
+    /* The handle offered at options (the store keeps the user's own). */
+    handle_for(canon, pk->handle);
+    apr_cpystrn(pk->transports, transports_of(rp->f.transports),
+                sizeof(pk->transports));
+    /* No name given: "Passkey" (the account page renames it). */
+    apr_cpystrn(pk->name, rp->f.name ? rp->f.name : "Passkey",
+                sizeof(pk->name));
+}
+
+/* pk stored, proved by xn or else by the link of hash: HSC_OK, or refused
+ * (logged, audited). */
+static hsc_status_t create_store(rp_t *rp, hsc_passkey_t *pk, const char *user,
+                                 const char *who, const unsigned char *xn,
+                                 const unsigned char *hash, answer_t *a)
+{
+    request_rec *r = rp->r;
+    int64_t now = (int64_t)apr_time_sec(r->request_time);
+    hsc_factors_t *f;
+    hsc_status_t st;
+    int level;
+
+    if ((f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return HSC_ESTORE;
+    }
+    st = xn != NULL ? hsc_passkeys_add(f, pk, xn, now)
+                    : hsc_passkeys_add_by_link(f, pk, hash, now);
+    if (st == HSC_OK) {
+        return st;
+    }
+    level = hsc_status_class(st) == HSC_CLASS_FAULT ? APLOG_ERR : APLOG_NOTICE;
+    ap_log_rerror(APLOG_MARK, level, 0, r,
+                  HSCLOGNO(299) "new passkey of user \"%s\" not stored: "
+                                "%s: %s",
+                  who, hsc_strerror(st), hsc_factors_errmsg(f));
+    hsc_ops_account(r, user, "passkey-add",
+                    st == HSC_EEXISTS ? "exists" : hsc_strerror(st));
+    if (st == HSC_EEXISTS) {
+        hsc_pk_refuse(a, HTTP_CONFLICT, "exists");
+    }
+    else if (st == HSC_EAUTH) {
+        hsc_pk_refuse(a, HTTP_FORBIDDEN, xn != NULL ? "reauth" : "link");
+    }
+    else if (st == HSC_EINVAL) {
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+    }
+    else {
+        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+    }
+    return st;
+}
+
 /* The new credential of user, proved by x_n (a session's) or, when xn is
  * NULL, by the enrolment link of hash (hsc_passkeys_add_by_link). */
 static void create(rp_t *rp, const char *user, const unsigned char *xn,
@@ -169,127 +335,16 @@ static void create(rp_t *rp, const char *user, const unsigned char *xn,
     const char *who = ap_escape_logitem(r->pool, user);
     hsc_passkey_t *pk = apr_pcalloc(r->pool, sizeof(*pk));
     hsc_wa_registration_t reg;
-    hsc_wa_expect_t e;
-    hsc_factors_t *f;
-    bin_t id, cdj, att, spki, prf = {NULL, 0};
-    int64_t issued;
-    const char *canon, *why = NULL;
-    char *end = NULL;
-    char err[200];
-    long alg;
-    hsc_status_t st;
+    const char *canon;
+    new_pk_t n;
 
-    alg = rp->f.alg ? strtol(rp->f.alg, &end, 10) : 0;
-    if (hsc_pk_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &id) != 0
-        || hsc_pk_b64_field(r, rp->f.cdj, 4096, &cdj) != 0
-        || hsc_pk_b64_field(r, rp->f.att, 4096, &att) != 0
-        || hsc_pk_b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX, &spki) != 0
-        || end == NULL || *end != '\0' || end == rp->f.alg
-        || (rp->f.prf
-            && (hsc_pk_secret_field(r, rp->f.prf, 32, &prf) != 0
-                || prf.len != 32))
-        || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
-        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                      HSCLOGNO(297) "new passkey of user \"%s\" refused: a "
-                                    "field is missing or malformed (or the "
-                                    "name is not 1-64 printable characters)",
-                      who);
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+    memset(&n, 0, sizeof(n));
+    if (create_fields(rp, who, &n, a) != 0
+        || create_verify(rp, user, who, &n, &reg, &canon, a) != HSC_OK) {
         return;
     }
-    st = hsc_pk_check_challenge(rp, HSC_WA_REGISTER, user, &issued, &canon);
-    if (st == HSC_OK) {
-        e.rp_id = rp->rp_id;
-        e.origins = rp->origins;
-        e.n_origins = rp->n_origins;
-        e.challenge = canon;
-        e.require_uv = 0;
-        st = hsc_wa_registration_verify(&e, cdj.v, cdj.len, att.v, att.len,
-                                        spki.v, spki.len, (int)alg, id.v,
-                                        id.len, &reg, err, sizeof(err));
-        why = err;
-    }
-    else {
-        why = st == HSC_EEXPIRED ? "the challenge is too old (expired)"
-                                 : "the challenge is not ours, or for another "
-                                   "purpose or user";
-    }
-    if (st != HSC_OK) {
-        apr_int64_t retry = 0;
-        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                      HSCLOGNO(298) "new passkey of user \"%s\" refused: %s",
-                      who, why);
-        hsc_ops_account(r, user, "passkey-add", "refused");
-        hsc_pk_refuse(a, HTTP_FORBIDDEN,
-                      st == HSC_EEXPIRED ? "expired" : "refused");
-        hsc_store_t *store = hsc_userdb_acquire(r, rp->sc);
-        if (store != NULL
-            && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
-                   == HSC_ATTEMPT_THROTTLED) {
-            hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
-            a->retry_after = retry;
-        }
-        return;
-    }
-    memcpy(pk->id, id.v, id.len);
-    pk->id_len = id.len;
-    apr_cpystrn(pk->user, user, sizeof(pk->user));
-    pk->alg = (int)alg;
-    memcpy(pk->spki, spki.v, spki.len);
-    pk->spki_len = spki.len;
-    pk->sign_count = reg.sign_count;
-    pk->be = (reg.flags & HSC_WA_FLAG_BE) != 0;
-    pk->bs = (reg.flags & HSC_WA_FLAG_BS) != 0;
-    pk->uv = (reg.flags & HSC_WA_FLAG_UV) != 0;
-    pk->prf = prf.v != NULL;
-    /* By an enrolment link, never sealed: a sealed passkey logs in without
-     * the password, and a link must stay what it was, a second factor
-     * added (the password still needed). The user seals one on the
-     * account page after signing in. */
-    pk->sealed = prf.v != NULL && xn != NULL;
-    if (pk->sealed) {
-        SHA256(prf.v, prf.len, pk->seal_hash);
-    }
-    if (prf.v != NULL) {
-        hsc_wipe(prf.v, prf.len);
-    }
-    /* The handle offered at options (the store keeps the user's own). */
-    handle_for(canon, pk->handle);
-    apr_cpystrn(pk->transports, transports_of(rp->f.transports),
-                sizeof(pk->transports));
-    /* No name given: "Passkey" (the account page renames it). */
-    apr_cpystrn(pk->name, rp->f.name ? rp->f.name : "Passkey",
-                sizeof(pk->name));
-    if ((f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        return;
-    }
-    st = xn != NULL
-             ? hsc_passkeys_add(f, pk, xn,
-                                (int64_t)apr_time_sec(r->request_time))
-             : hsc_passkeys_add_by_link(f, pk, hash,
-                                        (int64_t)apr_time_sec(r->request_time));
-    if (st != HSC_OK) {
-        int level = hsc_status_class(st) == HSC_CLASS_FAULT ? APLOG_ERR
-                                                            : APLOG_NOTICE;
-        ap_log_rerror(APLOG_MARK, level, 0, r,
-                      HSCLOGNO(299) "new passkey of user \"%s\" not stored: "
-                                    "%s: %s",
-                      who, hsc_strerror(st), hsc_factors_errmsg(f));
-        hsc_ops_account(r, user, "passkey-add",
-                        st == HSC_EEXISTS ? "exists" : hsc_strerror(st));
-        if (st == HSC_EEXISTS) {
-            hsc_pk_refuse(a, HTTP_CONFLICT, "exists");
-        }
-        else if (st == HSC_EAUTH) {
-            hsc_pk_refuse(a, HTTP_FORBIDDEN, xn != NULL ? "reauth" : "link");
-        }
-        else if (st == HSC_EINVAL) {
-            hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
-        }
-        else {
-            hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        }
+    fill_passkey(rp, pk, user, &n, &reg, canon, xn != NULL);
+    if (create_store(rp, pk, user, who, xn, hash, a) != HSC_OK) {
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,

@@ -313,208 +313,294 @@ static void count_unknown(rp_t *rp, hsc_store_t *store, answer_t *a)
     }
 }
 
-void hsc_pk_assert_login(rp_t *rp, answer_t *a)
-{
-    request_rec *r = rp->r;
-    int second = rp->f.purpose && !strcmp(rp->f.purpose, "second-factor");
-    const char *user = "", *who;
-    hsc_store_t *store = NULL;
-    hsc_cookie_t c;
-    hsc_user_t u;
+/* One assertion at hsc-login, the state its steps share: the second
+ * factor of a pending login, or a passwordless login. */
+typedef struct {
+    rp_t *rp;
+    answer_t *a;
+    int second;       /* the second factor; else passwordless */
+    const char *user; /* the pending login's user; "" passwordless */
+    const char *who;  /* the user as logged */
+    hsc_store_t *store;
+    hsc_cookie_t c; /* the pending login: wiped at the end, on every path */
     hsc_code_attempt_t at;
-    hsc_passkey_t *pk = apr_pcalloc(r->pool, sizeof(*pk));
     assert_t k;
     bin_t id;
-    hsc_status_t st;
+} ceremony_t;
 
-    memset(&k, 0, sizeof(k));
-    memset(&c, 0, sizeof(c));
-    k.rp = rp;
-    k.pk = pk;
-    k.passwordless = !second;
-    if (!second && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "login"))) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
-        return;
-    }
-    if (hsc_pk_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &id) != 0
-        || hsc_pk_b64_field(r, rp->f.cdj, 4096, &k.cdj) != 0
-        || hsc_pk_b64_field(r, rp->f.ad, 2048, &k.ad) != 0
-        || hsc_pk_b64_field(r, rp->f.sig, 1024, &k.sig) != 0
-        || (rp->f.uh && hsc_pk_b64_field(r, rp->f.uh, 64, &k.uh) != 0)
-        || (rp->f.prf
-            && (hsc_pk_secret_field(r, rp->f.prf, 32, &k.prf) != 0
-                || k.prf.len != 32))) {
+/* The assertion's fields decoded into g: 0, or -1 refused (logged). */
+static int assert_fields(ceremony_t *g)
+{
+    request_rec *r = g->rp->r;
+    const pk_form_t *f = &g->rp->f;
+    assert_t *k = &g->k;
+
+    if (hsc_pk_b64_field(r, f->id, HSC_PASSKEY_ID_MAX, &g->id) != 0
+        || hsc_pk_b64_field(r, f->cdj, 4096, &k->cdj) != 0
+        || hsc_pk_b64_field(r, f->ad, 2048, &k->ad) != 0
+        || hsc_pk_b64_field(r, f->sig, 1024, &k->sig) != 0
+        || (f->uh && hsc_pk_b64_field(r, f->uh, 64, &k->uh) != 0)
+        || (f->prf
+            && (hsc_pk_secret_field(r, f->prf, 32, &k->prf) != 0
+                || k->prf.len != 32))) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(288) "passkey assertion refused: a field is "
                                     "missing or not base64url of its size");
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
-        return;
+        hsc_pk_refuse(g->a, HTTP_BAD_REQUEST, "bad_request");
+        return -1;
     }
-    if (second) {
-        st = pending_login(rp, &store, &c, &user);
-        if (st != HSC_OK) {
-            hsc_wipe(&c, sizeof(c));
-            if (hsc_status_class(st) == HSC_CLASS_FAULT) {
-                hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-                return;
-            }
-            ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
-                          HSCLOGNO(289) "passkey second factor refused: no "
-                                        "pending login");
-            hsc_pk_refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
-            return;
-        }
-    }
-    else if ((store = hsc_userdb_acquire(r, rp->sc)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        return;
-    }
-    who = ap_escape_logitem(r->pool, user);
-    st = hsc_pk_check_challenge(rp,
-                                second ? HSC_WA_SECOND_FACTOR
-                                       : HSC_WA_PASSWORDLESS,
-                                user, &k.issued_ms, &k.canon);
+    return 0;
+}
+
+/* A refusal before the credential's user is known: audited for the
+ * pending login's user (passwordless: none), counted as a wrong password. */
+static void refuse_unknown(ceremony_t *g, int status, const char *error)
+{
+    hsc_pk_refuse(g->a, status, error);
+    hsc_ops_code(g->rp->r, g->user, strlen(g->user), HSC_LOGIN_BAD_CODE,
+                 HSC_METHOD_HWK, NULL);
+    count_unknown(g->rp, g->store, g->a);
+}
+
+/* The challenge checked, then the assertion's credential into g->k.pk
+ * (the pending login's user's, for a second factor): 0, or -1 answered
+ * (logged). */
+static int find_credential(ceremony_t *g)
+{
+    request_rec *r = g->rp->r;
+    const char *what = g->second ? "second factor" : "login";
+    const char *for_user = g->second ? " for user \"" : "";
+    const char *quote = g->second ? "\"" : "";
+    hsc_status_t st;
+
+    st = hsc_pk_check_challenge(g->rp,
+                                g->second ? HSC_WA_SECOND_FACTOR
+                                          : HSC_WA_PASSWORDLESS,
+                                g->user, &g->k.issued_ms, &g->k.canon);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                       HSCLOGNO(290) "passkey %s refused%s%s%s: the challenge "
                                     "is %s",
-                      second ? "second factor" : "login",
-                      second ? " for user \"" : "", who, second ? "\"" : "",
+                      what, for_user, g->who, quote,
                       st == HSC_EEXPIRED ? "too old (expired)"
                                          : "not ours, or for another purpose "
                                            "or user");
-        hsc_pk_refuse(a, HTTP_FORBIDDEN,
-                      st == HSC_EEXPIRED ? "expired" : "refused");
-        goto refused_early;
+        refuse_unknown(g, HTTP_FORBIDDEN,
+                       st == HSC_EEXPIRED ? "expired" : "refused");
+        return -1;
     }
-    if ((k.f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
-        hsc_wipe(&c, sizeof(c));
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        return;
+    if ((g->k.f = hsc_factor_open(r, g->rp->sc, 0)) == NULL) {
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return -1;
     }
-    st = hsc_passkeys_get(k.f, id.v, id.len, pk);
-    if (st == HSC_OK && second && strcmp(pk->user, user) != 0) {
+    st = hsc_passkeys_get(g->k.f, g->id.v, g->id.len, g->k.pk);
+    if (st == HSC_OK && g->second && strcmp(g->k.pk->user, g->user) != 0) {
         st = HSC_ENOUSER; /* another user's credential */
     }
-    if (st != HSC_OK) {
-        if (hsc_status_class(st) == HSC_CLASS_FAULT) {
-            ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                          HSCLOGNO(291) "passkey: the credential cannot be "
-                                        "read: %s",
-                          hsc_factors_errmsg(k.f));
-            hsc_wipe(&c, sizeof(c));
-            hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-            return;
-        }
-        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                      HSCLOGNO(292) "passkey %s refused%s%s%s: no such "
-                                    "credential%s",
-                      second ? "second factor" : "login",
-                      second ? " for user \"" : "", who, second ? "\"" : "",
-                      second ? " of this user" : "");
-        hsc_pk_refuse(a, HTTP_FORBIDDEN, "refused");
-        goto refused_early;
+    if (st == HSC_OK) {
+        return 0;
     }
-    /* The user is known: the check runs under the login throttle. */
-    memset(&at, 0, sizeof(at));
-    at.user = pk->user;
-    at.user_len = strlen(pk->user);
-    at.check = assert_check;
-    at.baton = &k;
+    if (hsc_status_class(st) == HSC_CLASS_FAULT) {
+        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
+                      HSCLOGNO(291) "passkey: the credential cannot be "
+                                    "read: %s",
+                      hsc_factors_errmsg(g->k.f));
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return -1;
+    }
+    ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                  HSCLOGNO(292) "passkey %s refused%s%s%s: no such "
+                                "credential%s",
+                  what, for_user, g->who, quote,
+                  g->second ? " of this user" : "");
+    refuse_unknown(g, HTTP_FORBIDDEN, "refused");
+    return -1;
+}
+
+/* The assertion checked (assert_check) under the login throttle, the
+ * credential's user known: 0 verified and accepted; -1 answered (logged,
+ * audited). */
+static int check_attempt(ceremony_t *g)
+{
+    request_rec *r = g->rp->r;
+    const hsc_passkey_t *pk = g->k.pk;
+    hsc_code_attempt_t *at = &g->at;
+    int fault;
+
+    memset(at, 0, sizeof(*at));
+    at->user = pk->user;
+    at->user_len = strlen(pk->user);
+    at->check = assert_check;
+    at->baton = &g->k;
     apr_table_setn(r->notes, HSC_NOTE_CODE_STEP, "1");
-    switch (hsc_code_attempt(r, rp->sc, store, &at)) {
+    switch (hsc_code_attempt(r, g->rp->sc, g->store, at)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
-        hsc_wipe(&c, sizeof(c));
-        hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
-        a->retry_after = at.retry_after;
-        return;
+        hsc_pk_refuse(g->a, HTTP_TOO_MANY_REQUESTS, "throttled");
+        g->a->retry_after = at->retry_after;
+        return -1;
     case HSC_ATTEMPT_UNAVAILABLE:
-        hsc_wipe(&c, sizeof(c));
-        hsc_ops_code(r, pk->user, at.user_len, HSC_LOGIN_STORE_FAULT,
+        hsc_ops_code(r, pk->user, at->user_len, HSC_LOGIN_STORE_FAULT,
                      HSC_METHOD_HWK, NULL);
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        return;
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return -1;
     case HSC_ATTEMPT_CHECKED: break;
     }
-    who = ap_escape_logitem(r->pool, pk->user);
-    if (at.st != HSC_OK) {
-        int fault = hsc_status_class(at.st) == HSC_CLASS_FAULT;
-        hsc_wipe(&c, sizeof(c));
-        ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_NOTICE, 0, r,
-                      HSCLOGNO(293) "passkey %s refused for user \"%s\": %s",
-                      second ? "second factor" : "login", who,
-                      k.why ? k.why : hsc_strerror(at.st));
-        hsc_ops_code(r, pk->user, at.user_len,
-                     fault ? HSC_LOGIN_STORE_FAULT : HSC_LOGIN_BAD_CODE,
+    g->who = ap_escape_logitem(r->pool, pk->user);
+    if (at->st == HSC_OK) {
+        return 0;
+    }
+    fault = hsc_status_class(at->st) == HSC_CLASS_FAULT;
+    ap_log_rerror(APLOG_MARK, fault ? APLOG_ERR : APLOG_NOTICE, 0, r,
+                  HSCLOGNO(293) "passkey %s refused for user \"%s\": %s",
+                  g->second ? "second factor" : "login", g->who,
+                  g->k.why ? g->k.why : hsc_strerror(at->st));
+    hsc_ops_code(r, pk->user, at->user_len,
+                 fault ? HSC_LOGIN_STORE_FAULT : HSC_LOGIN_BAD_CODE,
+                 HSC_METHOD_HWK, NULL);
+    if (fault) {
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+    }
+    else {
+        hsc_pk_refuse(g->a, HTTP_FORBIDDEN, "refused");
+    }
+    return -1;
+}
+
+/* What both ceremonies verify: the challenge, the credential, the
+ * signature and the one-time acceptance: 0, or -1 answered. */
+static int verify_assertion(ceremony_t *g)
+{
+    g->who = ap_escape_logitem(g->rp->r->pool, g->user);
+    if (find_credential(g) != 0) {
+        return -1;
+    }
+    return check_attempt(g);
+}
+
+/* A verified assertion's end: the cookie (of the pending login, or of
+ * u's new login), the log line, the audit, where the browser goes. */
+static void assert_done(ceremony_t *g, const hsc_user_t *u)
+{
+    rp_t *rp = g->rp;
+    request_rec *r = rp->r;
+    const hsc_passkey_t *pk = g->k.pk;
+    hsc_json_writer_t w;
+    const char *loc;
+    char *buf;
+    size_t len;
+
+    if (assert_cookie(rp, &g->k, g->second ? &g->c : NULL, u) != HSC_OK) {
+        hsc_ops_code(r, pk->user, g->at.user_len, HSC_LOGIN_ERROR,
                      HSC_METHOD_HWK, NULL);
-        if (fault) {
-            hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
-        }
-        else {
-            hsc_pk_refuse(a, HTTP_FORBIDDEN, "refused");
-        }
-        return;
-    }
-    if (!second) {
-        st = hsc_store_get_fresh(store, pk->user, strlen(pk->user), &u);
-        if (st != HSC_OK || u.disabled || u.gen < 0) {
-            ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
-                          HSCLOGNO(294) "passkey login refused for user "
-                                        "\"%s\": %s",
-                          who,
-                          st != HSC_OK ? hsc_strerror(st)
-                          : u.disabled ? "the user is disabled"
-                                       : "the user database predates format "
-                                         "2 cookies");
-            hsc_ops_code(r, pk->user, at.user_len, HSC_LOGIN_DISABLED,
-                         HSC_METHOD_HWK, NULL);
-            hsc_pk_refuse(a,
-                          hsc_status_class(st) == HSC_CLASS_FAULT
-                              ? HTTP_SERVICE_UNAVAILABLE
-                              : HTTP_FORBIDDEN,
-                          hsc_status_class(st) == HSC_CLASS_FAULT
-                              ? "unavailable"
-                              : "refused");
-            return;
-        }
-    }
-    st = assert_cookie(rp, &k, second ? &c : NULL, second ? NULL : &u);
-    hsc_wipe(&c, sizeof(c));
-    if (k.prf.v != NULL) {
-        hsc_wipe(k.prf.v, k.prf.len);
-    }
-    if (st != HSC_OK) {
-        hsc_ops_code(r, pk->user, at.user_len, HSC_LOGIN_ERROR, HSC_METHOD_HWK,
-                     NULL);
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                   HSCLOGNO(295) "user \"%s\" %s with a passkey \"%s\"%s%s, "
                                 "login id %s",
-                  who, second ? "passed the second factor" : "logged in",
+                  g->who, g->second ? "passed the second factor" : "logged in",
                   ap_escape_logitem(r->pool, pk->name),
-                  (k.as.flags & HSC_WA_FLAG_UV) ? ", user verified" : "",
-                  k.sealed ? ", sealed" : "",
+                  (g->k.as.flags & HSC_WA_FLAG_UV) ? ", user verified" : "",
+                  g->k.sealed ? ", sealed" : "",
                   apr_table_get(r->notes, HSC_NOTE_LOGIN_ID));
-    hsc_ops_code(r, pk->user, at.user_len, HSC_LOGIN_SUCCESS, HSC_METHOD_HWK,
+    hsc_ops_code(r, pk->user, g->at.user_len, HSC_LOGIN_SUCCESS, HSC_METHOD_HWK,
                  hsc_key_id(hsc_keyring_signer(rp->sc->keys)));
-    {
-        hsc_json_writer_t w;
-        const char *loc = after_login(rp);
-        char *buf = apr_palloc(r->pool, 4096);
-        size_t len;
-        hsc_json_begin(&w, buf, 4096);
-        hsc_json_add_bool(&w, "ok", 1);
-        hsc_json_add_string(&w, "location", loc, strlen(loc));
-        a->json = hsc_json_end(&w, &len) == HSC_OK ? buf : "{\"ok\":true}";
-    }
-    return;
+    loc = after_login(rp);
+    buf = apr_palloc(r->pool, 4096);
+    hsc_json_begin(&w, buf, 4096);
+    hsc_json_add_bool(&w, "ok", 1);
+    hsc_json_add_string(&w, "location", loc, strlen(loc));
+    g->a->json = hsc_json_end(&w, &len) == HSC_OK ? buf : "{\"ok\":true}";
+}
 
-refused_early:
-    hsc_wipe(&c, sizeof(c));
-    hsc_ops_code(r, user, strlen(user), HSC_LOGIN_BAD_CODE, HSC_METHOD_HWK,
-                 NULL);
-    count_unknown(rp, store, a);
+/* The second factor of a pending login (or a step-up of a full one). */
+static void assert_second(ceremony_t *g)
+{
+    hsc_status_t st = pending_login(g->rp, &g->store, &g->c, &g->user);
+
+    if (st != HSC_OK) {
+        if (hsc_status_class(st) == HSC_CLASS_FAULT) {
+            hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+            return;
+        }
+        ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, g->rp->r,
+                      HSCLOGNO(289) "passkey second factor refused: no "
+                                    "pending login");
+        hsc_pk_refuse(g->a, HTTP_UNAUTHORIZED, "no_pending_login");
+        return;
+    }
+    if (verify_assertion(g) == 0) {
+        assert_done(g, NULL);
+    }
+}
+
+/* A passwordless login (assert_check asks a sealed passkey, its user
+ * handle and PRF output): a new login of the user's row, read fresh. */
+static void assert_passwordless(ceremony_t *g)
+{
+    request_rec *r = g->rp->r;
+    const hsc_passkey_t *pk = g->k.pk;
+    hsc_user_t u;
+    hsc_status_t st;
+    int fault;
+
+    if ((g->store = hsc_userdb_acquire(r, g->rp->sc)) == NULL) {
+        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        return;
+    }
+    if (verify_assertion(g) != 0) {
+        return;
+    }
+    st = hsc_store_get_fresh(g->store, pk->user, strlen(pk->user), &u);
+    if (st != HSC_OK || u.disabled || u.gen < 0) {
+        ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
+                      HSCLOGNO(294) "passkey login refused for user "
+                                    "\"%s\": %s",
+                      g->who,
+                      st != HSC_OK ? hsc_strerror(st)
+                      : u.disabled ? "the user is disabled"
+                                   : "the user database predates format "
+                                     "2 cookies");
+        hsc_ops_code(r, pk->user, g->at.user_len, HSC_LOGIN_DISABLED,
+                     HSC_METHOD_HWK, NULL);
+        fault = hsc_status_class(st) == HSC_CLASS_FAULT;
+        hsc_pk_refuse(g->a, fault ? HTTP_SERVICE_UNAVAILABLE : HTTP_FORBIDDEN,
+                      fault ? "unavailable" : "refused");
+        return;
+    }
+    assert_done(g, &u);
+}
+
+void hsc_pk_assert_login(rp_t *rp, answer_t *a)
+{
+    ceremony_t g;
+
+    memset(&g, 0, sizeof(g));
+    g.rp = rp;
+    g.a = a;
+    g.second = rp->f.purpose && !strcmp(rp->f.purpose, "second-factor");
+    g.user = "";
+    g.k.rp = rp;
+    g.k.pk = apr_pcalloc(rp->r->pool, sizeof(*g.k.pk));
+    g.k.passwordless = !g.second;
+    if (!g.second
+        && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "login"))) {
+        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        return;
+    }
+    if (assert_fields(&g) == 0) {
+        if (g.second) {
+            assert_second(&g);
+        }
+        else {
+            assert_passwordless(&g);
+        }
+    }
+    /* The one cleanup: the pending login's cookie (x_n), the PRF output
+     * (also wiped when the request ends). */
+    hsc_wipe(&g.c, sizeof(g.c));
+    if (g.k.prf.v != NULL) {
+        hsc_wipe(g.k.prf.v, g.k.prf.len);
+    }
 }
