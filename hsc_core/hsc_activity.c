@@ -11,15 +11,6 @@
 #include "hsc_activity_backend.h"
 #include "hsc_store.h"
 
-void hsc_activity_msgf(hsc_activity_t *a, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(a->errmsg, sizeof(a->errmsg), fmt, ap);
-    va_end(ap);
-}
-
 hsc_status_t hsc_activity_open(const char *spec, int readonly,
                                hsc_activity_t **out, char *errbuf,
                                size_t errlen)

@@ -9,15 +9,6 @@
 
 #include "hsc_factors_backend.h"
 
-void hsc_factors_msgf(hsc_factors_t *f, const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(f->errmsg, sizeof(f->errmsg), fmt, ap);
-    va_end(ap);
-}
-
 int hsc_factors_any(const hsc_factor_info_t *fi)
 {
     return fi->totp == HSC_TOTP_ACTIVE || fi->recovery_left > 0;
