@@ -32,29 +32,29 @@
 /* --- the body --------------------------------------------------------------
  */
 
-static const char **pk_slot(pk_form_t *f, const char *name)
+static const char **pk_slot(hsc_passkey_form_t *f, const char *name)
 {
     static const struct {
         const char *name;
         size_t off;
     } names[] = {
-        {"hsc_passkey", offsetof(pk_form_t, passkey)},
-        {"purpose", offsetof(pk_form_t, purpose)},
-        {"challenge", offsetof(pk_form_t, challenge)},
-        {"id", offsetof(pk_form_t, id)},
-        {"clientDataJSON", offsetof(pk_form_t, cdj)},
-        {"authenticatorData", offsetof(pk_form_t, ad)},
-        {"signature", offsetof(pk_form_t, sig)},
-        {"userHandle", offsetof(pk_form_t, uh)},
-        {"prf", offsetof(pk_form_t, prf)},
-        {"attestationObject", offsetof(pk_form_t, att)},
-        {"publicKey", offsetof(pk_form_t, spki)},
-        {"alg", offsetof(pk_form_t, alg)},
-        {"transports", offsetof(pk_form_t, transports)},
-        {"name", offsetof(pk_form_t, name)},
-        {"hsc_return", offsetof(pk_form_t, ret)},
-        {"hsc_remember", offsetof(pk_form_t, remember)},
-        {"link", offsetof(pk_form_t, link)},
+        {"hsc_passkey", offsetof(hsc_passkey_form_t, passkey)},
+        {"purpose", offsetof(hsc_passkey_form_t, purpose)},
+        {"challenge", offsetof(hsc_passkey_form_t, challenge)},
+        {"id", offsetof(hsc_passkey_form_t, id)},
+        {"clientDataJSON", offsetof(hsc_passkey_form_t, cdj)},
+        {"authenticatorData", offsetof(hsc_passkey_form_t, ad)},
+        {"signature", offsetof(hsc_passkey_form_t, sig)},
+        {"userHandle", offsetof(hsc_passkey_form_t, uh)},
+        {"prf", offsetof(hsc_passkey_form_t, prf)},
+        {"attestationObject", offsetof(hsc_passkey_form_t, att)},
+        {"publicKey", offsetof(hsc_passkey_form_t, spki)},
+        {"alg", offsetof(hsc_passkey_form_t, alg)},
+        {"transports", offsetof(hsc_passkey_form_t, transports)},
+        {"name", offsetof(hsc_passkey_form_t, name)},
+        {"hsc_return", offsetof(hsc_passkey_form_t, ret)},
+        {"hsc_remember", offsetof(hsc_passkey_form_t, remember)},
+        {"link", offsetof(hsc_passkey_form_t, link)},
     };
     size_t i;
 
@@ -68,7 +68,7 @@ static const char **pk_slot(pk_form_t *f, const char *name)
 
 /* Parse the body (modified in place): 0, or -1 for a field twice or a
  * bad escape. Fields not ours (the password form's) are ignored. */
-static int pk_parse(char *body, pk_form_t *f)
+static int pk_parse(char *body, hsc_passkey_form_t *f)
 {
     char *pair, *last = NULL;
 
@@ -121,7 +121,7 @@ static int send_error(request_rec *r, int status, const char *code,
                      apr_psprintf(r->pool, "{\"error\":\"%s\"}", code));
 }
 
-static int send_answer(request_rec *r, const answer_t *a)
+static int send_answer(request_rec *r, const hsc_passkey_answer_t *a)
 {
     if (a->error != NULL) {
         return send_error(r, a->status, a->error, a->retry_after);
@@ -132,8 +132,8 @@ static int send_answer(request_rec *r, const answer_t *a)
 /* --- the relying party -----------------------------------------------------
  */
 
-static void rp_init(rp_t *rp, request_rec *r, const hsc_srv_conf_t *sc,
-                    const hsc_dir_conf_t *d)
+static void rp_init(hsc_passkey_rp_t *rp, request_rec *r,
+                    const hsc_srv_conf_t *sc, const hsc_dir_conf_t *d)
 {
     rp->r = r;
     rp->sc = sc;
@@ -161,8 +161,8 @@ int hsc_passkey_handle(request_rec *r, const hsc_srv_conf_t *sc,
 {
     apr_size_t len;
     char *body = hsc_form_passkey_body(r, &len);
-    answer_t a;
-    rp_t rp;
+    hsc_passkey_answer_t a;
+    hsc_passkey_rp_t rp;
     int rv;
 
     if (body == NULL) {
@@ -177,25 +177,25 @@ int hsc_passkey_handle(request_rec *r, const hsc_srv_conf_t *sc,
     if (sc->keys == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(302) "passkey request without HSCKeyFile");
-        hsc_pk_refuse(&a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(&a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
     }
     else if (pk_parse(body, &rp.f) != 0 || rp.f.passkey == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(303) "passkey request refused: malformed "
                                     "body");
-        hsc_pk_refuse(&a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(&a, HTTP_BAD_REQUEST, "bad_request");
     }
     else if (at == HSC_PASSKEY_AT_ACCOUNT) {
-        hsc_pk_account_step(&rp, &a);
+        hsc_passkey_create_step(&rp, &a);
     }
     else if (!strcmp(rp.f.passkey, "options")) {
-        hsc_pk_options_login(&rp, &a);
+        hsc_passkey_login_options(&rp, &a);
     }
     else if (!strcmp(rp.f.passkey, "assert")) {
-        hsc_pk_assert_login(&rp, &a);
+        hsc_passkey_login_assert(&rp, &a);
     }
     else {
-        hsc_pk_refuse(&a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(&a, HTTP_BAD_REQUEST, "bad_request");
     }
     rv = send_answer(r, &a);
     hsc_wipe(body, len);

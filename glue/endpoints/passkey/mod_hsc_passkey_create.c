@@ -34,8 +34,8 @@
  */
 
 /* The signed-in user of the account page: HSC_OK with *c (wipe it). */
-static hsc_status_t account_login(rp_t *rp, hsc_cookie_t *c, hsc_user_t *u,
-                                  int *recent)
+static hsc_status_t account_login(hsc_passkey_rp_t *rp, hsc_cookie_t *c,
+                                  hsc_user_t *u, int *recent)
 {
     hsc_store_t *store;
     hsc_status_t st;
@@ -87,7 +87,7 @@ static int first_handle(void *baton, const hsc_passkey_t *pk)
 }
 
 /* 1 and out: the user's handle; 0: none yet; -1: fault (logged). */
-static int user_handle(rp_t *rp, hsc_factors_t *f, const char *user,
+static int user_handle(hsc_passkey_rp_t *rp, hsc_factors_t *f, const char *user,
                        unsigned char out[HSC_PASSKEY_HANDLE_LEN])
 {
     handle_t k;
@@ -108,7 +108,8 @@ static int user_handle(rp_t *rp, hsc_factors_t *f, const char *user,
     return k.found;
 }
 
-static void options_create(rp_t *rp, const char *user, answer_t *a)
+static void options_create(hsc_passkey_rp_t *rp, const char *user,
+                           hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     unsigned char handle[HSC_PASSKEY_HANDLE_LEN];
@@ -120,10 +121,11 @@ static void options_create(rp_t *rp, const char *user, answer_t *a)
     int have;
 
     if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL
-        || (ids = hsc_pk_credential_ids(r, f, user)) == NULL
+        || (ids = hsc_passkey_rp_credential_ids(r, f, user)) == NULL
         || (have = user_handle(rp, f, user, handle)) < 0
-        || (ch = hsc_pk_new_challenge(rp, HSC_WA_REGISTER, user)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        || (ch = hsc_passkey_rp_new_challenge(rp, HSC_WA_REGISTER, user))
+               == NULL) {
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     if (!have) {
@@ -134,17 +136,17 @@ static void options_create(rp_t *rp, const char *user, answer_t *a)
     hsc_json_add_string(&w, "rpId", rp->rp_id, strlen(rp->rp_id));
     s = rp->d->site_name ? rp->d->site_name : rp->rp_id;
     hsc_json_add_string(&w, "rpName", s, strlen(s));
-    s = hsc_pk_b64_text(r->pool, handle, sizeof(handle));
+    s = hsc_passkey_rp_b64_text(r->pool, handle, sizeof(handle));
     hsc_json_add_string(&w, "userId", s, strlen(s));
     hsc_json_add_string(&w, "userName", user, strlen(user));
     hsc_json_add_int(&w, "timeout", rp->sc->wa_lifetime * 1000);
     hsc_json_add_string(&w, "userVerification", "preferred", 9);
     hsc_json_add_string(&w, "residentKey", "preferred", 9);
     hsc_json_add_string(&w, "excludeCredentials", ids, strlen(ids));
-    s = hsc_pk_prf_salt(r->pool);
+    s = hsc_passkey_rp_prf_salt(r->pool);
     hsc_json_add_string(&w, "prfSalt", s, strlen(s));
     if (hsc_json_end(&w, &len) != HSC_OK) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     a->json = buf;
@@ -162,24 +164,27 @@ static const char *transports_of(const char *t)
 
 /* A new credential's fields, decoded. */
 typedef struct {
-    bin_t id, cdj, att, spki, prf;
+    hsc_passkey_bin_t id, cdj, att, spki, prf;
     long alg;
 } new_pk_t;
 
 /* The create step's fields into n: 0, or -1 refused (logged). */
-static int create_fields(rp_t *rp, const char *who, new_pk_t *n, answer_t *a)
+static int create_fields(hsc_passkey_rp_t *rp, const char *who, new_pk_t *n,
+                         hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     char *end = NULL;
 
     n->alg = rp->f.alg ? strtol(rp->f.alg, &end, 10) : 0;
-    if (hsc_pk_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &n->id) != 0
-        || hsc_pk_b64_field(r, rp->f.cdj, 4096, &n->cdj) != 0
-        || hsc_pk_b64_field(r, rp->f.att, 4096, &n->att) != 0
-        || hsc_pk_b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX, &n->spki) != 0
+    if (hsc_passkey_rp_b64_field(r, rp->f.id, HSC_PASSKEY_ID_MAX, &n->id) != 0
+        || hsc_passkey_rp_b64_field(r, rp->f.cdj, 4096, &n->cdj) != 0
+        || hsc_passkey_rp_b64_field(r, rp->f.att, 4096, &n->att) != 0
+        || hsc_passkey_rp_b64_field(r, rp->f.spki, HSC_PASSKEY_SPKI_MAX,
+                                    &n->spki)
+               != 0
         || end == NULL || *end != '\0' || end == rp->f.alg
         || (rp->f.prf
-            && (hsc_pk_secret_field(r, rp->f.prf, 32, &n->prf) != 0
+            && (hsc_passkey_rp_secret_field(r, rp->f.prf, 32, &n->prf) != 0
                 || n->prf.len != 32))
         || !hsc_passkey_name_valid(rp->f.name ? rp->f.name : "Passkey")) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
@@ -187,7 +192,7 @@ static int create_fields(rp_t *rp, const char *who, new_pk_t *n, answer_t *a)
                                     "field is missing or malformed (or the "
                                     "name is not 1-64 printable characters)",
                       who);
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
         return -1;
     }
     return 0;
@@ -196,9 +201,10 @@ static int create_fields(rp_t *rp, const char *who, new_pk_t *n, answer_t *a)
 /* n's registration verified against user's challenge: HSC_OK with *reg
  * and *canon (the challenge's text); else refused (logged, audited, and
  * counted as a wrong password for user). */
-static hsc_status_t create_verify(rp_t *rp, const char *user, const char *who,
-                                  const new_pk_t *n, hsc_wa_registration_t *reg,
-                                  const char **canon, answer_t *a)
+static hsc_status_t create_verify(hsc_passkey_rp_t *rp, const char *user,
+                                  const char *who, const new_pk_t *n,
+                                  hsc_wa_registration_t *reg,
+                                  const char **canon, hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     hsc_wa_expect_t e;
@@ -209,7 +215,8 @@ static hsc_status_t create_verify(rp_t *rp, const char *user, const char *who,
     char err[200];
     hsc_status_t st;
 
-    st = hsc_pk_check_challenge(rp, HSC_WA_REGISTER, user, &issued, canon);
+    st = hsc_passkey_rp_check_challenge(rp, HSC_WA_REGISTER, user, &issued,
+                                        canon);
     if (st == HSC_OK) {
         e.rp_id = rp->rp_id;
         e.origins = rp->origins;
@@ -234,13 +241,13 @@ static hsc_status_t create_verify(rp_t *rp, const char *user, const char *who,
                   HSCLOGNO(298) "new passkey of user \"%s\" refused: %s", who,
                   why);
     hsc_ops_account(r, user, "passkey-add", "refused");
-    hsc_pk_refuse(a, HTTP_FORBIDDEN,
-                  st == HSC_EEXPIRED ? "expired" : "refused");
+    hsc_passkey_rp_refuse(a, HTTP_FORBIDDEN,
+                          st == HSC_EEXPIRED ? "expired" : "refused");
     store = hsc_userdb_acquire(r, rp->sc);
     if (store != NULL
         && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
                == HSC_ATTEMPT_THROTTLED) {
-        hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
+        hsc_passkey_rp_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
         a->retry_after = retry;
     }
     return st;
@@ -248,9 +255,10 @@ static hsc_status_t create_verify(rp_t *rp, const char *user, const char *who,
 
 /* pk: user's verified credential n (reg), sealed only when proved by a
  * session (by_session); n's PRF output wiped. */
-static void fill_passkey(rp_t *rp, hsc_passkey_t *pk, const char *user,
-                         const new_pk_t *n, const hsc_wa_registration_t *reg,
-                         const char *canon, int by_session)
+static void fill_passkey(hsc_passkey_rp_t *rp, hsc_passkey_t *pk,
+                         const char *user, const new_pk_t *n,
+                         const hsc_wa_registration_t *reg, const char *canon,
+                         int by_session)
 {
     memcpy(pk->id, n->id.v, n->id.len);
     pk->id_len = n->id.len;
@@ -285,9 +293,11 @@ static void fill_passkey(rp_t *rp, hsc_passkey_t *pk, const char *user,
 
 /* pk stored, proved by xn or else by the link of hash: HSC_OK, or refused
  * (logged, audited). */
-static hsc_status_t create_store(rp_t *rp, hsc_passkey_t *pk, const char *user,
-                                 const char *who, const unsigned char *xn,
-                                 const unsigned char *hash, answer_t *a)
+static hsc_status_t create_store(hsc_passkey_rp_t *rp, hsc_passkey_t *pk,
+                                 const char *user, const char *who,
+                                 const unsigned char *xn,
+                                 const unsigned char *hash,
+                                 hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     int64_t now = (int64_t)apr_time_sec(r->request_time);
@@ -296,7 +306,7 @@ static hsc_status_t create_store(rp_t *rp, hsc_passkey_t *pk, const char *user,
     int level;
 
     if ((f = hsc_factor_open(r, rp->sc, 0)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return HSC_ESTORE;
     }
     st = xn != NULL ? hsc_passkeys_add(f, pk, xn, now)
@@ -312,24 +322,26 @@ static hsc_status_t create_store(rp_t *rp, hsc_passkey_t *pk, const char *user,
     hsc_ops_account(r, user, "passkey-add",
                     st == HSC_EEXISTS ? "exists" : hsc_strerror(st));
     if (st == HSC_EEXISTS) {
-        hsc_pk_refuse(a, HTTP_CONFLICT, "exists");
+        hsc_passkey_rp_refuse(a, HTTP_CONFLICT, "exists");
     }
     else if (st == HSC_EAUTH) {
-        hsc_pk_refuse(a, HTTP_FORBIDDEN, xn != NULL ? "reauth" : "link");
+        hsc_passkey_rp_refuse(a, HTTP_FORBIDDEN,
+                              xn != NULL ? "reauth" : "link");
     }
     else if (st == HSC_EINVAL) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
     }
     else {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
     }
     return st;
 }
 
 /* The new credential of user, proved by x_n (a session's) or, when xn is
  * NULL, by the enrolment link of hash (hsc_passkeys_add_by_link). */
-static void create(rp_t *rp, const char *user, const unsigned char *xn,
-                   const unsigned char *hash, answer_t *a)
+static void create(hsc_passkey_rp_t *rp, const char *user,
+                   const unsigned char *xn, const unsigned char *hash,
+                   hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     const char *who = ap_escape_logitem(r->pool, user);
@@ -375,7 +387,8 @@ static int any_passkey(void *baton, const hsc_passkey_t *pk)
  * link) instead of a session (docs/passkeys.md, "Lost every passkey"):
  * only while the link's user has no passkey; the create step uses the link
  * in the transaction that adds (hsc_passkeys_add_by_link). */
-static void link_step(rp_t *rp, int options, answer_t *a)
+static void link_step(hsc_passkey_rp_t *rp, int options,
+                      hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     unsigned char hash[HSC_LINK_HASH_LEN];
@@ -389,11 +402,11 @@ static void link_step(rp_t *rp, int options, answer_t *a)
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(319) "passkey by a one-time link refused: the "
                                     "link is malformed");
-        hsc_pk_refuse(a, HTTP_FORBIDDEN, "link");
+        hsc_passkey_rp_refuse(a, HTTP_FORBIDDEN, "link");
         return;
     }
     if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     st = hsc_factors_link_peek(f, hash, (int64_t)apr_time_sec(r->request_time),
@@ -408,10 +421,10 @@ static void link_step(rp_t *rp, int options, answer_t *a)
                                         "(unknown, used, replaced, expired "
                                         "or of another purpose)"
                                       : hsc_factors_errmsg(f));
-        hsc_pk_refuse(a,
-                      st == HSC_EAUTH ? HTTP_FORBIDDEN
-                                      : HTTP_SERVICE_UNAVAILABLE,
-                      st == HSC_EAUTH ? "link" : "unavailable");
+        hsc_passkey_rp_refuse(a,
+                              st == HSC_EAUTH ? HTTP_FORBIDDEN
+                                              : HTTP_SERVICE_UNAVAILABLE,
+                              st == HSC_EAUTH ? "link" : "unavailable");
         return;
     }
     if (hsc_passkeys_list(f, user, any_passkey, &has) != HSC_OK) {
@@ -420,7 +433,7 @@ static void link_step(rp_t *rp, int options, answer_t *a)
                                     "credentials of user \"%s\" cannot be "
                                     "read: %s",
                       ap_escape_logitem(r->pool, user), hsc_factors_errmsg(f));
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     if (has) {
@@ -429,7 +442,7 @@ static void link_step(rp_t *rp, int options, answer_t *a)
                                     "\"%s\" has a passkey already (a link "
                                     "adds only the first)",
                       ap_escape_logitem(r->pool, user));
-        hsc_pk_refuse(a, HTTP_CONFLICT, "has_passkey");
+        hsc_passkey_rp_refuse(a, HTTP_CONFLICT, "has_passkey");
         return;
     }
     if (options) {
@@ -440,7 +453,7 @@ static void link_step(rp_t *rp, int options, answer_t *a)
     }
 }
 
-void hsc_pk_account_step(rp_t *rp, answer_t *a)
+void hsc_passkey_create_step(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     int options = !strcmp(rp->f.passkey, "options");
@@ -450,11 +463,11 @@ void hsc_pk_account_step(rp_t *rp, answer_t *a)
     int recent;
 
     if (!options && strcmp(rp->f.passkey, "create")) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
         return;
     }
     if (options && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "create"))) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
         return;
     }
     if (rp->f.link != NULL) {
@@ -463,13 +476,13 @@ void hsc_pk_account_step(rp_t *rp, answer_t *a)
     }
     st = account_login(rp, &c, &u, &recent);
     if (st != HSC_OK) {
-        hsc_pk_refuse(a,
-                      hsc_status_class(st) == HSC_CLASS_FAULT
-                          ? HTTP_SERVICE_UNAVAILABLE
-                          : HTTP_UNAUTHORIZED,
-                      hsc_status_class(st) == HSC_CLASS_FAULT
-                          ? "unavailable"
-                          : "not_signed_in");
+        hsc_passkey_rp_refuse(a,
+                              hsc_status_class(st) == HSC_CLASS_FAULT
+                                  ? HTTP_SERVICE_UNAVAILABLE
+                                  : HTTP_UNAUTHORIZED,
+                              hsc_status_class(st) == HSC_CLASS_FAULT
+                                  ? "unavailable"
+                                  : "not_signed_in");
         return;
     }
     /* The credential is added proved by x_n: a login without the password
@@ -482,7 +495,7 @@ void hsc_pk_account_step(rp_t *rp, answer_t *a)
                                "the password is needed again"
                              : "the login is older than HSCAccountRecentAuth");
         hsc_wipe(&c, sizeof(c));
-        hsc_pk_refuse(a, HTTP_FORBIDDEN, "reauth");
+        hsc_passkey_rp_refuse(a, HTTP_FORBIDDEN, "reauth");
         return;
     }
     /* A user who has a second factor adds a passkey only with it, used
@@ -492,11 +505,11 @@ void hsc_pk_account_step(rp_t *rp, answer_t *a)
                             rp->d->recent_auth)) {
     case HSC_FACTOR_GATE_NEEDED:
         hsc_wipe(&c, sizeof(c));
-        hsc_pk_refuse(a, HTTP_FORBIDDEN, "factor_needed");
+        hsc_passkey_rp_refuse(a, HTTP_FORBIDDEN, "factor_needed");
         return;
     case HSC_FACTOR_GATE_FAULT:
         hsc_wipe(&c, sizeof(c));
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     default: break;
     }

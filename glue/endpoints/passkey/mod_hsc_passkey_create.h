@@ -9,6 +9,6 @@
 
 /* Options and the create step of a new passkey, by a session or an
  * enrolment link. */
-void hsc_pk_account_step(rp_t *rp, answer_t *a);
+void hsc_passkey_create_step(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a);
 
 #endif /* MOD_HSC_PASSKEY_CREATE_H */

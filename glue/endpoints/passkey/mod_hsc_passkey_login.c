@@ -38,7 +38,7 @@
 
 /* The pending (or step-up) login of this request: HSC_OK with *c (wipe
  * it) and *user; else no login here. */
-static hsc_status_t pending_login(rp_t *rp, hsc_store_t **store,
+static hsc_status_t pending_login(hsc_passkey_rp_t *rp, hsc_store_t **store,
                                   hsc_cookie_t *c, const char **user)
 {
     hsc_user_t u;
@@ -62,7 +62,7 @@ static hsc_status_t pending_login(rp_t *rp, hsc_store_t **store,
 /* --- options ---------------------------------------------------------------
  */
 
-void hsc_pk_options_login(rp_t *rp, answer_t *a)
+void hsc_passkey_login_options(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a)
 {
     request_rec *r = rp->r;
     hsc_json_writer_t w;
@@ -77,7 +77,7 @@ void hsc_pk_options_login(rp_t *rp, answer_t *a)
     int pending = 0;
 
     if (!second && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "login"))) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
         return;
     }
     purpose = second ? HSC_WA_SECOND_FACTOR : HSC_WA_PASSWORDLESS;
@@ -87,18 +87,19 @@ void hsc_pk_options_login(rp_t *rp, answer_t *a)
         hsc_wipe(&c, sizeof(c));
         if (st != HSC_OK) {
             if (hsc_status_class(st) == HSC_CLASS_FAULT) {
-                hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+                hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE,
+                                      "unavailable");
                 return;
             }
             ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                           HSCLOGNO(286) "passkey options for a second "
                                         "factor refused: no pending login");
-            hsc_pk_refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
+            hsc_passkey_rp_refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
             return;
         }
         if ((f = hsc_factor_open(r, rp->sc, 1)) == NULL
-            || (ids = hsc_pk_credential_ids(r, f, user)) == NULL) {
-            hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+            || (ids = hsc_passkey_rp_credential_ids(r, f, user)) == NULL) {
+            hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
             return;
         }
         if (!pending && ids[0] == '\0') {
@@ -108,12 +109,12 @@ void hsc_pk_options_login(rp_t *rp, answer_t *a)
                                         "factor refused: user \"%s\" is "
                                         "logged in and has no passkey",
                           ap_escape_logitem(r->pool, user));
-            hsc_pk_refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
+            hsc_passkey_rp_refuse(a, HTTP_UNAUTHORIZED, "no_pending_login");
             return;
         }
     }
-    if ((ch = hsc_pk_new_challenge(rp, purpose, user)) == NULL) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+    if ((ch = hsc_passkey_rp_new_challenge(rp, purpose, user)) == NULL) {
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     hsc_json_begin(&w, buf, 8192);
@@ -129,11 +130,11 @@ void hsc_pk_options_login(rp_t *rp, answer_t *a)
         hsc_json_add_string(&w, "allowCredentials", ids, strlen(ids));
     }
     {
-        const char *salt = hsc_pk_prf_salt(r->pool);
+        const char *salt = hsc_passkey_rp_prf_salt(r->pool);
         hsc_json_add_string(&w, "prfSalt", salt, strlen(salt));
     }
     if (hsc_json_end(&w, &len) != HSC_OK) {
-        hsc_pk_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     a->json = buf;
@@ -145,13 +146,13 @@ void hsc_pk_options_login(rp_t *rp, answer_t *a)
 /* What the assertion check (a hsc_code_check_fn, under the throttle)
  * needs and finds. */
 typedef struct {
-    rp_t *rp;
+    hsc_passkey_rp_t *rp;
     hsc_factors_t *f;
     hsc_passkey_t *pk;
     int passwordless;
     int64_t issued_ms;
     const char *canon;
-    bin_t cdj, ad, sig, uh, prf;
+    hsc_passkey_bin_t cdj, ad, sig, uh, prf;
     hsc_wa_assertion_t as;
     int sealed; /* prf hashes to the credential's seal */
     const char *why;
@@ -213,8 +214,8 @@ static hsc_status_t assert_check(request_rec *r, void *baton)
 }
 
 /* The cookie of a verified assertion; HSC_OK or a fault (logged). */
-static hsc_status_t assert_cookie(rp_t *rp, assert_t *k, const hsc_cookie_t *c,
-                                  const hsc_user_t *u)
+static hsc_status_t assert_cookie(hsc_passkey_rp_t *rp, assert_t *k,
+                                  const hsc_cookie_t *c, const hsc_user_t *u)
 {
     request_rec *r = rp->r;
     char value[HSC_COOKIE_VALUE_MAX];
@@ -283,7 +284,7 @@ static hsc_status_t assert_cookie(rp_t *rp, assert_t *k, const hsc_cookie_t *c,
 
 /* Where the browser goes after a login: a safe hsc_return, else
  * HSCLoginSuccessURL. */
-static const char *after_login(rp_t *rp)
+static const char *after_login(hsc_passkey_rp_t *rp)
 {
     const apr_array_header_t *h = rp->d->return_hosts;
     const char *ret = rp->f.ret;
@@ -299,7 +300,8 @@ static const char *after_login(rp_t *rp)
 
 /* A refusal before the credential's user is known: the throttle counts
  * it for the address (and the credential id), as a wrong password. */
-static void count_unknown(rp_t *rp, hsc_store_t *store, answer_t *a)
+static void count_unknown(hsc_passkey_rp_t *rp, hsc_store_t *store,
+                          hsc_passkey_answer_t *a)
 {
     const char *key = rp->f.id ? apr_pstrndup(rp->r->pool, rp->f.id, 64)
                                : "(passkey)";
@@ -308,7 +310,7 @@ static void count_unknown(rp_t *rp, hsc_store_t *store, answer_t *a)
     if (store != NULL
         && hsc_token_failed(rp->r, rp->sc, store, key, strlen(key), &retry)
                == HSC_ATTEMPT_THROTTLED) {
-        hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
+        hsc_passkey_rp_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
         a->retry_after = retry;
     }
 }
@@ -316,8 +318,8 @@ static void count_unknown(rp_t *rp, hsc_store_t *store, answer_t *a)
 /* One assertion at hsc-login, the state its steps share: the second
  * factor of a pending login, or a passwordless login. */
 typedef struct {
-    rp_t *rp;
-    answer_t *a;
+    hsc_passkey_rp_t *rp;
+    hsc_passkey_answer_t *a;
     int second;       /* the second factor; else passwordless */
     const char *user; /* the pending login's user; "" passwordless */
     const char *who;  /* the user as logged */
@@ -325,28 +327,28 @@ typedef struct {
     hsc_cookie_t c; /* the pending login: wiped at the end, on every path */
     hsc_code_attempt_t at;
     assert_t k;
-    bin_t id;
+    hsc_passkey_bin_t id;
 } ceremony_t;
 
 /* The assertion's fields decoded into g: 0, or -1 refused (logged). */
 static int assert_fields(ceremony_t *g)
 {
     request_rec *r = g->rp->r;
-    const pk_form_t *f = &g->rp->f;
+    const hsc_passkey_form_t *f = &g->rp->f;
     assert_t *k = &g->k;
 
-    if (hsc_pk_b64_field(r, f->id, HSC_PASSKEY_ID_MAX, &g->id) != 0
-        || hsc_pk_b64_field(r, f->cdj, 4096, &k->cdj) != 0
-        || hsc_pk_b64_field(r, f->ad, 2048, &k->ad) != 0
-        || hsc_pk_b64_field(r, f->sig, 1024, &k->sig) != 0
-        || (f->uh && hsc_pk_b64_field(r, f->uh, 64, &k->uh) != 0)
+    if (hsc_passkey_rp_b64_field(r, f->id, HSC_PASSKEY_ID_MAX, &g->id) != 0
+        || hsc_passkey_rp_b64_field(r, f->cdj, 4096, &k->cdj) != 0
+        || hsc_passkey_rp_b64_field(r, f->ad, 2048, &k->ad) != 0
+        || hsc_passkey_rp_b64_field(r, f->sig, 1024, &k->sig) != 0
+        || (f->uh && hsc_passkey_rp_b64_field(r, f->uh, 64, &k->uh) != 0)
         || (f->prf
-            && (hsc_pk_secret_field(r, f->prf, 32, &k->prf) != 0
+            && (hsc_passkey_rp_secret_field(r, f->prf, 32, &k->prf) != 0
                 || k->prf.len != 32))) {
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
                       HSCLOGNO(288) "passkey assertion refused: a field is "
                                     "missing or not base64url of its size");
-        hsc_pk_refuse(g->a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(g->a, HTTP_BAD_REQUEST, "bad_request");
         return -1;
     }
     return 0;
@@ -356,7 +358,7 @@ static int assert_fields(ceremony_t *g)
  * pending login's user (passwordless: none), counted as a wrong password. */
 static void refuse_unknown(ceremony_t *g, int status, const char *error)
 {
-    hsc_pk_refuse(g->a, status, error);
+    hsc_passkey_rp_refuse(g->a, status, error);
     hsc_ops_code(g->rp->r, g->user, strlen(g->user), HSC_LOGIN_BAD_CODE,
                  HSC_METHOD_HWK, NULL);
     count_unknown(g->rp, g->store, g->a);
@@ -373,10 +375,10 @@ static int find_credential(ceremony_t *g)
     const char *quote = g->second ? "\"" : "";
     hsc_status_t st;
 
-    st = hsc_pk_check_challenge(g->rp,
-                                g->second ? HSC_WA_SECOND_FACTOR
-                                          : HSC_WA_PASSWORDLESS,
-                                g->user, &g->k.issued_ms, &g->k.canon);
+    st = hsc_passkey_rp_check_challenge(g->rp,
+                                        g->second ? HSC_WA_SECOND_FACTOR
+                                                  : HSC_WA_PASSWORDLESS,
+                                        g->user, &g->k.issued_ms, &g->k.canon);
     if (st != HSC_OK) {
         ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
                       HSCLOGNO(290) "passkey %s refused%s%s%s: the challenge "
@@ -390,7 +392,7 @@ static int find_credential(ceremony_t *g)
         return -1;
     }
     if ((g->k.f = hsc_factor_open(r, g->rp->sc, 0)) == NULL) {
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return -1;
     }
     st = hsc_passkeys_get(g->k.f, g->id.v, g->id.len, g->k.pk);
@@ -405,7 +407,7 @@ static int find_credential(ceremony_t *g)
                       HSCLOGNO(291) "passkey: the credential cannot be "
                                     "read: %s",
                       hsc_factors_errmsg(g->k.f));
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return -1;
     }
     ap_log_rerror(APLOG_MARK, APLOG_NOTICE, 0, r,
@@ -436,13 +438,13 @@ static int check_attempt(ceremony_t *g)
     switch (hsc_code_attempt(r, g->rp->sc, g->store, at)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
-        hsc_pk_refuse(g->a, HTTP_TOO_MANY_REQUESTS, "throttled");
+        hsc_passkey_rp_refuse(g->a, HTTP_TOO_MANY_REQUESTS, "throttled");
         g->a->retry_after = at->retry_after;
         return -1;
     case HSC_ATTEMPT_UNAVAILABLE:
         hsc_ops_code(r, pk->user, at->user_len, HSC_LOGIN_STORE_FAULT,
                      HSC_METHOD_HWK, NULL);
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return -1;
     case HSC_ATTEMPT_CHECKED: break;
     }
@@ -459,10 +461,10 @@ static int check_attempt(ceremony_t *g)
                  fault ? HSC_LOGIN_STORE_FAULT : HSC_LOGIN_BAD_CODE,
                  HSC_METHOD_HWK, NULL);
     if (fault) {
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
     }
     else {
-        hsc_pk_refuse(g->a, HTTP_FORBIDDEN, "refused");
+        hsc_passkey_rp_refuse(g->a, HTTP_FORBIDDEN, "refused");
     }
     return -1;
 }
@@ -482,7 +484,7 @@ static int verify_assertion(ceremony_t *g)
  * u's new login), the log line, the audit, where the browser goes. */
 static void assert_done(ceremony_t *g, const hsc_user_t *u)
 {
-    rp_t *rp = g->rp;
+    hsc_passkey_rp_t *rp = g->rp;
     request_rec *r = rp->r;
     const hsc_passkey_t *pk = g->k.pk;
     hsc_json_writer_t w;
@@ -493,7 +495,7 @@ static void assert_done(ceremony_t *g, const hsc_user_t *u)
     if (assert_cookie(rp, &g->k, g->second ? &g->c : NULL, u) != HSC_OK) {
         hsc_ops_code(r, pk->user, g->at.user_len, HSC_LOGIN_ERROR,
                      HSC_METHOD_HWK, NULL);
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, r,
@@ -521,13 +523,14 @@ static void assert_second(ceremony_t *g)
 
     if (st != HSC_OK) {
         if (hsc_status_class(st) == HSC_CLASS_FAULT) {
-            hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+            hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE,
+                                  "unavailable");
             return;
         }
         ap_log_rerror(APLOG_MARK, APLOG_INFO, 0, g->rp->r,
                       HSCLOGNO(289) "passkey second factor refused: no "
                                     "pending login");
-        hsc_pk_refuse(g->a, HTTP_UNAUTHORIZED, "no_pending_login");
+        hsc_passkey_rp_refuse(g->a, HTTP_UNAUTHORIZED, "no_pending_login");
         return;
     }
     if (verify_assertion(g) == 0) {
@@ -546,7 +549,7 @@ static void assert_passwordless(ceremony_t *g)
     int fault;
 
     if ((g->store = hsc_userdb_acquire(r, g->rp->sc)) == NULL) {
-        hsc_pk_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
+        hsc_passkey_rp_refuse(g->a, HTTP_SERVICE_UNAVAILABLE, "unavailable");
         return;
     }
     if (verify_assertion(g) != 0) {
@@ -565,14 +568,15 @@ static void assert_passwordless(ceremony_t *g)
         hsc_ops_code(r, pk->user, g->at.user_len, HSC_LOGIN_DISABLED,
                      HSC_METHOD_HWK, NULL);
         fault = hsc_status_class(st) == HSC_CLASS_FAULT;
-        hsc_pk_refuse(g->a, fault ? HTTP_SERVICE_UNAVAILABLE : HTTP_FORBIDDEN,
-                      fault ? "unavailable" : "refused");
+        hsc_passkey_rp_refuse(g->a,
+                              fault ? HTTP_SERVICE_UNAVAILABLE : HTTP_FORBIDDEN,
+                              fault ? "unavailable" : "refused");
         return;
     }
     assert_done(g, &u);
 }
 
-void hsc_pk_assert_login(rp_t *rp, answer_t *a)
+void hsc_passkey_login_assert(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a)
 {
     ceremony_t g;
 
@@ -586,7 +590,7 @@ void hsc_pk_assert_login(rp_t *rp, answer_t *a)
     g.k.passwordless = !g.second;
     if (!g.second
         && (rp->f.purpose == NULL || strcmp(rp->f.purpose, "login"))) {
-        hsc_pk_refuse(a, HTTP_BAD_REQUEST, "bad_request");
+        hsc_passkey_rp_refuse(a, HTTP_BAD_REQUEST, "bad_request");
         return;
     }
     if (assert_fields(&g) == 0) {

@@ -9,7 +9,7 @@
 
 /* Options for a passwordless login or a second factor, and the assertion
  * that answers them. */
-void hsc_pk_options_login(rp_t *rp, answer_t *a);
-void hsc_pk_assert_login(rp_t *rp, answer_t *a);
+void hsc_passkey_login_options(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a);
+void hsc_passkey_login_assert(hsc_passkey_rp_t *rp, hsc_passkey_answer_t *a);
 
 #endif /* MOD_HSC_PASSKEY_LOGIN_H */

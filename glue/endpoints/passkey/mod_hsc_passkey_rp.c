@@ -26,7 +26,8 @@
 
 /* A base64url field into *b (pool memory): 0, or -1 when absent (and
  * required), malformed or over max bytes. */
-int hsc_pk_b64_field(request_rec *r, const char *text, size_t max, bin_t *b)
+int hsc_passkey_rp_b64_field(request_rec *r, const char *text, size_t max,
+                             hsc_passkey_bin_t *b)
 {
     size_t n = text != NULL ? strlen(text) : 0;
 
@@ -43,7 +44,7 @@ int hsc_pk_b64_field(request_rec *r, const char *text, size_t max, bin_t *b)
  * path the answer took. */
 static apr_status_t wipe_bin(void *b)
 {
-    bin_t *x = b;
+    hsc_passkey_bin_t *x = b;
 
     if (x->v != NULL) {
         hsc_wipe(x->v, x->len);
@@ -51,11 +52,12 @@ static apr_status_t wipe_bin(void *b)
     return APR_SUCCESS;
 }
 
-int hsc_pk_secret_field(request_rec *r, const char *text, size_t max, bin_t *b)
+int hsc_passkey_rp_secret_field(request_rec *r, const char *text, size_t max,
+                                hsc_passkey_bin_t *b)
 {
-    int rv = hsc_pk_b64_field(r, text, max, b);
+    int rv = hsc_passkey_rp_b64_field(r, text, max, b);
     /* A copy of the pointer and size in the pool (b may be on a stack). */
-    bin_t *keep = apr_pmemdup(r->pool, b, sizeof(*b));
+    hsc_passkey_bin_t *keep = apr_pmemdup(r->pool, b, sizeof(*b));
 
     if (b->v != NULL) {
         keep->len = max; /* the whole buffer, decoded or not */
@@ -64,7 +66,8 @@ int hsc_pk_secret_field(request_rec *r, const char *text, size_t max, bin_t *b)
     return rv;
 }
 
-const char *hsc_pk_b64_text(apr_pool_t *p, const unsigned char *v, size_t n)
+const char *hsc_passkey_rp_b64_text(apr_pool_t *p, const unsigned char *v,
+                                    size_t n)
 {
     char *out = apr_palloc(p, HSC_B64URL_LEN(n) + 1);
 
@@ -72,7 +75,8 @@ const char *hsc_pk_b64_text(apr_pool_t *p, const unsigned char *v, size_t n)
     return out;
 }
 
-void hsc_pk_refuse(answer_t *a, int status, const char *error)
+void hsc_passkey_rp_refuse(hsc_passkey_answer_t *a, int status,
+                           const char *error)
 {
     a->status = status;
     a->error = error;
@@ -82,8 +86,9 @@ void hsc_pk_refuse(answer_t *a, int status, const char *error)
 
 /* A new challenge's text for purpose and user ("" for none); NULL on a
  * fault (logged). */
-const char *hsc_pk_new_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
-                                 const char *user)
+const char *hsc_passkey_rp_new_challenge(hsc_passkey_rp_t *rp,
+                                         hsc_wa_purpose_t purpose,
+                                         const char *user)
 {
     unsigned char c[HSC_WA_CHALLENGE_LEN];
 
@@ -94,15 +99,15 @@ const char *hsc_pk_new_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
                                     "random bytes?)");
         return NULL;
     }
-    return hsc_pk_b64_text(rp->r->pool, c, sizeof(c));
+    return hsc_passkey_rp_b64_text(rp->r->pool, c, sizeof(c));
 }
 
-const char *hsc_pk_prf_salt(apr_pool_t *p)
+const char *hsc_passkey_rp_prf_salt(apr_pool_t *p)
 {
     unsigned char salt[32];
 
     hsc_wa_prf_salt(salt);
-    return hsc_pk_b64_text(p, salt, sizeof(salt));
+    return hsc_passkey_rp_b64_text(p, salt, sizeof(salt));
 }
 
 /*
@@ -110,19 +115,22 @@ const char *hsc_pk_prf_salt(apr_pool_t *p)
  * HSC_OK with *issued_ms and *canon (its canonical text, which
  * clientDataJSON must carry); HSC_EEXPIRED; else a refusal.
  */
-hsc_status_t hsc_pk_check_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
-                                    const char *user, int64_t *issued_ms,
-                                    const char **canon)
+hsc_status_t hsc_passkey_rp_check_challenge(hsc_passkey_rp_t *rp,
+                                            hsc_wa_purpose_t purpose,
+                                            const char *user,
+                                            int64_t *issued_ms,
+                                            const char **canon)
 {
-    bin_t c;
+    hsc_passkey_bin_t c;
 
     *issued_ms = 0;
     *canon = NULL;
-    if (hsc_pk_b64_field(rp->r, rp->f.challenge, HSC_WA_CHALLENGE_LEN, &c)
+    if (hsc_passkey_rp_b64_field(rp->r, rp->f.challenge, HSC_WA_CHALLENGE_LEN,
+                                 &c)
         != 0) {
         return HSC_EMALFORMED;
     }
-    *canon = hsc_pk_b64_text(rp->r->pool, c.v, c.len);
+    *canon = hsc_passkey_rp_b64_text(rp->r->pool, c.v, c.len);
     return hsc_wa_challenge_check(rp->sc->keys, c.v, c.len, purpose, user,
                                   rp->now_ms, rp->sc->wa_lifetime * 1000,
                                   HSC_PASSKEY_CHALLENGE_SKEW_MS, issued_ms);
@@ -138,15 +146,15 @@ typedef struct {
 static int add_id(void *baton, const hsc_passkey_t *pk)
 {
     ids_t *k = baton;
-    const char *id = hsc_pk_b64_text(k->p, pk->id, pk->id_len);
+    const char *id = hsc_passkey_rp_b64_text(k->p, pk->id, pk->id_len);
 
     k->ids = k->ids[0] ? apr_pstrcat(k->p, k->ids, " ", id, NULL) : id;
     return 0;
 }
 
 /* The user's credential ids, or NULL on a fault (logged). */
-const char *hsc_pk_credential_ids(request_rec *r, hsc_factors_t *f,
-                                  const char *user)
+const char *hsc_passkey_rp_credential_ids(request_rec *r, hsc_factors_t *f,
+                                          const char *user)
 {
     ids_t k = {r->pool, ""};
 

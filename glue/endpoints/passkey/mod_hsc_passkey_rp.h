@@ -26,13 +26,13 @@
 typedef struct {
     const char *passkey, *purpose, *challenge, *id, *cdj, *ad, *sig, *uh, *prf,
         *att, *spki, *alg, *transports, *name, *ret, *remember, *link;
-} pk_form_t;
+} hsc_passkey_form_t;
 
 /* What a request decoded: binary fields. */
 typedef struct {
     unsigned char *v;
     size_t len;
-} bin_t;
+} hsc_passkey_bin_t;
 
 /* One answer of the endpoints. */
 typedef struct {
@@ -40,7 +40,7 @@ typedef struct {
     const char *error; /* NULL: success, body in json */
     const char *json;
     apr_int64_t retry_after;
-} answer_t;
+} hsc_passkey_answer_t;
 
 /* A request at the relying party: the configuration, the fields, the
  * RP ID and origins it checks against, the request's time. */
@@ -48,47 +48,54 @@ typedef struct {
     request_rec *r;
     const hsc_srv_conf_t *sc;
     const hsc_dir_conf_t *d;
-    pk_form_t f;
+    hsc_passkey_form_t f;
     const char *rp_id;
     const char *const *origins;
     size_t n_origins;
     int64_t now_ms;
-} rp_t;
+} hsc_passkey_rp_t;
 
 /* A base64url field into *b (pool memory): 0, or -1 when absent (and
  * required), malformed or over max bytes. */
-int hsc_pk_b64_field(request_rec *r, const char *text, size_t max, bin_t *b);
+int hsc_passkey_rp_b64_field(request_rec *r, const char *text, size_t max,
+                             hsc_passkey_bin_t *b);
 
 /* The same for a secret (the PRF output z): wiped when the request ends,
  * whatever path the answer took. */
-int hsc_pk_secret_field(request_rec *r, const char *text, size_t max, bin_t *b);
+int hsc_passkey_rp_secret_field(request_rec *r, const char *text, size_t max,
+                                hsc_passkey_bin_t *b);
 
 /* v as base64url text in p. */
-const char *hsc_pk_b64_text(apr_pool_t *p, const unsigned char *v, size_t n);
+const char *hsc_passkey_rp_b64_text(apr_pool_t *p, const unsigned char *v,
+                                    size_t n);
 
 /* The answer is a refusal: status and its JSON error code. */
-void hsc_pk_refuse(answer_t *a, int status, const char *error);
+void hsc_passkey_rp_refuse(hsc_passkey_answer_t *a, int status,
+                           const char *error);
 
 /* A new challenge's text for purpose and user ("" for none); NULL on a
  * fault (logged). */
-const char *hsc_pk_new_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
-                                 const char *user);
+const char *hsc_passkey_rp_new_challenge(hsc_passkey_rp_t *rp,
+                                         hsc_wa_purpose_t purpose,
+                                         const char *user);
 
 /* The PRF salt every page asks the authenticator for, as base64url. */
-const char *hsc_pk_prf_salt(apr_pool_t *p);
+const char *hsc_passkey_rp_prf_salt(apr_pool_t *p);
 
 /*
  * The challenge sent back: ours, for purpose and user, young enough.
  * HSC_OK with *issued_ms and *canon (its canonical text, which
  * clientDataJSON must carry); HSC_EEXPIRED; else a refusal.
  */
-hsc_status_t hsc_pk_check_challenge(rp_t *rp, hsc_wa_purpose_t purpose,
-                                    const char *user, int64_t *issued_ms,
-                                    const char **canon);
+hsc_status_t hsc_passkey_rp_check_challenge(hsc_passkey_rp_t *rp,
+                                            hsc_wa_purpose_t purpose,
+                                            const char *user,
+                                            int64_t *issued_ms,
+                                            const char **canon);
 
 /* The user's credential ids, space-separated base64url, or NULL on a
  * fault (logged). */
-const char *hsc_pk_credential_ids(request_rec *r, hsc_factors_t *f,
-                                  const char *user);
+const char *hsc_passkey_rp_credential_ids(request_rec *r, hsc_factors_t *f,
+                                          const char *user);
 
 #endif /* MOD_HSC_PASSKEY_RP_H */
