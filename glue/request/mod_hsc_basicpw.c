@@ -41,7 +41,7 @@
 #include "mod_hsc_factor.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_token.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_hmac.h"

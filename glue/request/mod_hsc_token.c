@@ -28,7 +28,7 @@
 #include "mod_hsc_token.h"
 #include "mod_hsc_basicpw.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_token.h"
 #include "hsc_tokens.h"

@@ -16,7 +16,7 @@
 #include "hsc_token.h"
 #include "hsc_pages.h"
 #include "mod_hsc_config.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 
 /* Registers the hsc-account handler and the post_config that makes the
  * built-in password blocklist. */

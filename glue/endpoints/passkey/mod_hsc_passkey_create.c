@@ -23,7 +23,7 @@
 #include "mod_hsc_passkey_create.h"
 #include "mod_hsc_passkey_rp.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_json.h"
 #include "hsc_passkeys.h"

@@ -25,7 +25,7 @@
 #include "mod_hsc_passkey_login.h"
 #include "mod_hsc_passkey_rp.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_authz.h"
 #include "hsc_b64.h"
