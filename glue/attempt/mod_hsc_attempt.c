@@ -65,7 +65,7 @@ static int count_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     return 0;
 }
 
-hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+hsc_attempt_t hsc_attempt_login(request_rec *r, const hsc_srv_conf_t *sc,
                                 hsc_store_t *store, hsc_login_t *a)
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
@@ -133,7 +133,7 @@ static void forget_password_failures(request_rec *r, const hsc_srv_conf_t *sc,
     hsc_throttle_end(r, &sc->throttle, &t, HSC_THROTTLE_SUCCEEDED);
 }
 
-hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+hsc_attempt_t hsc_attempt_code(request_rec *r, const hsc_srv_conf_t *sc,
                                hsc_store_t *store, hsc_code_attempt_t *a)
 {
     const hsc_throttle_conf_t *tc = &sc->throttle;
@@ -173,9 +173,9 @@ hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
     return HSC_ATTEMPT_CHECKED;
 }
 
-hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, const char *key, size_t len,
-                               apr_int64_t *retry_after)
+hsc_attempt_t hsc_attempt_failed(request_rec *r, const hsc_srv_conf_t *sc,
+                                 hsc_store_t *store, const char *key,
+                                 size_t len, apr_int64_t *retry_after)
 {
     hsc_attempt_t refused;
     hsc_throttle_t th;

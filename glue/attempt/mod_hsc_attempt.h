@@ -16,7 +16,7 @@
 #include "hsc_store.h"
 #include "mod_hsc_config.h"
 
-/* How a login attempt went (hsc_login_attempt). */
+/* How a login attempt went (hsc_attempt_login). */
 typedef enum {
     HSC_ATTEMPT_CHECKED,    /* the password was checked: *st says how */
     HSC_ATTEMPT_BUSY,       /* HSCMaxLoginKDF checks run already: 503 */
@@ -48,7 +48,7 @@ typedef struct {
  * success or a fault gives the attempt back). The refusals of the cap and
  * the throttle are logged here; the check's verdict is the caller's to log.
  */
-hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+hsc_attempt_t hsc_attempt_login(request_rec *r, const hsc_srv_conf_t *sc,
                                 hsc_store_t *store, hsc_login_t *a);
 
 /* A second-factor attempt: the code's check, and what it found. */
@@ -67,19 +67,21 @@ typedef struct {
  * password (docs/throttling.md): throttle, check, settle. No KDF slot: a
  * code costs a few HMACs. HSC_ATTEMPT_CHECKED, THROTTLED or UNAVAILABLE.
  */
-hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
+hsc_attempt_t hsc_attempt_code(request_rec *r, const hsc_srv_conf_t *sc,
                                hsc_store_t *store, hsc_code_attempt_t *a);
 
 /*
- * A refused app password (mod_hsc_token.c), counted as a failed login for
- * the address and under key (the token's id in a name no user can have,
- * so guesses at a token never lock its owner's password out). Only
- * failures are counted: a good token costs no counter. HSC_ATTEMPT_CHECKED
+ * An attempt refused without a password check: an app password
+ * (mod_hsc_token.c), or a passkey (mod_hsc_passkey_*.c: an unknown
+ * credential, a refused registration), counted as a failed login for the
+ * address and under key (for a token its id in a name no user can have, so
+ * guesses at a token never lock its owner's password out). Only failures
+ * are counted: a good token costs no counter. HSC_ATTEMPT_CHECKED
  * (counted: answer 401), THROTTLED (429) or UNAVAILABLE (503), with
  * *retry_after for the last two.
  */
-hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, const char *key, size_t len,
-                               apr_int64_t *retry_after);
+hsc_attempt_t hsc_attempt_failed(request_rec *r, const hsc_srv_conf_t *sc,
+                                 hsc_store_t *store, const char *key,
+                                 size_t len, apr_int64_t *retry_after);
 
 #endif /* MOD_HSC_ATTEMPT_H */

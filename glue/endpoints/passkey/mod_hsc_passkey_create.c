@@ -224,7 +224,7 @@ static void create(rp_t *rp, const char *user, const unsigned char *xn,
                       st == HSC_EEXPIRED ? "expired" : "refused");
         hsc_store_t *store = hsc_userdb_acquire(r, rp->sc);
         if (store != NULL
-            && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
+            && hsc_attempt_failed(r, rp->sc, store, user, strlen(user), &retry)
                    == HSC_ATTEMPT_THROTTLED) {
             hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
             a->retry_after = retry;

@@ -306,7 +306,7 @@ static void count_unknown(rp_t *rp, hsc_store_t *store, answer_t *a)
     apr_int64_t retry = 0;
 
     if (store != NULL
-        && hsc_token_failed(rp->r, rp->sc, store, key, strlen(key), &retry)
+        && hsc_attempt_failed(rp->r, rp->sc, store, key, strlen(key), &retry)
                == HSC_ATTEMPT_THROTTLED) {
         hsc_pk_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
         a->retry_after = retry;
@@ -422,7 +422,7 @@ void hsc_pk_assert_login(rp_t *rp, answer_t *a)
     at.check = assert_check;
     at.baton = &k;
     apr_table_setn(r->notes, HSC_NOTE_CODE_STEP, "1");
-    switch (hsc_code_attempt(r, rp->sc, store, &at)) {
+    switch (hsc_attempt_code(r, rp->sc, store, &at)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
         hsc_wipe(&c, sizeof(c));
