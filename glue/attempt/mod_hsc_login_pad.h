@@ -1,7 +1,7 @@
 /*
  * mod_hsc_login_pad.h: every failed login takes as long as the dummy
  * KDF (mod_hsc_login_pad.c), whatever the user's KDF, so that timing
- * does not tell which names exist. For mod_hsc_throttle.c's login attempt.
+ * does not tell which names exist. For mod_hsc_attempt.c's login attempt.
  */
 #ifndef MOD_HSC_LOGIN_PAD_H
 #define MOD_HSC_LOGIN_PAD_H

@@ -1,6 +1,6 @@
 /*
- * mod_hsc_throttle.c: login throttling, the per-child KDF cap, and the
- * login attempt that uses them (throttle -> cap -> check -> settle).
+ * mod_hsc_throttle.c: login throttling's counters and the per-child KDF
+ * cap, which the login attempt (mod_hsc_attempt.c) uses in its steps.
  *
  * The design (two fixed-window counters per login, per client address and
  * per username, in an httpd socache; counted before the KDF, under the
@@ -27,63 +27,11 @@
 #include "util_mutex.h"
 
 #include "mod_hsc_log.h"
-#include "mod_hsc_metrics.h"
 #include "mod_hsc_throttle.h"
 #include "mod_hsc_throttle_exact.h"
-#include "mod_hsc_login_pad.h"
-#include "mod_hsc_userdb.h"
 #include "hsc_throttle.h"
 #include "mod_hsc_ops.h"
-#include "hsc_password.h"
 #include "hsc_parse.h"
-
-/* What hsc_throttle_begin counted, for hsc_throttle_end. */
-#define HSC_THROTTLE_KEY_MAX 40
-typedef struct {
-    char akey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
-    char ukey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
-} hsc_throttle_t;
-
-/* How a counted attempt ended. */
-typedef enum {
-    HSC_THROTTLE_FAILED,    /* wrong password, unknown user: it counts */
-    HSC_THROTTLE_SUCCEEDED, /* clear the username's count, give the
-                             * address its attempt back */
-    HSC_THROTTLE_UNDO,      /* a fault (store down): give both back */
-    HSC_THROTTLE_BUSY       /* refused by the KDF cap (503): the
-                             * address keeps it, the username not */
-} hsc_throttle_outcome_t;
-
-/* The username's counters: its passwords (and a token's guesses, under
- * a name no user can have), and apart from them its second-factor codes,
- * so that a right password, which clears its own, never clears the
- * codes' (docs/throttling.md). */
-#define HSC_TAG_PASSWORD 'u'
-#define HSC_TAG_CODE 'c'
-
-/*
- * Before a password check: 0 when the login may go on (the attempt is
- * counted in *t), or the seconds until the window frees when the address
- * or the username is over its limit (logged; nothing counted). A cache
- * failure is logged once per outage and the login goes on (0), or, with
- * HSCThrottleUnavailable refuse, -1: the caller answers 503. userdb
- * scopes the username counter; utag is HSC_TAG_PASSWORD or HSC_TAG_CODE.
- */
-static apr_int64_t hsc_throttle_begin(request_rec *r,
-                                      const hsc_throttle_conf_t *tc,
-                                      const char *userdb, char utag,
-                                      const char *user, size_t user_len,
-                                      hsc_throttle_t *t);
-
-/* After the password check. */
-static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
-                             const hsc_throttle_t *t,
-                             hsc_throttle_outcome_t outcome);
-
-/* The per-child KDF cap: 1 when a slot was taken (give it back with
- * hsc_kdf_slot_give), 0 when tc->max_kdf KDFs already run in this child. */
-static int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc);
-static void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc);
 
 #define HSC_THROTTLE_MUTEX "hsc-throttle"
 #define HSC_THROTTLE_DEFAULT_PROVIDER "shmcb"
@@ -491,8 +439,8 @@ static void log_throttled(request_rec *r, const hsc_throttle_conf_t *tc,
                           " s (HSCThrottleUser %d); "
                           "free again in %" APR_INT64_T_FMT " s",
             ap_escape_logitem(r->pool, user), k[1].c.count,
-            utag == HSC_TAG_CODE ? "second-factor codes" : "logins", tc->window,
-            tc->user, k[1].wait);
+            utag == HSC_THROTTLE_TAG_CODE ? "second-factor codes" : "logins",
+            tc->window, tc->user, k[1].wait);
     }
 }
 
@@ -578,11 +526,9 @@ static void exact_end(request_rec *r, const hsc_throttle_t *t,
     }
 }
 
-static apr_int64_t hsc_throttle_begin(request_rec *r,
-                                      const hsc_throttle_conf_t *tc,
-                                      const char *userdb, char utag,
-                                      const char *user, size_t user_len,
-                                      hsc_throttle_t *t)
+apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
+                               const char *userdb, char utag, const char *user,
+                               size_t user_len, hsc_throttle_t *t)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time), wait;
     counter_t k[2] = {{t->akey, tc->addr, {0, 0}, 0},
@@ -643,9 +589,8 @@ static apr_int64_t hsc_throttle_begin(request_rec *r,
     return 0;
 }
 
-static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
-                             const hsc_throttle_t *t,
-                             hsc_throttle_outcome_t outcome)
+void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
+                      const hsc_throttle_t *t, hsc_throttle_outcome_t outcome)
 {
     apr_int64_t now = (apr_int64_t)apr_time_sec(r->request_time);
     apr_status_t rv;
@@ -689,7 +634,7 @@ static void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
 
 /* --- the KDF cap --------------------------------------------------------- */
 
-static int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
+int hsc_throttle_kdf_take(const hsc_throttle_conf_t *tc)
 {
     if (tc->max_kdf <= 0) {
         return 1;
@@ -701,179 +646,11 @@ static int hsc_kdf_slot_take(const hsc_throttle_conf_t *tc)
     return 1;
 }
 
-static void hsc_kdf_slot_give(const hsc_throttle_conf_t *tc)
+void hsc_throttle_kdf_give(const hsc_throttle_conf_t *tc)
 {
     if (tc->max_kdf > 0) {
         apr_atomic_dec32(&kdf_running);
     }
-}
-
-/* --- the login attempt ---------------------------------------------------- */
-
-/* The check, timed into the metrics' KDF histogram. */
-static hsc_status_t check_password(request_rec *r, const hsc_srv_conf_t *sc,
-                                   hsc_store_t *store, hsc_login_t *a)
-{
-    apr_time_t t0 = apr_time_now();
-    hsc_status_t st;
-
-    hsc_metrics_kdf_begin();
-    st = hsc_password_check(store, a->user, a->user_len, a->password,
-                            a->password_len, &sc->dummy_kdf, a->xn, &a->u);
-    hsc_metrics_kdf_end(apr_time_now() - t0);
-    if (st == HSC_ESTORE) {
-        hsc_ops_store_error(r);
-    }
-    return st;
-}
-
-/*
- * Count an attempt of user (a password or a code: utag) before it is
- * checked, before any KDF work: 0 when it may go on (*th to settle), else
- * 1 with *refused and the wait. The username counter is scoped by the
- * database (its store id, so every node and spelling of it shares counts).
- */
-static int count_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                         hsc_store_t *store, char utag, const char *user,
-                         size_t len, hsc_throttle_t *th,
-                         apr_int64_t *retry_after, hsc_attempt_t *refused)
-{
-    *retry_after = hsc_throttle_begin(r, &sc->throttle,
-                                      hsc_userdb_throttle_ns(r, sc->userdb,
-                                                             store),
-                                      utag, user, len, th);
-    if (*retry_after > 0) {
-        *refused = HSC_ATTEMPT_THROTTLED;
-        return 1;
-    }
-    if (*retry_after < 0) { /* cache down, HSCThrottleUnavailable refuse */
-        *retry_after = 1;
-        *refused = HSC_ATTEMPT_UNAVAILABLE;
-        return 1;
-    }
-    return 0;
-}
-
-hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                                hsc_store_t *store, hsc_login_t *a)
-{
-    const hsc_throttle_conf_t *tc = &sc->throttle;
-    hsc_attempt_t refused;
-    hsc_throttle_t th;
-    apr_time_t t0;
-
-    a->st = HSC_EAUTH;
-    if (count_attempt(r, sc, store, HSC_TAG_PASSWORD, a->user, a->user_len, &th,
-                      &a->retry_after, &refused)) {
-        return refused;
-    }
-    /* The cap: a login it refuses (503) still counts for its address, so
-     * that one address cannot hold every slot for free. */
-    if (!hsc_kdf_slot_take(tc)) {
-        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_BUSY);
-        ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
-                      HSCLOGNO(055) "login refused (503) for user \"%s\": %d "
-                                    "password checks already run in this child "
-                                    "(HSCMaxLoginKDF); counted for the address",
-                      ap_escape_logitem(r->pool, a->user), tc->max_kdf);
-        a->retry_after = 1;
-        return HSC_ATTEMPT_BUSY;
-    }
-    t0 = apr_time_now();
-    a->st = check_password(r, sc, store, a);
-    t0 = apr_time_now() - t0;
-    hsc_kdf_slot_give(tc);
-    /* Settle: a fault says nothing about the password: not an attempt. */
-    switch (hsc_status_class(a->st)) {
-    case HSC_CLASS_OK:
-        /* With a second factor to come, only the whole login clears the
-         * password's failures (forget_password_failures). The codes have
-         * their own counter, which no password clears. */
-        hsc_throttle_end(r, tc, &th,
-                         a->factor_follows ? HSC_THROTTLE_UNDO
-                                           : HSC_THROTTLE_SUCCEEDED);
-        break;
-    case HSC_CLASS_FAULT:
-        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
-        break;
-    default: hsc_throttle_end(r, tc, &th, HSC_THROTTLE_FAILED); break;
-    }
-    /* Counted; now as long as an unknown name takes, outside the cap. */
-    hsc_login_pad(r, sc, a->st, t0);
-    return HSC_ATTEMPT_CHECKED;
-}
-
-/* A whole login (password and code) clears the password's failures too,
- * which a right password followed by a code step left in place. */
-static void forget_password_failures(request_rec *r, const hsc_srv_conf_t *sc,
-                                     hsc_store_t *store, const char *user,
-                                     size_t len)
-{
-    const char *ns = hsc_userdb_throttle_ns(r, sc->userdb, store);
-    hsc_throttle_t t;
-
-    t.akey[0] = '\0';
-    if (sc->throttle.user <= 0
-        || hsc_throttle_key(HSC_TAG_PASSWORD, ns ? ns : "", user, len, t.ukey)
-               != HSC_OK) {
-        return;
-    }
-    hsc_throttle_end(r, &sc->throttle, &t, HSC_THROTTLE_SUCCEEDED);
-}
-
-hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, hsc_code_attempt_t *a)
-{
-    const hsc_throttle_conf_t *tc = &sc->throttle;
-    hsc_attempt_t refused;
-    hsc_throttle_t th;
-
-    a->st = HSC_EAUTH;
-    if (count_attempt(r, sc, store, HSC_TAG_CODE, a->user, a->user_len, &th,
-                      &a->retry_after, &refused)) {
-        return refused;
-    }
-    if (th.ukey[0] == '\0') {
-        /* Not counted for the user: HSCThrottleUser 0, no throttling
-         * cache, or the cache failed. A password costs a KDF run; a code
-         * costs nothing, and six digits fall to an unlimited guesser in
-         * minutes: no check without the count (fail closed). */
-        hsc_throttle_end(r, tc, &th, HSC_THROTTLE_UNDO);
-        ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
-                      HSCLOGNO(206) "second-factor code of user \"%s\" "
-                                    "refused (503): its attempts cannot be "
-                                    "counted for the user (HSCThrottleUser "
-                                    "0, no throttling cache, or the cache "
-                                    "failed)",
-                      ap_escape_logitem(r->pool, a->user));
-        a->retry_after = 1;
-        return HSC_ATTEMPT_UNAVAILABLE;
-    }
-    a->st = a->check(r, a->baton);
-    hsc_throttle_end(r, tc, &th,
-                     a->st == HSC_OK ? HSC_THROTTLE_SUCCEEDED
-                     : hsc_status_class(a->st) == HSC_CLASS_FAULT
-                         ? HSC_THROTTLE_UNDO
-                         : HSC_THROTTLE_FAILED);
-    if (a->st == HSC_OK) {
-        forget_password_failures(r, sc, store, a->user, a->user_len);
-    }
-    return HSC_ATTEMPT_CHECKED;
-}
-
-hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, const char *key, size_t len,
-                               apr_int64_t *retry_after)
-{
-    hsc_attempt_t refused;
-    hsc_throttle_t th;
-
-    if (count_attempt(r, sc, store, HSC_TAG_PASSWORD, key, len, &th,
-                      retry_after, &refused)) {
-        return refused;
-    }
-    hsc_throttle_end(r, &sc->throttle, &th, HSC_THROTTLE_FAILED);
-    return HSC_ATTEMPT_CHECKED;
 }
 
 void hsc_throttle_register_hooks(apr_pool_t *p)

@@ -1,7 +1,9 @@
 /*
- * mod_hsc_throttle.h: login throttling and the per-child KDF cap, the part
- * of the glue that owns them (mod_hsc_throttle.c). The design, the limits
- * and their trade-offs are described once, in docs/throttling.md.
+ * mod_hsc_throttle.h: login throttling's counters and the per-child KDF
+ * cap, the part of the glue that owns them (mod_hsc_throttle.c), for the
+ * login attempt (mod_hsc_attempt.c), which uses them in its steps. The
+ * design, the limits and their trade-offs are described once, in
+ * docs/throttling.md.
  *
  * Its settings are parsed in mod_hsc_config.c: per server in
  * hsc_throttle_conf_t, the cache and HSCThrottleUnavailable in
@@ -14,79 +16,55 @@
 #include "http_config.h"
 
 #include "hsc_util.h"
-#include "hsc_defaults.h"
-#include "hsc_kdf.h"
-#include "hsc_password.h"
-#include "hsc_store.h"
 #include "mod_hsc_config.h"
 
 /* Registers throttling's own pre_config, post_config and child_init. */
 void hsc_throttle_register_hooks(apr_pool_t *p);
 
-/* How a login attempt went (hsc_login_attempt). */
+/* What hsc_throttle_begin counted, for hsc_throttle_end. */
+#define HSC_THROTTLE_KEY_MAX 40
+typedef struct {
+    char akey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+    char ukey[HSC_THROTTLE_KEY_MAX]; /* hsc_throttle_key(), or "" */
+} hsc_throttle_t;
+
+/* How a counted attempt ended. */
 typedef enum {
-    HSC_ATTEMPT_CHECKED,    /* the password was checked: *st says how */
-    HSC_ATTEMPT_BUSY,       /* HSCMaxLoginKDF checks run already: 503 */
-    HSC_ATTEMPT_THROTTLED,  /* over a failed-login limit: 429 */
-    HSC_ATTEMPT_UNAVAILABLE /* throttling cache down and
-                             * HSCThrottleUnavailable refuse: 503 */
-} hsc_attempt_t;
+    HSC_THROTTLE_FAILED,    /* wrong password, unknown user: it counts */
+    HSC_THROTTLE_SUCCEEDED, /* clear the username's count, give the
+                             * address its attempt back */
+    HSC_THROTTLE_UNDO,      /* a fault (store down): give both back */
+    HSC_THROTTLE_BUSY       /* refused by the KDF cap (503): the
+                             * address keeps it, the username not */
+} hsc_throttle_outcome_t;
 
-/* A login attempt: in, the form's username and password; out, what the
- * password check found. */
-typedef struct {
-    const char *user; /* in */
-    size_t user_len;
-    const char *password;
-    size_t password_len;
-    int factor_follows; /* in: a second factor may follow (HSCSecondFactor
-                         * not off): a right password alone does not clear
-                         * the username's failures; the code step does */
-    unsigned char xn[HSC_XN_LEN]; /* out: x_n when st is HSC_OK (wipe it) */
-    hsc_user_t u;                 /* out: the user's record when HSC_OK */
-    hsc_status_t st;              /* out: the check's verdict */
-    apr_int64_t retry_after;      /* out: seconds, for a 429 or a 503 */
-} hsc_login_t;
+/* The username's counters: its passwords (and a token's guesses, under
+ * a name no user can have), and apart from them its second-factor codes,
+ * so that a right password, which clears its own, never clears the
+ * codes' (docs/throttling.md). */
+#define HSC_THROTTLE_TAG_PASSWORD 'u'
+#define HSC_THROTTLE_TAG_CODE 'c'
 
 /*
- * The login attempt, in its four steps: throttle (count the attempt, or
- * refuse it), cap (a KDF slot; its refusal keeps the address's count),
- * check (hsc_password_check, timed into the metrics), and settle (a
- * success or a fault gives the attempt back). The refusals of the cap and
- * the throttle are logged here; the check's verdict is the caller's to log.
+ * Before a password check: 0 when the login may go on (the attempt is
+ * counted in *t), or the seconds until the window frees when the address
+ * or the username is over its limit (logged; nothing counted). A cache
+ * failure is logged once per outage and the login goes on (0), or, with
+ * HSCThrottleUnavailable refuse, -1: the caller answers 503. userdb
+ * scopes the username counter; utag is HSC_THROTTLE_TAG_PASSWORD or
+ * HSC_THROTTLE_TAG_CODE.
  */
-hsc_attempt_t hsc_login_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                                hsc_store_t *store, hsc_login_t *a);
+apr_int64_t hsc_throttle_begin(request_rec *r, const hsc_throttle_conf_t *tc,
+                               const char *userdb, char utag, const char *user,
+                               size_t user_len, hsc_throttle_t *t);
 
-/* A second-factor attempt: the code's check, and what it found. */
-typedef hsc_status_t hsc_code_check_fn(request_rec *r, void *baton);
-typedef struct {
-    const char *user; /* in: the pending cookie's user */
-    size_t user_len;
-    hsc_code_check_fn *check; /* in: checks the code (and uses it up) */
-    void *baton;
-    hsc_status_t st;         /* out: check's verdict */
-    apr_int64_t retry_after; /* out: seconds, for a 429 or a 503 */
-} hsc_code_attempt_t;
+/* After the check: settle what hsc_throttle_begin counted in *t. */
+void hsc_throttle_end(request_rec *r, const hsc_throttle_conf_t *tc,
+                      const hsc_throttle_t *t, hsc_throttle_outcome_t outcome);
 
-/*
- * A code at the second-factor step, counted under the same keys as a
- * password (docs/throttling.md): throttle, check, settle. No KDF slot: a
- * code costs a few HMACs. HSC_ATTEMPT_CHECKED, THROTTLED or UNAVAILABLE.
- */
-hsc_attempt_t hsc_code_attempt(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, hsc_code_attempt_t *a);
-
-/*
- * A refused app password (mod_hsc_token.c), counted as a failed login for
- * the address and under key (the token's id in a name no user can have,
- * so guesses at a token never lock its owner's password out). Only
- * failures are counted: a good token costs no counter. HSC_ATTEMPT_CHECKED
- * (counted: answer 401), THROTTLED (429) or UNAVAILABLE (503), with
- * *retry_after for the last two.
- */
-hsc_attempt_t hsc_token_failed(request_rec *r, const hsc_srv_conf_t *sc,
-                               hsc_store_t *store, const char *key, size_t len,
-                               apr_int64_t *retry_after);
+/* The per-child KDF cap: 1 when a slot was taken (give it back with
+ * hsc_throttle_kdf_give), 0 when tc->max_kdf KDFs already run in this child. */
+int hsc_throttle_kdf_take(const hsc_throttle_conf_t *tc);
+void hsc_throttle_kdf_give(const hsc_throttle_conf_t *tc);
 
 #endif /* MOD_HSC_THROTTLE_H */

@@ -30,7 +30,7 @@
 #include "mod_hsc_ops.h"
 #include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_b64.h"
 #include "hsc_authz.h"
@@ -543,7 +543,7 @@ hsc_login_result_t hsc_login_password(request_rec *r, const hsc_srv_conf_t *sc,
     a.password = f->password.value;
     a.password_len = f->password.len;
     a.factor_follows = d->second_factor != HSC_SECOND_FACTOR_OFF;
-    attempt = hsc_login_attempt(r, sc, store, &a);
+    attempt = hsc_attempt_login(r, sc, store, &a);
     hsc_userdb_note_recovery(r, sc, store);
     *retry_after = a.retry_after;
     switch (attempt) {

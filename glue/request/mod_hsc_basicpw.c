@@ -3,7 +3,7 @@
  * Basic (docs/app-passwords.md, "The account password over Basic").
  *
  * A Basic password that is not shaped like an app password is checked as
- * the form login checks one (hsc_login_attempt: the throttle per address
+ * the form login checks one (hsc_attempt_login: the throttle per address
  * and user, the KDF cap, the timing floor), audited and counted as a
  * login. A right one is remembered per child so that the KDF does not run
  * per request: an entry keyed by the user name holds HMAC-SHA256 of the
@@ -45,7 +45,7 @@
 #include "mod_hsc_factor.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_token.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_hmac.h"
@@ -300,7 +300,7 @@ static bp_outcome_t check_kdf(request_rec *r, const hsc_srv_conf_t *sc,
     a->password = pw;
     a->password_len = strlen(pw);
     a->factor_follows = has;
-    attempt = hsc_login_attempt(r, sc, store, a);
+    attempt = hsc_attempt_login(r, sc, store, a);
     hsc_userdb_note_recovery(r, sc, store);
     *retry = a->retry_after;
     switch (attempt) {

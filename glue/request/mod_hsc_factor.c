@@ -29,7 +29,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_ops.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_factors.h"
 #include "hsc_passkeys.h"
@@ -342,7 +342,7 @@ hsc_factor_result_t hsc_factor_check(request_rec *r, const hsc_srv_conf_t *sc,
     a.check = check_code;
     a.baton = &k;
     apr_table_setn(r->notes, HSC_NOTE_CODE_STEP, "1");
-    switch (hsc_code_attempt(r, sc, store, &a)) {
+    switch (hsc_attempt_code(r, sc, store, &a)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
         *retry_after = a.retry_after;

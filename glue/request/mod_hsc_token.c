@@ -27,7 +27,7 @@
 #include "mod_hsc_log.h"
 #include "mod_hsc_token.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_token.h"
 #include "hsc_tokens.h"
@@ -330,7 +330,7 @@ static int refuse(request_rec *r, const hsc_srv_conf_t *sc,
                   ap_escape_logitem(r->pool, key + 2),
                   o->user ? ", Basic user " : "",
                   o->user ? ap_escape_logitem(r->pool, o->user) : "");
-    a = hsc_token_failed(r, sc, store, key, sizeof(key) - 1, &retry);
+    a = hsc_attempt_failed(r, sc, store, key, sizeof(key) - 1, &retry);
     if (a == HSC_ATTEMPT_THROTTLED || a == HSC_ATTEMPT_UNAVAILABLE) {
         apr_table_setn(r->err_headers_out, "Retry-After",
                        apr_psprintf(r->pool, "%" APR_INT64_T_FMT, retry));

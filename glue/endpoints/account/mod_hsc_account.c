@@ -36,7 +36,7 @@
 #include "mod_hsc_ops.h"
 #include "mod_hsc_passkey.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_password.h"
 #include "hsc_policy.h"

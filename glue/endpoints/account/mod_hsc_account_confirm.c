@@ -71,7 +71,7 @@ int hsc_account_current(request_rec *r, const hsc_account_t *a,
     l->user_len = strlen(a->user);
     l->password = pw->value;
     l->password_len = pw->len;
-    switch (hsc_login_attempt(r, a->sc, a->store, l)) {
+    switch (hsc_attempt_login(r, a->sc, a->store, l)) {
     case HSC_ATTEMPT_CHECKED: break;
     case HSC_ATTEMPT_THROTTLED:
         hsc_ops_account(r, a->user, action, "throttled");

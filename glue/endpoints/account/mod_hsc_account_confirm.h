@@ -11,7 +11,7 @@
 
 #include "hsc_http.h"
 #include "mod_hsc_account_view.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 
 /* A refused action (action: "password", "totp-setup", ...): logged,
  * audited, into *o. */

@@ -23,7 +23,7 @@
 #include "mod_hsc_passkey_create.h"
 #include "mod_hsc_passkey_rp.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_json.h"
 #include "hsc_passkeys.h"
@@ -245,7 +245,7 @@ static hsc_status_t create_verify(hsc_passkey_rp_t *rp, const char *user,
                           st == HSC_EEXPIRED ? "expired" : "refused");
     store = hsc_userdb_acquire(r, rp->sc);
     if (store != NULL
-        && hsc_token_failed(r, rp->sc, store, user, strlen(user), &retry)
+        && hsc_attempt_failed(r, rp->sc, store, user, strlen(user), &retry)
                == HSC_ATTEMPT_THROTTLED) {
         hsc_passkey_rp_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
         a->retry_after = retry;

@@ -25,7 +25,7 @@
 #include "mod_hsc_passkey_login.h"
 #include "mod_hsc_passkey_rp.h"
 #include "mod_hsc_session.h"
-#include "mod_hsc_throttle.h"
+#include "mod_hsc_attempt.h"
 #include "mod_hsc_userdb.h"
 #include "hsc_authz.h"
 #include "hsc_b64.h"
@@ -308,7 +308,7 @@ static void count_unknown(hsc_passkey_rp_t *rp, hsc_store_t *store,
     apr_int64_t retry = 0;
 
     if (store != NULL
-        && hsc_token_failed(rp->r, rp->sc, store, key, strlen(key), &retry)
+        && hsc_attempt_failed(rp->r, rp->sc, store, key, strlen(key), &retry)
                == HSC_ATTEMPT_THROTTLED) {
         hsc_passkey_rp_refuse(a, HTTP_TOO_MANY_REQUESTS, "throttled");
         a->retry_after = retry;
@@ -435,7 +435,7 @@ static int check_attempt(ceremony_t *g)
     at->check = assert_check;
     at->baton = &g->k;
     apr_table_setn(r->notes, HSC_NOTE_CODE_STEP, "1");
-    switch (hsc_code_attempt(r, g->rp->sc, g->store, at)) {
+    switch (hsc_attempt_code(r, g->rp->sc, g->store, at)) {
     case HSC_ATTEMPT_THROTTLED:
     case HSC_ATTEMPT_BUSY:
         hsc_passkey_rp_refuse(g->a, HTTP_TOO_MANY_REQUESTS, "throttled");
