@@ -136,8 +136,8 @@ static int hsc_check_authn(request_rec *r)
     if (late_include(r)) {
         return HTTP_FORBIDDEN;
     }
-    sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    sc = hsc_srv_conf(r->server);
+    d = hsc_dir_conf(r);
     if (sc->keys == NULL) {
         ap_log_rerror(APLOG_MARK, APLOG_ERR, 0, r,
                       HSCLOGNO(013) "AuthType HSC without HSCKeyFile");

@@ -105,8 +105,7 @@ static int throttling_wanted(server_rec *main_s)
     server_rec *s;
 
     for (s = main_s; s != NULL; s = s->next) {
-        const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                        &hsc_module);
+        const hsc_srv_conf_t *sc = hsc_srv_conf(s);
         if (sc->userdb != NULL
             && (sc->throttle.addr > 0 || sc->throttle.user > 0)) {
             return 1;

@@ -203,8 +203,7 @@ static int check_db_access(apr_pool_t *ptemp, server_rec *main_s)
     int bad = 0;
 
     for (s = main_s; s != NULL; s = s->next) {
-        const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                        &hsc_module);
+        const hsc_srv_conf_t *sc = hsc_srv_conf(s);
         /* A pgsql: store is no file: its reachability is the child's
          * business (HSC180), not a permission of the server's User. */
         if (sc->userdb == NULL || hsc_store_spec_conninfo(sc->userdb) != NULL
@@ -336,8 +335,7 @@ static int check_authtype_uses(const ap_directive_t *d, server_rec *main_s,
     for (; d != NULL; d = d->next) {
         if (!strcasecmp(d->directive, "AuthType")
             && hsc_directive_arg_is(d, HSC_AUTH_TYPE)) {
-            const hsc_srv_conf_t *sc = ap_get_module_config(cur->module_config,
-                                                            &hsc_module);
+            const hsc_srv_conf_t *sc = hsc_srv_conf(cur);
             if (sc->keys == NULL || sc->userdb == NULL) {
                 ap_log_error(APLOG_MARK, APLOG_STARTUP | APLOG_EMERG, 0, cur,
                              HSCLOGNO(002) "AuthType HSC at %s:%d, but %s "
@@ -396,8 +394,7 @@ static int passkeys_used(server_rec *s)
  */
 static int check_webauthn(server_rec *s)
 {
-    const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                    &hsc_module);
+    const hsc_srv_conf_t *sc = hsc_srv_conf(s);
     const char *rp = sc->wa_rp_id != NULL ? sc->wa_rp_id : s->server_hostname;
     char why[160];
     int i, bad = 0;
@@ -473,8 +470,7 @@ static void checks_test_config(apr_pool_t *pconf, server_rec *main_s)
 
     (void)pconf;
     for (s = main_s; s != NULL; s = s->next) {
-        log_key_warning(s, ap_get_module_config(s->module_config, &hsc_module),
-                        &warned, APLOG_STARTUP);
+        log_key_warning(s, hsc_srv_conf(s), &warned, APLOG_STARTUP);
     }
 }
 
@@ -492,8 +488,7 @@ static int checks_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         return OK;
     }
     for (s = main_s; s != NULL; s = s->next) {
-        log_key_warning(s, ap_get_module_config(s->module_config, &hsc_module),
-                        &warned, 0);
+        log_key_warning(s, hsc_srv_conf(s), &warned, 0);
     }
     return OK;
 }

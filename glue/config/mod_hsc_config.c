@@ -210,7 +210,7 @@ void *hsc_merge_dir_conf(apr_pool_t *p, void *basev, void *addv)
 /* The server config a per-server directive sets. */
 static hsc_srv_conf_t *srv_conf(cmd_parms *cmd)
 {
-    return ap_get_module_config(cmd->server->module_config, &hsc_module);
+    return hsc_srv_conf(cmd->server);
 }
 
 /* NULL, or the error for a per-server directive inside a section

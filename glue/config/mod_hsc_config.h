@@ -198,6 +198,12 @@ static inline hsc_srv_conf_t *hsc_srv_conf(const server_rec *s)
     return ap_get_module_config(s->module_config, &hsc_module);
 }
 
+/* A request's directory configuration (its location's, merged). */
+static inline hsc_dir_conf_t *hsc_dir_conf(const request_rec *r)
+{
+    return ap_get_module_config(r->per_dir_config, &hsc_module);
+}
+
 /* The module record's configuration functions and command table. */
 void *hsc_create_srv_conf(apr_pool_t *p, server_rec *s);
 void *hsc_merge_srv_conf(apr_pool_t *p, void *basev, void *addv);

@@ -824,8 +824,8 @@ static int api_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, HSC_API_HANDLER) != 0) {
         return DECLINED;
     }
-    sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    sc = hsc_srv_conf(r->server);
+    d = hsc_dir_conf(r);
     common_headers(r);
     cors_headers(r, d);
     r->allowed = (AP_METHOD_BIT << M_GET) | (AP_METHOD_BIT << M_POST)

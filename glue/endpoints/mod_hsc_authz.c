@@ -90,7 +90,7 @@ static int authz_access(request_rec *r)
     if (!is_authz_location(r)) {
         return DECLINED;
     }
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    d = hsc_dir_conf(r);
     if (!trusted_peer(r, d)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(226) "hsc-authz: %s is not an "
@@ -171,7 +171,7 @@ static int authz_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, HSC_AUTHZ_HANDLER) != 0) {
         return DECLINED;
     }
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    d = hsc_dir_conf(r);
     if (hsc_session_field(r, HSC_ID_USER) == NULL) {
         /* Reached without a verdict: no AuthType HSC here, or a Require
          * that needs no user. Never an allow by default. */

@@ -169,10 +169,8 @@ static int unhealthy(request_rec *r, int details, const char *reason)
 
 static int health_handler(request_rec *r)
 {
-    const hsc_srv_conf_t *sc = ap_get_module_config(r->server->module_config,
-                                                    &hsc_module);
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     int details = d->health_details;
     apr_finfo_t fi;
     probe_t p;

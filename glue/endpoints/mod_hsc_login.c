@@ -88,8 +88,7 @@ static int code_page(request_rec *r, const hsc_dir_conf_t *d, const char *ret,
 
     /* The passkey button only for a user who has one. */
     if (c.passkeys) {
-        const hsc_srv_conf_t
-            *sc = ap_get_module_config(r->server->module_config, &hsc_module);
+        const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
         c.passkeys = (f = hsc_factor_open(r, sc, 1)) != NULL
                      && hsc_factor_passkeys(r, f, user, APLOG_ERR) == 1;
     }
@@ -875,8 +874,8 @@ static int login_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, "hsc-login") != 0) {
         return DECLINED;
     }
-    sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    sc = hsc_srv_conf(r->server);
+    d = hsc_dir_conf(r);
     if ((rv = hsc_form_post(r, d, "login", &get, &f, &body, &len)) != OK) {
         return get ? login_get(r, sc, d) : rv;
     }
@@ -905,8 +904,8 @@ static int logout_handler(request_rec *r)
     if (r->handler == NULL || strcmp(r->handler, "hsc-logout") != 0) {
         return DECLINED;
     }
-    sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    sc = hsc_srv_conf(r->server);
+    d = hsc_dir_conf(r);
     if ((rv = hsc_form_post(r, d, "logout", &get, &f, &body, &len)) != OK) {
         return get ? logout_get(r, sc, d) : rv;
     }

@@ -159,8 +159,7 @@ static int metrics_post_config(apr_pool_t *pconf, apr_pool_t *plog,
         return OK;
     }
     for (s = main_s; s != NULL; s = s->next) {
-        const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                        &hsc_module);
+        const hsc_srv_conf_t *sc = hsc_srv_conf(s);
         int i;
         for (i = 0; sc->keys != NULL && i < hsc_keyring_count(sc->keys); ++i) {
             add_kid(hsc_key_id(hsc_keyring_key(sc->keys, i)));

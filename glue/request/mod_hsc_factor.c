@@ -232,8 +232,7 @@ static hsc_status_t check_totp(request_rec *r, code_check_t *k,
     size_t n = 0;
     int64_t step = 0, now = (int64_t)apr_time_sec(r->request_time);
     /* HSCTOTPSkew where the code is checked (the login, hsc-api). */
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     hsc_status_t st;
 
     k->how = HSC_METHOD_OTP;
@@ -418,8 +417,7 @@ static const char *factor_parse(cmd_parms *cmd, const char *line,
 static authz_status factor_check(request_rec *r, const char *line,
                                  const void *parsed)
 {
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     int64_t iat, mfa_at, now = (int64_t)apr_time_sec(r->request_time);
     unsigned amr;
 
@@ -499,7 +497,7 @@ static int note_auth_failure(request_rec *r, const char *type)
     if (type == NULL || strcasecmp(type, HSC_AUTH_TYPE) != 0) {
         return DECLINED;
     }
-    d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    d = hsc_dir_conf(r);
     short_factor = apr_table_get(r->notes, HSC_NOTE_SHORT) != NULL;
     apr_table_setn(r->err_headers_out, "WWW-Authenticate",
                    short_factor ? HSC_AUTH_TYPE

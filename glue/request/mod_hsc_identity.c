@@ -61,8 +61,7 @@ static const char *matching_name(const hsc_dir_conf_t *d, const char *header)
 
 static int strip_client_headers(request_rec *r)
 {
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     const apr_array_header_t *in;
     const apr_table_entry_t *e;
     apr_array_header_t *gone = NULL;
@@ -129,8 +128,7 @@ static void strip_own_cookie(request_rec *r, const hsc_dir_conf_t *d)
 
 static int set_identity_headers(request_rec *r)
 {
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     int i;
 
     if (d == NULL) {

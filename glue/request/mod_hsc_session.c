@@ -289,10 +289,7 @@ static const hsc_req_t *inherited_verdict(const request_rec *r)
                                                    &hsc_module);
         if (rq != NULL && o->user != NULL) {
             if (o->server != r->server
-                || !same_verification(ap_get_module_config(r->per_dir_config,
-                                                           &hsc_module),
-                                      ap_get_module_config(o->per_dir_config,
-                                                           &hsc_module))) {
+                || !same_verification(hsc_dir_conf(r), hsc_dir_conf(o))) {
                 return NULL;
             }
             return rq;

@@ -414,8 +414,7 @@ authn_status hsc_token_basic_check(request_rec *r, const char *user,
                                    const char *password)
 {
     const hsc_srv_conf_t *sc = hsc_srv_conf(r->server);
-    const hsc_dir_conf_t *d = ap_get_module_config(r->per_dir_config,
-                                                   &hsc_module);
+    const hsc_dir_conf_t *d = hsc_dir_conf(r);
     hsc_store_t *store;
     offered_t o;
     hsc_token_t t;

@@ -50,8 +50,7 @@ static void sqlite_child_init(apr_pool_t *pchild, server_rec *main_s)
 
     sqlite_dbs = apr_array_make(pchild, 2, sizeof(sqlite_entry_t));
     for (s = main_s; s != NULL; s = s->next) {
-        hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                  &hsc_module);
+        hsc_srv_conf_t *sc = hsc_srv_conf(s);
         sqlite_entry_t *e;
 
         if (sc->userdb == NULL || is_pgsql(sc->userdb)) {
@@ -155,8 +154,7 @@ static void pools_child_init(apr_pool_t *pchild, server_rec *main_s)
     apr_pool_cleanup_register(pchild, NULL, pools_destroy,
                               apr_pool_cleanup_null);
     for (s = main_s; s != NULL; s = s->next) {
-        hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                  &hsc_module);
+        hsc_srv_conf_t *sc = hsc_srv_conf(s);
         hsc_pg_options_t o;
         pool_entry_t *e;
         char errbuf[256];
@@ -331,8 +329,7 @@ static int userdb_post_config(apr_pool_t *pconf, apr_pool_t *plog,
     hsc_db_count = 0;
     hsc_db_paths = apr_pcalloc(pconf, sizeof(*paths) * (apr_size_t)n);
     for (s = main_s; s != NULL; s = s->next) {
-        hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                  &hsc_module);
+        hsc_srv_conf_t *sc = hsc_srv_conf(s);
         int i;
 
         sc->db_index = -1;
@@ -401,8 +398,7 @@ static void hsc_thread_stores_free(void *v)
  */
 static void child_caches(apr_pool_t *pchild, server_rec *s)
 {
-    const hsc_srv_conf_t *sc = ap_get_module_config(s->module_config,
-                                                    &hsc_module);
+    const hsc_srv_conf_t *sc = hsc_srv_conf(s);
     apr_int64_t size = sc->user_cache_size; /* HSCUserCacheSize, or its
                                              * default */
     hsc_status_t st;

@@ -62,6 +62,7 @@ print("\n".join(sorted(out)))
 PY
 new=""
 while read -r l; do
+    [ -n "$l" ] || continue
     grep -qxF "$l" "$allow" 2>/dev/null || new="$new [$l]"
 done <"$w/loops"
 if [ -z "$new" ]; then ok "no loop of calls between files outside $(basename "$allow")"

@@ -382,8 +382,8 @@ static int account_handler(request_rec *r)
     }
     memset(&a, 0, sizeof(a));
     memset(&f, 0, sizeof(f)); /* a GET parses no body */
-    a.sc = ap_get_module_config(r->server->module_config, &hsc_module);
-    a.d = ap_get_module_config(r->per_dir_config, &hsc_module);
+    a.sc = hsc_srv_conf(r->server);
+    a.d = hsc_dir_conf(r);
     rv = hsc_form_post(r, a.d, "account", &get, &f, &body, &len);
     if (rv != OK && !get) {
         return rv;
@@ -432,7 +432,7 @@ static int account_handler(request_rec *r)
 static int account_post_config(apr_pool_t *pconf, apr_pool_t *plog,
                                apr_pool_t *ptemp, server_rec *s)
 {
-    hsc_srv_conf_t *sc = ap_get_module_config(s->module_config, &hsc_module);
+    hsc_srv_conf_t *sc = hsc_srv_conf(s);
 
     (void)plog;
     (void)ptemp;
