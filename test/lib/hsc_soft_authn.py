@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """hsc_soft_authn.py: a software WebAuthn authenticator and client, and an
-independent relying party, for mod_hsc's passkey tests (issue 21).
+independent relying party, for mod_hsc's passkey tests.
 
 Only the Python standard library and python3-cryptography (Debian's
 38.0): its CBOR is written here (python3-cbor2 is not needed). Nothing
