@@ -1,5 +1,5 @@
 /*
- * hsc_passkeys.h: passkeys (WebAuthn credentials, issue 21) in the user
+ * hsc_passkeys.h: passkeys (WebAuthn credentials) in the user
  * database, on the factor store's handle (hsc_factors.h): nothing here is
  * read on an ordinary request. docs/dev/passkeys.md says what is built
  * and why.

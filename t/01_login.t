@@ -75,7 +75,7 @@ my (undef, undef, undef, $iat, $exp) = cookie_fields($value);
 is($res->header('X-HSC-Login-Time'), $iat, 'HSC_LOGIN_TIME is iat');
 is($res->header('X-HSC-Expires'), $exp, 'HSC_EXPIRES is exp');
 is($exp - $iat, 1800, 'default idle timeout: 30 minutes');
-# Format 2 (issue 19): the methods, the second factor's time, the login id.
+# Format 2: the methods, the second factor's time, the login id.
 is($res->header('X-HSC-AMR'), 'pwd', 'HSC_AMR is pwd');
 is($res->header('X-HSC-MFA-Time'), '0', 'HSC_MFA_TIME is 0: no second factor');
 is($res->header('X-HSC-Login-Id'), (cookie_fields($value))[6],

@@ -43,7 +43,7 @@ is($res->code, 401, 'GET accepting JSON only is 401');
 $res = POST '/private/page.html', Accept => $html, content => 'x=1';
 is($res->code, 401, 'POST accepting HTML is 401');
 
-# Fetch metadata first (issue 20): a single-page app's fetch() is 401
+# Fetch metadata first: a single-page app's fetch() is 401
 # whatever it accepts; a browser's navigation is redirected whatever its
 # Accept says.
 $res = GET '/private/page.html', Accept => $html, 'Sec-Fetch-Mode' => 'cors',

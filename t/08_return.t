@@ -37,7 +37,7 @@ my @hostile = (
     "/ /evil.example",
     "/caf\xc3\xa9",
     '',
-    # Encoded '/', '\\' or '.' anywhere in the path (issue 10): one decoding
+    # Encoded '/', '\\' or '.' anywhere in the path: one decoding
     # away from "/..//evil.example"; t/25_inputs.t has more.
     '/a/%2F/b',
 );

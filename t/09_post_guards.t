@@ -32,7 +32,7 @@ $res = post_form('/logout', '', Origin => 'http://evil.example');
 is($res->code, 403, 'logout POST with a foreign Origin: 403');
 
 # The scheme counts: an https page of this host is another site for this
-# http site, and an http page another site for an https one (issue 10).
+# http site, and an http page another site for an https one.
 $res = login('judy', $PW{judy}, headers => [Origin => "https://$hostport"]);
 is($res->code, 403, 'login POST to an http site with an https Origin: 403');
 $res = login('judy', $PW{judy},

@@ -35,7 +35,7 @@ EOT
 # (what, configuration, expected output or undef for "Syntax OK")
 my @cases = (
     ['a good configuration', $ok, undef],
-    # Issue 17: one duration grammar for every directive: 1m works for the
+    # One duration grammar for every directive: 1m works for the
     # pool's durations as 30m does for HSCIdleTimeout.
     ['minutes for the pool durations', $ok . "HSCUserDBTimeout 1m\nHSCUserDBPoolWait 1m\nHSCUserDBMaxStale 1m\nHSCIdleTimeout 1m\n", undef],
     ['a missing key file', <<"EOT", qr{HSCKeyFile: .*\Q$dir\E/nokeys}],
@@ -204,7 +204,7 @@ push @cases,
     ['HSCAPIAllowOrigin with a path', $ok . "HSCAPIAllowOrigin https://app.example.com/\n", qr{HSCAPIAllowOrigin: 'https://app.example.com/' is not an origin}],
     ['HSCAPIAllowOrigin a wildcard', $ok . "HSCAPIAllowOrigin *\n", qr{HSCAPIAllowOrigin: '\*' is not an origin}],
     ['HSCAPIAllowOrigin the default port', $ok . "HSCAPIAllowOrigin https://app.example.com:443\n", qr{HSCAPIAllowOrigin: 'https://app.example.com:443' is not an origin}],
-    # Passkeys (issue 21): the RP ID is a domain name, origins are on it.
+    # Passkeys: the RP ID is a domain name, origins are on it.
     ['passkeys on localhost', $ok . "HSCPasskeys On\nHSCWebAuthnRPID localhost\nHSCWebAuthnOrigin http://localhost:8529 https://localhost\nHSCWebAuthnUserVerification required\nHSCWebAuthnChallengeLifetime 2m\n", undef],
     ['an IPv4 RP ID', $ok . "HSCWebAuthnRPID 192.0.2.1\n", qr{HSCWebAuthnRPID: '192\.0\.2\.1': the RP ID is an IP address}],
     ['an IPv6 RP ID', $ok . "HSCWebAuthnRPID ::1\n", qr{HSCWebAuthnRPID: '::1': the RP ID is an IP address}],
@@ -268,7 +268,7 @@ EOT
     }
 }
 
-# Issue 10: `httpd -t` shows the key file warning a start logs (HSC003),
+# `httpd -t` shows the key file warning a start logs (HSC003),
 # and still passes.
 {
     my $file = "$dir/openkey.conf";
@@ -289,7 +289,7 @@ EOT
          'but says so (HSC003), as a start would') or diag $out;
 }
 
-# Issue 18: a user database of schema version 1 is named at `httpd -t`
+# A user database of schema version 1 is named at `httpd -t`
 # (HSC187), not only at a child's first login (HSC181).
 {
     my $file = "$dir/v1db.conf";
@@ -310,7 +310,7 @@ EOT
          'but says it has no store id yet (HSC187)') or diag $out;
 }
 
-# Issue 20: a header built from %{REMOTE_USER}s or %{REMOTE_USER}e where
+# A header built from %{REMOTE_USER}s or %{REMOTE_USER}e where
 # AuthType HSC is used sends "(null)": `httpd -t` says so (HSC225), and
 # still passes; expr=%{REMOTE_USER} is not warned about.
 {

@@ -242,7 +242,7 @@ like($adm[0]{time}, qr/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/, 'same time for
 ($rc, my $out) = admin('enable', $db, 'aud-u1', '--audit-log', '/nonexistent/dir/log');
 isnt($rc, 0, 'hsc-admin fails when it cannot write the audit log');
 like($out, qr{audit log}, 'and says so');
-# Issue 18: never through a symbolic link (root would append to its target).
+# Never through a symbolic link (root would append to its target).
 my $target = "$audit.target";
 my $link = "$audit.link";
 open my $tfh, '>', $target or die; close $tfh;

@@ -1,4 +1,4 @@
-# Issue 10, item 1: a shared cache in front of mod_hsc must never hand a
+# A shared cache in front of mod_hsc must never hand a
 # user's page, or a Set-Cookie carrying x_n, to another client. The host
 # cached.test puts mod_cache (socache, quick handler: it answers before any
 # access check) and ExpiresDefault "access plus 1 hour" in front of a
@@ -65,7 +65,7 @@ $res = get('/cached/page.html');
 isnt($res->code, 200, 'and a stranger still gets no page');
 unlike($res->content, qr/private page/, 'nor its content');
 
-# A public SSI page that includes the protected page (issue 18): the
+# A public SSI page that includes the protected page: the
 # including page's headers may leave, and mod_cache decide, before the
 # include is checked. The include is refused (HSC189), so nothing of the
 # user's reaches the page or the cache, and a stranger gets no fragment.

@@ -1,4 +1,4 @@
-# Issue 10, items 2 and 4: lockouts the throttle table must keep.
+# Lockouts the throttle table must keep.
 #   flush-user.test  HSCThrottleUser 3 (address off): a user's lockout
 #                    survives 400 failed logins for other usernames
 #   flush-addr.test  HSCThrottleAddress 3 (username off), the address from

@@ -1,4 +1,4 @@
-# Issue 10, item 3: a failed login takes the same time whatever the name.
+# A failed login takes the same time whatever the name.
 # Before, a user stored with a cheap KDF (sha256-chain:1000) answered a
 # wrong password in about 2 ms, against some 450 ms for an unknown name
 # (the dummy check of the default KDF): one request told whether a name
@@ -58,7 +58,7 @@ for my $pair (['cheap', 'unknown'], ['cheap', 'default'],
 ok($m{cheap} >= $m{unknown} / 2,
    'a cheap-KDF user is never the quick one');
 
-# --- issue 18: the floor, over a few hundred tries --------------------------
+# --- the timing pad, over a few hundred tries -------------------------------
 # floor.test's dummy is scrypt:16384:8:1. Before, a user with a cheaper
 # scrypt (4096) paid their KDF and then the dummy: 25% slower than an
 # unknown name. Now every failure sleeps until the dummy's recent cost has

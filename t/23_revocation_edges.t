@@ -1,4 +1,4 @@
-# Issue 10, item 5: revocation edges (spec hsc-v1, amended). Revoking
+# Revocation edges (spec hsc-v1, amended). Revoking
 # stores now + 1, so a cookie issued in the same second as "hsc-admin
 # revoke" or "log out everywhere" is refused too; a login in that second
 # gets iat = max(now, revoked_before) and works; disabling revokes, so

@@ -1,4 +1,4 @@
-# Issue 10, item 6: a stored KDF above the ceilings (20,000,000 chain
+# A stored KDF above the ceilings (20,000,000 chain
 # steps; scrypt 256 MiB of memory or 512 MiB of work) is never run: the
 # login fails closed, in a failure's time, and the log names the KDF
 # (HSC120). Before, scrypt:1048576:8:1 cost 1 GiB and some 12 s a login.

@@ -1,4 +1,4 @@
-# Issue 10, item 7: the session cookie in a second Cookie header line, and
+# The session cookie in a second Cookie header line, and
 # return targets with encoded dot segments and slashes.
 use strict;
 use warnings FATAL => 'all';

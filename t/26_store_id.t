@@ -1,5 +1,5 @@
 # The per-username failed-login counter is keyed by the SQLite file's store
-# id, not by the path HSCUserDB spells (issue 12), in the hosts of the
+# id, not by the path HSCUserDB spells, in the hosts of the
 # "t/26_store_id.t" section of t/conf/extra.conf.in (HSCThrottleUser 3,
 # address counting off):
 #   storeid-a.test      var/storeid/users.db

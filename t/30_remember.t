@@ -1,4 +1,4 @@
-# Issue 19: "keep me signed in". Where HSCRememberMe is set the login page
+# "Keep me signed in". Where HSCRememberMe is set the login page
 # has the box; a login with it ticked gets a format 2 cookie with the rem
 # bit whose expiry and Max-Age are the remembered span; unticked, or where
 # HSCRememberMe is off, the box is ignored and the login is an ordinary one.

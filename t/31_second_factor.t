@@ -1,4 +1,4 @@
-# Issue 19: the second-factor step. Where HSCSecondFactor is on, a user
+# The second-factor step. Where HSCSecondFactor is on, a user
 # with a factor gets a pending cookie after the password (valid nowhere
 # but the step), then a TOTP code or a recovery code finishes the login
 # with the same iat and login id. Codes are used once: the same code twice,

@@ -1,4 +1,4 @@
-# Issue 19: step-up. Require hsc-factor 2 lets in a login that did a
+# Step-up. Require hsc-factor 2 lets in a login that did a
 # second factor (HSCSecondFactorMaxAge: lately); a browser whose login
 # falls short is sent to the login page's code step (303) and back, other
 # clients get 401 with WWW-Authenticate: HSC error="insufficient_

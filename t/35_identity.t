@@ -1,4 +1,4 @@
-# Issue 20: identity headers for an application behind httpd's reverse
+# Identity headers for an application behind httpd's reverse
 # proxy. HSCIdentityHeader sets X-Remote-User (and groups, methods, login
 # time) from the verified cookie; every spelling of those names the client
 # sends is removed first (any case, '_' for '-'), as are the

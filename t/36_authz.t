@@ -1,4 +1,4 @@
-# Issue 20: SetHandler hsc-authz, the authorization endpoint, behind the
+# SetHandler hsc-authz, the authorization endpoint, behind the
 # real proxies of Debian 12: nginx (auth_request, HSCAuthzStyle
 # auth-request), Caddy (forward_auth, forward-auth) and HAProxy (a Lua
 # action, auth-request). Each runs on its own port in front of this

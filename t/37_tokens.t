@@ -1,4 +1,4 @@
-# Issue 20: app passwords. Tokens made by hsc-admin open the locations
+# App passwords. Tokens made by hsc-admin open the locations
 # that take them (HSCAcceptTokens Bearer, Basic, Both) and no other;
 # a 401 says which schemes a location takes (WWW-Authenticate); a token
 # needs every HSCTokenScope of its location (403, insufficient_scope);

@@ -1,4 +1,4 @@
-# Issue 20: SetHandler hsc-api, the JSON login for single-page apps
+# SetHandler hsc-api, the JSON login for single-page apps
 # (docs/json-api.md), and the JSON body of a protected page's 401 for a
 # client that prefers JSON. Its users: yves (signs in and out), zoe
 # (throttled), vera (logs out everywhere, then a second factor), ugo (the

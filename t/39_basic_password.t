@@ -1,4 +1,4 @@
-# Issue 20: HSCBasicPassword, the account password over HTTP Basic. Off
+# HSCBasicPassword, the account password over HTTP Basic. Off
 # (the default) it is refused where app passwords are taken over Basic;
 # On, a right one opens the location (REMOTE_USER, HSC_AMR basic-password),
 # a wrong one or an unknown user gets the same 401 with the Basic

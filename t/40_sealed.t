@@ -1,4 +1,4 @@
-# Issue 21: sealed cookies on the request path. A cookie whose amr has
+# Sealed cookies on the request path. A cookie whose amr has
 # seal carries z (a passkey's PRF output) after x_n; it passes only when
 # SHA-256(z) is one of the seal hashes in the user's row. The cookies here
 # are minted with the real key file (HSCTest::mint2, Perl's HMAC), as a

@@ -1,4 +1,4 @@
-# Issue 21: passkeys end to end through the pages' endpoints, with the
+# Passkeys end to end through the pages' endpoints, with the
 # software authenticator (test/lib/hsc_soft_authn.py): the pages show the
 # buttons only where HSCPasskeys is On (the script allowed by its hash);
 # a passkey registered on the account page; the password then owes a

@@ -1,4 +1,4 @@
-# Issue 21: passkey ceremonies under attack. The authenticator is software
+# Passkey ceremonies under attack. The authenticator is software
 # (test/lib/hsc_soft_authn.py, ES256, EdDSA and RS256, PRF over
 # hmac-secret), so that each response can be wrong in one way: another
 # origin or RP ID, type, crossOrigin, UV missing, a sign count going back,

@@ -1,4 +1,4 @@
-# Issue 21: a one-time enrolment link adds a user's first passkey without
+# A one-time enrolment link adds a user's first passkey without
 # a session (docs/passkeys.md, "Lost every passkey"), with the software
 # authenticator (test/lib/hsc_soft_authn.py) on t/42's pk-attack.test
 # host: the link's page offers the passkey; the options and the create

@@ -1,4 +1,4 @@
-# Issue 21: the per-user seal switch on the account page (action=seal-on,
+# The per-user seal switch on the account page (action=seal-on,
 # seal-off; docs/passkeys.md). It shows only to a user with passkeys; on
 # is refused from an unsealed session and while an unsealed passkey
 # exists, and needs a recent login; once on, a password-only cookie

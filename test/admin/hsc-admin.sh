@@ -385,7 +385,7 @@ check "revoked_before is now + 1: this second's cookies too" \
     test "$rb" -ge $((now + 1)) -a "$rb" -le $((now + 6))
 expect 0 "list shows the revocation" "$ADMIN" list "$DB"
 check "bob revoked" grep -q "^bob	-	enabled	sha256-chain:1000	20" "$T/out"
-# --- issue 10: KDF ceilings, invisible characters in names ----------------
+# --- KDF ceilings, invisible characters in names -------------------------
 expect 3 "a kdf above the chain ceiling is refused" -i "pw
 " "$ADMIN" add "$DB" huge --kdf sha256-chain:20000001 --password-stdin
 check "names the ceilings" err_has "above the ceilings"
@@ -540,8 +540,8 @@ expect 3 "--retire of a key that is not there" \
 expect 3 "--sign of a key that is not there" "$ADMIN" keygen "$KEYS" --sign t9
 expect 2 "--sign takes no other option" \
     "$ADMIN" keygen "$KEYS" --sign t2 --verify-only
-# Issue 18: concurrent keygen runs lost keys (12 runs, 3 to 6 missing).
-# Each run locks the file, so all twelve new keys are there.
+# Concurrent keygen runs: without a lock 12 runs lost 3 to 6 keys. Each
+# run locks the file, so all twelve new keys are there.
 cp "$T/before" "$T/race.keys"
 i=0
 while [ $i -lt 12 ]; do

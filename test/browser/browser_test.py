@@ -203,7 +203,7 @@ HSCThrottleAddress 100
     SetHandler hsc-login
     HSCLoginStylesheet /static/site.css
 </Location>
-# Passkeys (issue 21) at http://localhost:{self.port}: an IP address is no
+# Passkeys at http://localhost:{self.port}: an IP address is no
 # RP ID, and Chromium resolves localhost itself.
 HSCWebAuthnRPID localhost
 HSCWebAuthnOrigin http://localhost:{self.port}
@@ -910,7 +910,7 @@ def account_look(srv, b):
         d.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-# --- passkeys (issue 21) ---------------------------------------------------------
+# --- passkeys -----------------------------------------------------------------
 # The pages' own passkey buttons (hsc_core/passkey.js) with Chromium's
 # virtual authenticator. A script run in every new document of the tab
 # records each POST the page's fetch() makes (in sessionStorage, so that

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """hsc_soft_authn.py: a software WebAuthn authenticator and client, and an
-independent relying party, for mod_hsc's passkey tests (issue 21).
+independent relying party, for mod_hsc's passkey tests.
 
 Only the Python standard library and python3-cryptography (Debian's
 38.0): its CBOR is written here (python3-cbor2 is not needed). Nothing
@@ -28,7 +28,7 @@ an application/x-www-form-urlencoded body):
   hsc_soft_authn.py prf --state FILE --cred ID --salt B64URL   (z, base64url)
   hsc_soft_authn.py verify --spki B --alg N --authdata B --client-data B
         --signature B --rp-id S --origin URL --challenge B   (exit 0: valid)
-  hsc_soft_authn.py selftest [--vectors test/vectors-webauthn.txt]
+  hsc_soft_authn.py selftest [--vectors test/vectors/vectors-webauthn.txt]
 The state file is JSON: {"credentials": [...]} with each credential's id,
 RP ID, algorithm, private key (PEM), SPKI, user handle, sign count and PRF
 secret; a test may read it (Perl's JSON::PP) for the SPKI or the ids.
@@ -785,7 +785,7 @@ def main(argv):
 
     t = sub.add_parser("selftest", help="TAP: W3C vectors and the tool's own outputs")
     t.add_argument("--vectors", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                     "..", "vectors-webauthn.txt"))
+                                                     "..", "vectors", "vectors-webauthn.txt"))
     a = ap.parse_args(argv)
 
     if a.cmd == "register":

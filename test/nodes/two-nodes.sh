@@ -67,7 +67,7 @@ HSCThrottleUser 10
 HSCCookieSecure Off
 HSCLoginURL /login
 HSCActivityDB "$3"
-# Passkeys (issue 21): the RP ID cannot be an address; the origins are
+# Passkeys: the RP ID cannot be an address; the origins are
 # what the software authenticator writes for each node.
 HSCWebAuthnRPID localhost
 HSCWebAuthnOrigin http://localhost:$PORT_A
@@ -562,7 +562,7 @@ health_is() {
 h=$(health "$A")
 health_is "200, status ok" 200 '"status":"ok"'
 # Anonymous probes reuse a child's answer for a second: 1,000 of them
-# cost a statement per child and second, not one each (issue 18).
+# cost a statement per child and second, not one each.
 before=$(wc -l < "$PG_LOG")
 t0=$(now_ms)
 probes=$(for i in $(seq 1000); do echo "url = \"$A/hsc-health\""; echo 'output = "/dev/null"'; echo 'write-out = "%{http_code}\n"'; done \
@@ -600,7 +600,7 @@ sleep 1.1 # a child reuses the answer for a second
 h=$(health "$B")
 health_is "PostgreSQL back: 200" 200 '"status":"ok"'
 # A node started while PostgreSQL is down: its first login's failure is
-# logged at error (issue 18: the store-id probe used to swallow it).
+# logged at error (the store-id probe must not swallow it).
 pg_tmp_stop
 PORT_D=$(free_port)
 write_conf d "$PORT_D" "$SPEC"

@@ -15,7 +15,7 @@
 # a wrong one, another user's, for a disabled user, nor by a temporary
 # sha256()), listed through hsc_tokens_of without its hash, and revoked
 # through hsc_token_revoke only under its owner's name, and the pg_temp
-# attack of issue 18 (a temporary hsc_changes with a trigger,
+# attack (a temporary hsc_changes with a trigger,
 # then the one write the role may make) runs nothing as the owner. The
 # same attack on a version-1 schema must succeed, so that this test is
 # known to see it; hsc-admin init then upgrades that schema and takes the

@@ -262,7 +262,7 @@ static void users_round_trip_byte_for_byte(void)
           "every change is read back");
     CHECK_EQ(got.gen, 3,
              "gen: + 1 for disabling, the revocation, the new password");
-    /* Issue 18: revocation only grows, and moves on every call. */
+    /* Revocation only grows, and moves on every call. */
     CHECK_EQ(hsc_store_revoke(s, "alice", 4000000000), HSC_OK,
              "revoke again at the same time");
     CHECK_EQ(hsc_store_revoke(s, "alice", 5), HSC_OK,
@@ -448,7 +448,7 @@ static void the_cache_answers_within_the_lease_and_sees_changes_after(void)
     hsc_pg_pool_destroy(pool);
 }
 
-/* Issue 18: a database dropped and made again, whose change log has passed
+/* A database dropped and made again, whose change log has passed
  * the old generation, is another store: nothing cached from the old one
  * counts (a user deleted with it must not keep access). */
 static void a_replaced_database_drops_the_cache(void)
@@ -499,7 +499,7 @@ static void a_replaced_database_drops_the_cache(void)
     sql_on(NULL, "DROP DATABASE hsc_replaced WITH (FORCE)");
 }
 
-/* Issue 18: a server that stops answering (SIGSTOP: the socket stays open,
+/* A server that stops answering (SIGSTOP: the socket stays open,
  * nothing comes back) holds a request no longer than statement_timeout
  * plus the client's margin; afterwards the store answers again. */
 static void a_stalled_server_is_bounded_by_the_timeout(void)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # child-rss.sh: an httpd child's memory stays within its bounds as it
-# meets more users than its record cache holds (issue 11). One child of
+# meets more users than its record cache holds. One child of
 # 25 threads (event MPM), HSCUserCacheSize 16384 (3.1 MiB), 50,000 users'
 # cookies each sent once: the child may grow, after every thread has
 # opened its handle, by the cache's bound, 320 KiB of SQLite pages a

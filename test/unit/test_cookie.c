@@ -1014,7 +1014,7 @@ static void store_teardown(void)
     unlink(apr_pstrcat(pool, db_path, "-shm", NULL));
 }
 
-/* Issue 10 (spec, "Login"): iat = max(now, revoked_before). */
+/* The spec's "Login": iat = max(now, revoked_before). */
 static void login_iat_is_never_refused_by_its_own_revocation(void)
 {
     CHECK_EQ(hsc_login_iat(1000, 0), 1000, "never revoked: now");

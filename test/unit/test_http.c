@@ -42,7 +42,7 @@ static const struct {
     {"hscx=1", "hsc", HSC_EINVAL, 0, NULL},
     {"a=hsc=1", "hsc", HSC_EINVAL, 0, NULL},
     /* Two Cookie header lines, which httpd joins with ", ": the session
-     * cookie at the start of the second line is found (issue 10), and two
+     * cookie at the start of the second line is found, and two
      * of ours are two. */
     {"hsc=a, hsc=b", "hsc", HSC_EMALFORMED, 2, NULL},
     {"theme=dark, hsc=v1", "hsc", HSC_OK, 1, "v1"},
@@ -336,7 +336,7 @@ static const struct {
     {"/%25", 0, 0},
     {"%2F%2Fevil.example", 0, 0},
     {"/a/%2F/b", 0, 0},
-    /* Issue 10: encoded dot segments and slashes anywhere in the path,
+    /* Encoded dot segments and slashes anywhere in the path,
      * "/..//evil.com" once decoded. */
     {"/%2e%2e%2f%2fevil.com", 0, 0},
     {"/%2E%2E%2F%2Fevil.com", 0, 0},
@@ -424,7 +424,7 @@ static const struct {
     {"http://127.0.0.1:8529", "http", "127.0.0.1:8529", 1},
     {"http://[::1]:8080", "http", "[::1]:8080", 1},
     {"http://[::1]", "http", "[::1]:80", 1},
-    /* the scheme counts (issue 10): */
+    /* the scheme counts: */
     {"https://example.test", "http", "example.test", 0},
     {"http://example.test", "https", "example.test", 0},
     {"https://example.test:80", "http", "example.test", 0},

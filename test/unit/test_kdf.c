@@ -298,7 +298,7 @@ static void authenticator_is_sha256_of_xn(void)
     CHECK(n == 32 && memcmp(v, ref, 32) == 0, "equals EVP SHA-256");
 }
 
-/* Issue 10: the ceilings hsc-admin and the module hold stored KDFs to. */
+/* The ceilings hsc-admin and the module hold stored KDFs to. */
 static const struct {
     const char *spec;
     int within; /* expected hsc_kdf_within_ceiling */

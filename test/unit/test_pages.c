@@ -81,7 +81,7 @@ static void csp_allows_the_hash_and_nothing_inline(void)
     CHECK(!has(csp, "script-src"), "a URL with ';' never reaches the CSP");
 }
 
-/* Issue 18: forms post here only, no <base>; a form's redirect to an
+/* Forms post here only, no <base>; a form's redirect to an
  * absolute HSCLoginSuccessURL (browsers check it) is allowed by origin. */
 static void csp_limits_forms_and_base(void)
 {
@@ -309,7 +309,7 @@ static void throttled_page_in_words_with_a_link(void)
           "busy: a moment, a link back");
 }
 
-/* Issue 21: the passkey button and script only with HSCPasskeys On; the
+/* The passkey button and script only with HSCPasskeys On; the
  * script is allowed by its own SHA-256, computed here again. */
 static void passkeys_only_where_on(void)
 {

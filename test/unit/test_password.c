@@ -273,10 +273,10 @@ static void check_disabled_user_does_the_work_then_refuses(void)
 }
 
 /*
- * Issue 10: a user stored with a cheap KDF answered a wrong password in
- * 2 ms against 500 ms for an unknown name. Since issue 18 the glue pads
- * every failure to the dummy's measured cost (mod_hsc_login_pad.c); the
- * check itself runs one derivation, and a success never pays the dummy.
+ * A user stored with a cheap KDF would answer a wrong password in 2 ms
+ * against 500 ms for an unknown name. The glue pads every failure to the
+ * dummy's measured cost (mod_hsc_login_pad.c); the check itself runs one
+ * derivation, and a success never pays the dummy.
  */
 static void check_a_failure_or_success_runs_one_derivation(void)
 {

@@ -9,7 +9,7 @@
 #include "hsc_test.h"
 #include "hsc_response.h"
 
-/* --- Cache-Control of admitted requests (issue 10) ------------------------ */
+/* --- Cache-Control of admitted requests ---------------------------------- */
 
 static const struct {
     const char *cc;   /* what the response had (NULL: none) */

@@ -367,10 +367,10 @@ static void groups_disable_revoke_and_delete_change_one_user(void)
         CHECK(u.revoked_before >= t0 + 1,
               "enabling keeps the revocation: no earlier cookie comes back");
     }
-    /* Issue 10: revoking at now stores now + 1, so this second's cookies
-     * are refused too; disabling revokes as well. Issue 18: a second
-     * revocation in the same second moves it again (a cookie issued between
-     * the two has iat = the first value), and nothing lowers it. */
+    /* Revoking at now stores now + 1, so this second's cookies are
+     * refused too; disabling revokes as well. A second revocation in the same
+     * second moves it again (a cookie issued between the two has iat = the
+     * first value), and nothing lowers it. */
     {
         int64_t t = (int64_t)time(NULL) + 1000;
 
@@ -1784,7 +1784,7 @@ static void readers_keep_working_while_a_writer_process_changes_users(void)
     race(1);
 }
 
-/* Issue 17: the one test of a store spec's prefix, and of a groups list
+/* The one test of a store spec's prefix, and of a groups list
  * (hsc-admin's messages come from it). */
 static void spec_and_groups_are_checked_in_one_place(void)
 {

@@ -326,7 +326,7 @@ static void random_fills_and_differs(void)
     CHECK_EQ(hsc_random(a, 0), HSC_OK, "zero length");
 }
 
-/* Issue 10: names that show as other names in a list or a log. */
+/* Names that show as other names in a list or a log. */
 static void username_invisible_characters_are_found_and_escaped(void)
 {
     static const struct {

@@ -1,6 +1,7 @@
 /*
- * test_vectors.c: every block of the shared test vectors (vectors-v1.txt,
- * computed independently from hsc-v1.md) against the core.
+ * test_vectors.c: every block of the shared test vectors
+ * (test/vectors/vectors-v1.txt, computed independently from hsc-v1.md)
+ * against the core.
  *
  *   kdf blocks:    x_n from hsc_kdf_derive, v from hsc_authenticator
  *   cookie blocks: the MAC key derivation, the MAC input, the exact value
@@ -31,7 +32,7 @@
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
 #endif
-#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-v1.txt"
+#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors/vectors-v1.txt"
 
 static apr_pool_t *pool;
 static int kdf_blocks, cookie_blocks;

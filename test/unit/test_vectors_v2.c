@@ -1,5 +1,5 @@
 /*
- * test_vectors_v2.c: every block of test/vectors-v2.txt (format 2,
+ * test_vectors_v2.c: every block of test/vectors/vectors-v2.txt (format 2,
  * computed independently by test/vectors/gen-vectors-v2.py) against the
  * core.
  *
@@ -41,7 +41,7 @@
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
 #endif
-#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-v2.txt"
+#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors/vectors-v2.txt"
 
 static apr_pool_t *pool;
 static int accepted, refused, totp_blocks;

@@ -1,11 +1,12 @@
 /*
  * test_wa_ceremony.c: hsc_wa_ceremony.c's registration and assertion
- * against WebAuthn Level 3's own vectors (test/vectors-webauthn.txt: RP ID
- * example.org, origin https://example.org), each followed by the
- * refusals a relying party must make with one thing changed: the RP ID,
- * the origin, the challenge, the ceremony's type, UV required, the
- * credential id, the key, the signature, the sign count. Also the RP ID
- * and origin rules of the configuration.
+ * against WebAuthn Level 3's own vectors
+ * (test/vectors/vectors-webauthn.txt: RP ID example.org, origin
+ * https://example.org), each followed by the refusals a relying party
+ * must make with one thing changed: the RP ID, the origin, the challenge,
+ * the ceremony's type, UV required, the credential id, the key, the
+ * signature, the sign count. Also the RP ID and origin rules of the
+ * configuration.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
 #endif
-#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-webauthn.txt"
+#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors/vectors-webauthn.txt"
 
 static apr_pool_t *pool;
 static int registered, asserted, refused_cross, refused_alg;

@@ -1,8 +1,8 @@
 /*
  * test_webauthn.c: the relying party's store-free checks (hsc_webauthn.c,
  * hsc_cbor.c) against WebAuthn Level 3's own test vectors
- * (test/vectors-webauthn.txt, transcribed from the specification), and
- * the refusals around them.
+ * (test/vectors/vectors-webauthn.txt, transcribed from the
+ * specification), and the refusals around them.
  *
  * For each vector: the registration's clientDataJSON passes the limited
  * verification for its challenge and origin (or is refused, for the
@@ -38,8 +38,8 @@
 #ifndef HSC_SRCDIR
 #error "HSC_SRCDIR must name the source tree"
 #endif
-#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors-webauthn.txt"
-#define HSC_CHALLENGES_FILE HSC_SRCDIR "/test/vectors-wa-challenge.txt"
+#define HSC_VECTORS_FILE HSC_SRCDIR "/test/vectors/vectors-webauthn.txt"
+#define HSC_CHALLENGES_FILE HSC_SRCDIR "/test/vectors/vectors-wa-challenge.txt"
 #define ORIGIN "https://example.org"
 
 static apr_pool_t *pool;

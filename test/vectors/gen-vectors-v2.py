@@ -2,8 +2,8 @@
 """gen-vectors-v2.py: test vectors for cookie format 2 (docs/spec/hsc-v2.md),
 computed independently of the C code: Python's hashlib, hmac and base64 only.
 
-    python3 test/vectors/gen-vectors-v2.py            print test/vectors-v2.txt
-    python3 test/vectors/gen-vectors-v2.py --check-v1 test/vectors-v1.txt
+    python3 test/vectors/gen-vectors-v2.py            print test/vectors/vectors-v2.txt
+    python3 test/vectors/gen-vectors-v2.py --check-v1 test/vectors/vectors-v1.txt
         recompute every format 1 cookie of that file with this script's MAC
         and say whether all match (so the shared parts are right)
 

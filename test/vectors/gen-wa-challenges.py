@@ -2,7 +2,7 @@
 """gen-wa-challenges.py: WebAuthn challenges (hsc_core/hsc_wa_challenge.h)
 computed independently of the C code: Python's hashlib, hmac and struct.
 
-    python3 test/vectors/gen-wa-challenges.py > test/vectors-wa-challenge.txt
+    python3 test/vectors/gen-wa-challenges.py > test/vectors/vectors-wa-challenge.txt
 
 A challenge is version(1)=1 | purpose(1) | issued ms (8, big-endian) |
 nonce(16) | mac(16), where mac is the first 16 bytes of

@@ -1,5 +1,5 @@
 /*
- * mod_hsc_passkey.h: the passkey endpoints (issue 21; the contract in
+ * mod_hsc_passkey.h: the passkey endpoints (the contract in
  * docs/dev/passkeys.md, "Ceremony contract"; docs/passkeys.md). A POST of
  * hsc-login or hsc-account whose form names hsc_passkey is answered here,
  * in JSON; the handlers call in after their POST checks (mod_hsc_form.c).
