@@ -14,7 +14,7 @@
  * form POSTs' Origin check unless its Origin is an HSCAPIAllowOrigin one.
  * The login and the logout are the hsc-login and hsc-logout handlers' own
  * (hsc_login_password, hsc_logout in mod_hsc_login.c): the same throttle,
- * KDF cap, timing floor, audit lines and metrics. Every answer is JSON,
+ * KDF cap, timing pad, audit lines and metrics. Every answer is JSON,
  * no-store and nosniff; an error is {"error":CODE,"message":WORDS}.
  */
 #include <string.h>

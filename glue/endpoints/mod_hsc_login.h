@@ -34,7 +34,7 @@ typedef enum {
 
 /*
  * A login with f's username, password and remember fields: the attempt
- * (hsc_attempt_login: throttle, KDF cap, check, timing floor), the cookie
+ * (hsc_attempt_login: throttle, KDF cap, check, timing pad), the cookie
  * minted and set, the log lines, the audit line and the metrics. The
  * caller answers (the login page, or hsc-api's JSON).
  */

@@ -4,7 +4,7 @@
  *
  * A Basic password that is not shaped like an app password is checked as
  * the form login checks one (hsc_attempt_login: the throttle per address
- * and user, the KDF cap, the timing floor), audited and counted as a
+ * and user, the KDF cap, the timing pad), audited and counted as a
  * login. A right one is remembered per child so that the KDF does not run
  * per request: an entry keyed by the user name holds HMAC-SHA256 of the
  * name and password under a key made in child_init (never the password
