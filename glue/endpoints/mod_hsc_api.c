@@ -196,6 +196,7 @@ static int read_json(request_rec *r, const hsc_dir_conf_t *d,
 
     o->n = 0;
     if (!hsc_json_content_type(apr_table_get(r->headers_in, "Content-Type"))) {
+        hsc_form_drain(r, HSC_JSON_MAX);
         return api_error(r, HTTP_UNSUPPORTED_MEDIA_TYPE,
                          "unsupported_media_type",
                          "Send Content-Type: application/json.");
@@ -204,6 +205,7 @@ static int read_json(request_rec *r, const hsc_dir_conf_t *d,
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(241) "hsc-api: cross-site POST from an origin "
                                     "HSCAPIAllowOrigin does not list refused");
+        hsc_form_drain(r, HSC_JSON_MAX);
         return api_error(r, HTTP_FORBIDDEN, "origin",
                          "Requests from this origin are not accepted.");
     }

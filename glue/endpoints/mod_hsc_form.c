@@ -179,12 +179,23 @@ int hsc_form_read_body(request_rec *r, apr_size_t max, char **body,
  * Read an application/x-www-form-urlencoded body of at most
  * HSC_FORM_BODY_MAX bytes into *body (pool memory). OK or an HTTP status.
  */
+void hsc_form_drain(request_rec *r, apr_size_t max)
+{
+    char *body;
+    apr_size_t len;
+
+    if (hsc_form_read_body(r, max, &body, &len) == OK) {
+        hsc_wipe(body, len);
+    }
+}
+
 static int read_form(request_rec *r, char **body, apr_size_t *len)
 {
     *body = NULL;
     *len = 0;
     if (!hsc_content_type_is_form(
             apr_table_get(r->headers_in, "Content-Type"))) {
+        hsc_form_drain(r, HSC_FORM_BODY_MAX);
         return HTTP_UNSUPPORTED_MEDIA_TYPE;
     }
     return hsc_form_read_body(r, HSC_FORM_BODY_MAX, body, len);
@@ -263,6 +274,7 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
     if (hsc_form_cross_site(r)) {
         ap_log_rerror(APLOG_MARK, APLOG_WARNING, 0, r,
                       HSCLOGNO(020) "cross-site %s POST refused", what);
+        hsc_form_drain(r, HSC_FORM_BODY_MAX);
         return HTTP_FORBIDDEN;
     }
     if ((rv = read_form(r, body, len)) != OK) {

@@ -55,4 +55,10 @@ int hsc_form_post(request_rec *r, const hsc_dir_conf_t *d, const char *what,
  * bytes; wipe it after use) when it named hsc_passkey, else NULL. */
 char *hsc_form_passkey_body(request_rec *r, apr_size_t *len);
 
+/* Read (at most max bytes) and wipe a body that a refusal leaves unread:
+ * over HTTP/2 an answer sent while the body still comes ends its stream
+ * with a reset, and some clients then lose the answer (curl 7.88 did, one
+ * time in five under load). It may hold a password. */
+void hsc_form_drain(request_rec *r, apr_size_t max);
+
 #endif /* MOD_HSC_FORM_H */
